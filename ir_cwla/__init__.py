@@ -13,3 +13,19 @@ ir-measures provider (:mod:`ir_cwla.provider`) -> meta-evaluation
 (:mod:`ir_cwla.meta`) and efficiency-aware leaderboards (:mod:`ir_cwla.leaderboard`).
 """
 __version__ = "0.1.0"
+
+from ir_cwla import io
+from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
+from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
+from ir_cwla.gains import GainSpec
+from ir_cwla.measure import CWLA, MeasureList, canonical, is_canonical, short_name, table1
+from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
+
+register()
+
+__all__ = [
+    "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList",
+    "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
+    "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
+    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io",
+]

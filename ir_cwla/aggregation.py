@@ -1,0 +1,141 @@
+"""Aggregations: A(i), what a user who stops at rank i takes away from the ranking.
+
+Moffat et al. (2022) and Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics", Eqs. 9-15.
+With CG(i) = sum_{j<=i} r_j and V+ = sum_{i>=1} prod_{j<i} C(j) (the expected depth):
+
+========  ==========================================  ============================
+name      A(i)                                        past the ranking (r = 0)
+========  ==========================================  ============================
+``ERG``   CG(i) / V+   (expected rate of gain)        CG(D) / V+
+``ETG``   CG(i)        (expected total gain)          CG(D)
+``avg``   CG(i) / i    (average relevance)            CG(D) / i
+``max``   max_{j<=i} r_j                              max_{j<=D} r_j
+``fin``   r_i          (last relevance)               0
+``PE``    beta max_{j<=i} r_j + (1 - beta) r_i        beta max_{j<=D} r_j
+``ERR``   1 / i                                       1 / i
+========  ==========================================  ============================
+
+The last column is each aggregation's *tail*: for i > D, A(i) = const + coef / i, which is
+what ``tail='pad'`` needs to sum the infinite ranking exactly. Add your own with
+:func:`register_aggregation`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional
+
+import numpy as np
+
+Params = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class AggregationInput:
+    """What an aggregation may read: gains (n x W), CG, running max, ranks (1..W), V+ (n,)."""
+
+    gains: np.ndarray
+    cg: np.ndarray
+    running_max: np.ndarray
+    ranks: np.ndarray
+    vplus: Optional[np.ndarray]
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """A registered aggregation: ``fn(inp, params) -> A`` over the (topics x ranks) matrix.
+
+    ``tail(cg_D, max_D, vplus, params) -> (const, coef)`` gives A(i) = const + coef / i past
+    the last ranked document. ``needs_vplus`` asks the kernel for V+; ``bounded`` says scores
+    lie in [0, 1].
+    """
+
+    name: str
+    fn: Callable[[AggregationInput, Params], np.ndarray]
+    tail: Optional[Callable[..., tuple]] = None
+    params: tuple = ()
+    needs_vplus: bool = False
+    bounded: bool = True
+    description: str = field(default="", compare=False)
+
+
+AGGREGATIONS: dict[str, Aggregation] = {}
+
+
+def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,
+                         tail: Optional[Callable[..., tuple]] = None, params: tuple = (),
+                         needs_vplus: bool = False, bounded: bool = True,
+                         replace: bool = False) -> Aggregation:
+    """Registers an aggregation so that ``CWLA(A=name, ...)`` works everywhere.
+
+    ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
+    and returns A(i) for every cell. ``tail`` (needed only for ``tail='pad'``) returns
+    ``(const, coef)`` arrays over topics with A(i) = const + coef / i for ranks past the end.
+    """
+    if name in AGGREGATIONS and not replace:
+        raise ValueError(f"aggregation {name!r} is already registered (pass replace=True)")
+    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus, bounded, (fn.__doc__ or "").strip())
+    AGGREGATIONS[name] = agg
+    return agg
+
+
+def get_aggregation(name: str) -> Aggregation:
+    try:
+        return AGGREGATIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}") from None
+
+
+def expected_rate_of_gain(inp: AggregationInput, params: Params) -> np.ndarray:
+    """ERG (Eq. 9): A(i) = CG(i) / V+, the C/W/L expected utility per document inspected."""
+    return inp.cg / inp.vplus[:, None]
+
+
+def expected_total_gain(inp: AggregationInput, params: Params) -> np.ndarray:
+    """ETG (Eq. 10): A(i) = CG(i)."""
+    return inp.cg
+
+
+def average_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
+    """avg (Eq. 11): A(i) = CG(i) / i."""
+    return inp.cg / inp.ranks[None, :]
+
+
+def maximum_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
+    """max (Eq. 12): A(i) = max_{j<=i} r_j."""
+    return inp.running_max
+
+
+def final_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
+    """fin (Eq. 13): A(i) = r_i."""
+    return inp.gains
+
+
+def peak_end(inp: AggregationInput, params: Params) -> np.ndarray:
+    """PE (Eq. 14; Fredrickson & Kahneman 1993): A(i) = beta max_{j<=i} r_j + (1 - beta) r_i."""
+    beta = float(params["beta"])
+    return beta * inp.running_max + (1 - beta) * inp.gains
+
+
+def err_aggregation(inp: AggregationInput, params: Params) -> np.ndarray:
+    """ERR (Eq. 15): A(i) = 1 / i, whatever was seen."""
+    return np.broadcast_to(1.0 / inp.ranks[None, :], inp.gains.shape)
+
+
+def _zeros(x):
+    return np.zeros_like(x)
+
+
+register_aggregation("ERG", expected_rate_of_gain, needs_vplus=True,
+                     tail=lambda cg, mx, vplus, params: (cg / vplus, _zeros(cg)))
+register_aggregation("ETG", expected_total_gain, bounded=False,
+                     tail=lambda cg, mx, vplus, params: (cg, _zeros(cg)))
+register_aggregation("avg", average_relevance,
+                     tail=lambda cg, mx, vplus, params: (_zeros(cg), cg))
+register_aggregation("max", maximum_relevance,
+                     tail=lambda cg, mx, vplus, params: (mx, _zeros(cg)))
+register_aggregation("fin", final_relevance,
+                     tail=lambda cg, mx, vplus, params: (_zeros(cg), _zeros(cg)))
+register_aggregation("PE", peak_end, params=("beta",),
+                     tail=lambda cg, mx, vplus, params: (float(params["beta"]) * mx, _zeros(cg)))
+register_aggregation("ERR", err_aggregation,
+                     tail=lambda cg, mx, vplus, params: (_zeros(cg), np.ones_like(cg)))

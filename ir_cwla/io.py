@@ -1,0 +1,212 @@
+"""Reading runs and qrels: TREC files, DataFrames, dicts, namedtuples, ir_datasets ids.
+
+Everything that enters ir_cwla passes through here and leaves as a pandas DataFrame with
+the ir-measures column names (``query_id, doc_id, score`` for a run, ``query_id, doc_id,
+relevance`` for qrels). Bad input fails loudly: a malformed TREC line names its file and
+line number, a NaN or infinite score names its query and document.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+RUN_COLUMNS = ("query_id", "doc_id", "score")
+QREL_COLUMNS = ("query_id", "doc_id", "relevance")
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class InputError(ValueError):
+    """A run or qrels input that cannot be read as it is (the message says where)."""
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _first_bad_line(path: Path, n_fields: int, numeric: dict[int, type]) -> str:
+    """Slow scan used only after the fast reader failed: find and describe the first bad line."""
+    with _open_text(path) as f:
+        for lineno, line in enumerate(f, start=1):
+            parts = line.split()
+            if not parts:
+                return f"{path}:{lineno}: empty line"
+            if len(parts) != n_fields:
+                return f"{path}:{lineno}: expected {n_fields} whitespace-separated fields, found {len(parts)}: {line.strip()[:120]!r}"
+            for col, typ in numeric.items():
+                try:
+                    typ(parts[col])
+                except ValueError:
+                    return f"{path}:{lineno}: field {col + 1} is not a number: {parts[col]!r}"
+    return f"{path}: could not be parsed"
+
+
+def _read_table(path: PathLike, names: list[str], dtypes: dict[str, Any], numeric: dict[int, type],
+                kind: str) -> pd.DataFrame:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{kind} file not found: {path}")
+    if path.is_dir():
+        raise InputError(f"{kind} path is a directory, not a file: {path}")
+    try:
+        with _open_text(path) as f:
+            df = pd.read_csv(f, sep=r"\s+", header=None, names=names, dtype=dtypes,
+                             engine="c", skip_blank_lines=False, na_filter=False)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as ex:
+        raise InputError(f"malformed {kind} file: " + _first_bad_line(path, len(names), numeric)) from ex
+    if len(df) and (df[names[-1]].isna().any() if df[names[-1]].dtype.kind == "f" else False):
+        raise InputError(f"malformed {kind} file: " + _first_bad_line(path, len(names), numeric))
+    return df
+
+
+def read_trec_run(path: PathLike, check: bool = True) -> pd.DataFrame:
+    """Reads a TREC run file (6 columns ``qid Q0 docno rank score runid``; gzip or plain).
+
+    Returns a DataFrame with columns ``query_id, doc_id, score`` in file order. The rank
+    column is ignored (the ranking is by score, as in trec_eval).
+    """
+    names = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]
+    df = _read_table(path, names, {"query_id": str, "q0": str, "doc_id": str, "rank": str,
+                                   "score": np.float64, "run_id": str},
+                     {4: float}, "run")
+    df = df[list(RUN_COLUMNS)]
+    if check:
+        check_run(df, source=str(path))
+    return df
+
+
+def read_trec_qrels(path: PathLike) -> pd.DataFrame:
+    """Reads a TREC qrels file (4 columns ``qid iter docno grade``; gzip or plain).
+
+    Returns a DataFrame with columns ``query_id, doc_id, relevance`` (relevance as int64).
+    """
+    names = ["query_id", "iteration", "doc_id", "relevance"]
+    df = _read_table(path, names, {"query_id": str, "iteration": str, "doc_id": str,
+                                   "relevance": np.int64}, {3: int}, "qrels")
+    return df[list(QREL_COLUMNS)]
+
+
+def check_run(run: pd.DataFrame, source: str = "run") -> None:
+    """Raises :class:`InputError` naming the query and document of any NaN or infinite score."""
+    scores = run["score"].to_numpy(dtype=np.float64, copy=False)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = run.iloc[i]
+        raise InputError(f"{source}: score {scores[i]} is not finite for query {row['query_id']!r}, "
+                         f"document {row['doc_id']!r} ({int(bad.sum())} such rows)")
+
+
+def _load_irds(dataset_id: str):
+    import ir_datasets
+
+    if dataset_id.startswith("irds:"):
+        dataset_id = dataset_id[len("irds:"):]
+    if dataset_id.split("/")[0] == "cranfield":
+        from ir_cwla import datasets  # places the bundled archive in the ir_datasets cache
+
+        datasets.ensure_cranfield()
+    return ir_datasets.load(dataset_id)
+
+
+def _from_records(records: Iterable[Any], columns: tuple[str, ...], kind: str) -> pd.DataFrame:
+    rows = []
+    for rec in records:
+        if isinstance(rec, Mapping):
+            rows.append(tuple(rec[c] for c in columns))
+        else:
+            rows.append(tuple(getattr(rec, c) for c in columns))
+    return pd.DataFrame.from_records(rows, columns=list(columns))
+
+
+def _from_dict_of_dict(d: Mapping, columns: tuple[str, ...]) -> pd.DataFrame:
+    q, docs, vals = [], [], []
+    for qid, inner in d.items():
+        for did, v in inner.items():
+            q.append(qid)
+            docs.append(did)
+            vals.append(v)
+    return pd.DataFrame({columns[0]: q, columns[1]: docs, columns[2]: vals})
+
+
+def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> pd.DataFrame:
+    renames = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        df = df.rename(columns={k: v for k, v in renames.items() if v in missing and k in df.columns})
+        missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"{kind} DataFrame lacks columns {missing} (found {list(df.columns)})")
+    out = df[list(columns)]
+    if out["query_id"].dtype != object or out["doc_id"].dtype != object:
+        out = out.astype({"query_id": str, "doc_id": str})
+    return out
+
+
+def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
+    """Any run that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame.
+
+    Accepted: a DataFrame with ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno,
+    score``); a dict ``{qid: {docid: score}}``; an iterable of ``ScoredDoc`` namedtuples or
+    dicts; a path to a TREC run file; an ``irds:`` id of a dataset that provides scored docs.
+    """
+    if isinstance(run, (str, os.PathLike)):
+        text = str(run)
+        if text.startswith("irds:"):
+            ds = _load_irds(text)
+            df = pd.DataFrame(ds.scoreddocs_iter())
+            df = _normalise_frame(df, RUN_COLUMNS, "run")
+        else:
+            return read_trec_run(run)
+    elif isinstance(run, pd.DataFrame):
+        df = _normalise_frame(run, RUN_COLUMNS, "run")
+    elif isinstance(run, Mapping):
+        df = _from_dict_of_dict(run, RUN_COLUMNS)
+    elif isinstance(run, Iterable):
+        df = _from_records(run, RUN_COLUMNS, "run")
+    else:
+        raise InputError(f"cannot read a run from {type(run).__name__}")
+    if len(df) and df["score"].dtype.kind not in "fiu":
+        try:
+            df = df.assign(score=pd.to_numeric(df["score"]))
+        except (ValueError, TypeError) as ex:
+            raise InputError(f"{name}: scores are not numeric ({ex})") from ex
+    check_run(df, source=name)
+    return df
+
+
+def as_qrels_frame(qrels: Any) -> pd.DataFrame:
+    """Any qrels that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame."""
+    if isinstance(qrels, (str, os.PathLike)):
+        text = str(qrels)
+        if text.startswith("irds:"):
+            ds = _load_irds(text)
+            df = pd.DataFrame(ds.qrels_iter())
+            return _normalise_frame(df, QREL_COLUMNS, "qrels")
+        return read_trec_qrels(qrels)
+    if isinstance(qrels, pd.DataFrame):
+        df = _normalise_frame(qrels, QREL_COLUMNS, "qrels")
+    elif isinstance(qrels, Mapping):
+        df = _from_dict_of_dict(qrels, QREL_COLUMNS)
+    elif isinstance(qrels, Iterable):
+        df = _from_records(qrels, QREL_COLUMNS, "qrels")
+    else:
+        raise InputError(f"cannot read qrels from {type(qrels).__name__}")
+    if len(df) and df["relevance"].dtype.kind not in "iuf":
+        try:
+            df = df.assign(relevance=pd.to_numeric(df["relevance"]))
+        except (ValueError, TypeError) as ex:
+            raise InputError(f"qrels: relevance grades are not numeric ({ex})") from ex
+    if len(df) and not np.isfinite(df["relevance"].to_numpy(dtype=np.float64)).all():
+        raise InputError("qrels: relevance grades must be finite numbers")
+    return df

@@ -1,0 +1,218 @@
+"""The ``CWLA`` measure: any browsing model x aggregation pair as an ir-measures measure."""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Any, Optional
+
+from ir_measures import measures
+
+from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
+from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.gains import GAIN_NAMES, GainSpec
+from ir_cwla.kernel import TAILS
+
+_NP = measures.base._NOT_PROVIDED
+_FLOAT_PARAMS = ("p", "T", "beta", "max_rel", "rel")
+
+
+class _CWLA(measures.Measure):
+    """A C/W/L/A measure: M = sum_i L(i) A(i), L(i) = (1 - C(i)) prod_{j<i} C(j).
+
+    ``C`` names the browsing model (P, DCG, RBP, INST, INSQ, AP, ERR, RR, or a registered
+    one), ``A`` the aggregation (ERG, ETG, avg, max, fin, PE, ERR, or a registered one).
+    The exact semantics (ranking order, gains, depth, the two tails) are those of
+    ``cwla-semantics.md``, summarised in the README.
+
+    Examples: ``CWLA(C='RBP', A='max')@10``, ``CWLA(C='INST', A='PE', T=3, beta=0.3)``,
+    ``CWLA(C='AP', A='ERG', tail='pad')`` (= trec_eval's AP with binary gains).
+
+    .. cite:: Moffat, Bailey, Scholer, Thomas. "Assessing the cost of ... C/W/L/A" (2022);
+       Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics".
+    """
+
+    __name__ = "CWLA"
+    NAME = "CWLA"
+    PRETTY_NAME = "C/W/L/A"
+    SHORT_DESC = "A user-model measure: a browsing model C(i) combined with a gain aggregation A(i)."
+    SUPPORTED_PARAMS = {
+        "cutoff": measures.ParamInfo(dtype=int, required=False, desc="ranking depth D looked at"),
+        "C": measures.ParamInfo(dtype=str, default="RBP", desc="browsing model: " + ", ".join(BROWSING_MODELS)),
+        "A": measures.ParamInfo(dtype=str, default="ERG", desc="aggregation: " + ", ".join(AGGREGATIONS)),
+        "p": measures.ParamInfo(dtype=float, default=0.8, desc="RBP persistence, 0 < p < 1"),
+        "T": measures.ParamInfo(dtype=float, default=2.25, desc="INST/INSQ target gain, T > 0"),
+        "beta": measures.ParamInfo(dtype=float, default=0.5, desc="peak-end weight, 0 <= beta <= 1"),
+        "gain": measures.ParamInfo(dtype=str, required=False,
+                                   desc="lin (x/x_max), exp ((2^x-1)/2^x_max) or bin (x >= rel); "
+                                        "default: exp for ERR, lin otherwise, bin when rel is given"),
+        "rel": measures.ParamInfo(dtype=float, required=False, desc="binary relevance threshold (gain='bin')"),
+        "max_rel": measures.ParamInfo(dtype=float, required=False,
+                                      desc="x_max; default: the largest grade in the qrels"),
+        "tail": measures.ParamInfo(dtype=str, default="stop",
+                                   desc="'stop': the user stops at D at the latest; 'pad': the ranking "
+                                        "continues with non-relevant documents forever"),
+    }
+
+    def __init__(self, **params: Any):
+        for key in _FLOAT_PARAMS:
+            v = params.get(key, _NP)
+            if isinstance(v, Real) and not isinstance(v, bool):
+                params[key] = float(v)
+        if isinstance(params.get("cutoff"), Integral) and not isinstance(params.get("cutoff"), bool):
+            params["cutoff"] = int(params["cutoff"])
+        super().__init__(**params)
+
+    def validate_params(self) -> None:
+        """Checks every parameter and raises ValueError with a message that says what to change."""
+        if self.validated:
+            return
+        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise ValueError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(self.SUPPORTED_PARAMS)}")
+        for name, info in self.SUPPORTED_PARAMS.items():
+            v = self.params.get(name, _NP)
+            if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
+                raise ValueError(f"CWLA: parameter {name}={v!r} must be of type {info.dtype.__name__}")
+        model = get_browsing_model(self["C"])
+        agg = get_aggregation(self["A"])
+        cutoff = self.params.get("cutoff", None)
+        if cutoff is not None and cutoff < 1:
+            raise ValueError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
+        if model.requires_cutoff and cutoff is None:
+            raise ValueError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
+        p, T, beta = self["p"], self["T"], self["beta"]
+        if not (0 < p < 1):
+            raise ValueError(f"CWLA: p must lie in (0, 1) (got p={p})")
+        if not (T > 0 and math.isfinite(T)):
+            raise ValueError(f"CWLA: T must be > 0 (got T={T})")
+        if not (0 <= beta <= 1):
+            raise ValueError(f"CWLA: beta must lie in [0, 1] (got beta={beta})")
+        tail = self["tail"]
+        if tail not in TAILS:
+            raise ValueError(f"CWLA: unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+        gain = self.params.get("gain", _NP)
+        if gain is not _NP and gain not in GAIN_NAMES:
+            raise ValueError(f"CWLA: unknown gain={gain!r}; valid: {', '.join(GAIN_NAMES)}")
+        rel = self.params.get("rel", _NP)
+        if rel is not _NP:
+            if gain not in (_NP, "bin"):
+                raise ValueError(f"CWLA: rel={rel:g} only applies to gain='bin' (got gain={gain!r})")
+            if not rel > 0:
+                raise ValueError(f"CWLA: rel must be > 0 (got rel={rel:g})")
+        elif gain == "bin":
+            pass  # rel defaults to 1
+        max_rel = self.params.get("max_rel", _NP)
+        if max_rel is not _NP and not max_rel > 0:
+            raise ValueError(f"CWLA: max_rel must be > 0 (got max_rel={max_rel:g})")
+        if agg.name == "ERR" and not model.gain_dependent:
+            raise ValueError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
+                             "(C does not depend on the gains; the paper's crossed-out cells)")
+        if tail == "pad" and agg.needs_vplus and model.never_stops_on_zero:
+            raise ValueError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite expected "
+                             "depth V+ (users past the last relevant document never stop); use tail='stop'")
+        self.validated = True
+
+    def __repr__(self) -> str:
+        # C and A are always shown, so that a column named after the measure is readable
+        shown = {"C": self["C"], "A": self["A"]}
+        shown.update({k: v for k, v in self.params.items()
+                      if k not in ("C", "A", self.AT_PARAM)
+                      and (k not in self.SUPPORTED_PARAMS or v != self.SUPPORTED_PARAMS[k].default)})
+        result = f"{self.__name__}({','.join(f'{k}={v!r}' for k, v in shown.items())})"
+        if self.AT_PARAM in self.params:
+            result = f"{result}@{self.params[self.AT_PARAM]}"
+        return result
+
+    # -- what the provider needs ------------------------------------------------------------
+    def gain_spec(self) -> GainSpec:
+        model = get_browsing_model(self["C"])
+        rel = self.params.get("rel", _NP)
+        kind = self.params.get("gain", _NP)
+        if kind is _NP:
+            kind = "bin" if rel is not _NP else model.default_gain
+        max_rel = self.params.get("max_rel", _NP)
+        return GainSpec(kind, (1.0 if rel is _NP else rel) if kind == "bin" else None,
+                        None if max_rel is _NP or kind == "bin" else max_rel)
+
+    def model_params(self) -> dict:
+        return {"p": self["p"], "T": self["T"], "beta": self["beta"], "cutoff": self.params.get("cutoff")}
+
+
+CWLA = _CWLA()
+
+
+def short_name(measure: Any) -> str:
+    """A readable name for tables and plots: ``RBP_max@10``, ``INST(T=3)_PE(beta=0.3)@10``.
+
+    Non-default parameters are shown next to the part they belong to; a non-default gain and
+    ``tail='pad'`` are appended in brackets. Other measures keep their ir-measures name.
+    """
+    if not isinstance(measure, measures.Measure) or measure.NAME != "CWLA":
+        return str(measure)
+    params = measure.params
+    defaults = {k: v.default for k, v in measure.SUPPORTED_PARAMS.items()}
+
+    def fmt(names):
+        shown = [f"{k}={params[k]:g}" for k in names if k in params and params[k] != defaults[k]]
+        return f"({','.join(shown)})" if shown else ""
+
+    model = get_browsing_model(measure["C"])
+    agg = get_aggregation(measure["A"])
+    name = f"{model.name}{fmt([k for k in ('p', 'T') if k in model.params])}_{agg.name}{fmt(agg.params)}"
+    extra = []
+    if "gain" in params or "rel" in params:
+        spec = measure.gain_spec()
+        extra.append(spec.kind + (f">={spec.rel:g}" if spec.kind == "bin" else ""))
+    if "max_rel" in params:
+        extra.append(f"max_rel={params['max_rel']:g}")
+    if measure["tail"] != "stop":
+        extra.append(measure["tail"])
+    if extra:
+        name += f"[{','.join(extra)}]"
+    if "cutoff" in params:
+        name += f"@{params['cutoff']}"
+    return name
+
+
+TABLE1_MODELS = ("P", "DCG", "RBP", "INST", "AP", "ERR")
+TABLE1_AGGREGATIONS = ("ERG", "ETG", "avg", "max", "fin", "PE", "ERR")
+CANONICAL = {"P": "ERG", "DCG": "ERG", "RBP": "ERG", "INST": "ERG", "AP": "ERG", "ERR": "ERR"}
+
+
+class MeasureList(list):
+    """A list of measures (usable as ``eval_metrics``) that also knows which are canonical."""
+
+    def frame(self):
+        """One row per measure: short name, browsing model, aggregation, canonical, measure."""
+        import pandas as pd
+
+        return pd.DataFrame([{"short_name": short_name(m), "C": m["C"], "A": m["A"],
+                              "canonical": is_canonical(m), "measure": m} for m in self])
+
+    @property
+    def canonical(self) -> list:
+        return [m for m in self if is_canonical(m)]
+
+
+def is_canonical(measure: Any) -> bool:
+    """True for the six canonical cells of the paper's Table 1 (marked with an asterisk)."""
+    return getattr(measure, "NAME", None) == "CWLA" and CANONICAL.get(measure["C"]) == measure["A"]
+
+
+def table1(cutoff: Optional[int] = 10) -> MeasureList:
+    """The 39 measures of the paper's Table 1 (Chen & Sakai): models P, DCG, RBP(p=0.8),
+    INST(T=2.25), AP, ERR crossed with ERG, ETG, avg, max, fin, PE(beta=0.5), ERR, minus
+    the three constant cells (P, DCG, RBP with A = ERR); cutoff 10 as in the paper."""
+    out = MeasureList()
+    for c in TABLE1_MODELS:
+        for a in TABLE1_AGGREGATIONS:
+            if a == "ERR" and c in ("P", "DCG", "RBP"):
+                continue
+            m = CWLA(C=c, A=a)
+            out.append(m @ cutoff if cutoff is not None else m)
+    return out
+
+
+def canonical(cutoff: Optional[int] = 10) -> MeasureList:
+    """The six canonical measures: P_ERG, DCG_ERG, RBP_ERG, INST_ERG, AP_ERG, ERR_ERR."""
+    return MeasureList(table1(cutoff).canonical)

@@ -1,0 +1,106 @@
+"""The ir-measures provider: a thin adapter from runs and qrels to the numpy kernel.
+
+The evaluator reads the qrels once; each run is ranked once into a grade matrix
+(:func:`ir_cwla.gains.rank_run`), and every requested measure is computed from it, measures
+that share a browsing model sharing its C, V and L.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional
+
+import ir_measures
+import numpy as np
+from ir_measures import providers
+from ir_measures.measures.base import Measure
+from ir_measures.providers.base import Any as AnyParam
+from ir_measures.util import Metric
+
+from ir_cwla import kernel
+from ir_cwla.aggregation import get_aggregation
+from ir_cwla.browsing import get_browsing_model
+from ir_cwla.gains import Qrels, Rankings, rank_run
+from ir_cwla.io import as_qrels_frame, as_run_frame
+from ir_cwla.measure import _CWLA, CWLA
+
+
+class CwlaEvaluator(providers.Evaluator):
+    """Scores many runs against one set of qrels (read once) for a set of CWLA measures."""
+
+    def __init__(self, measures: Iterable[Measure], qrels: Any):
+        measures = list(measures)
+        for m in measures:
+            m.validate_params()
+        self.prepared_qrels = Qrels(as_qrels_frame(qrels))
+        for m in measures:
+            if "max_rel" in m.params:
+                self.prepared_qrels.check_max_rel(m["max_rel"])
+        cutoffs = [m.params.get("cutoff") for m in measures]
+        self.max_depth: Optional[int] = None if any(c is None for c in cutoffs) else max(cutoffs, default=0)
+        super().__init__(measures, set(self.prepared_qrels.topics.tolist()))
+
+    def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
+        """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""
+        ranked = rank_run(as_run_frame(run, name), self.prepared_qrels, self.max_depth, name)
+        return ranked.topics, self.score_rankings(ranked)
+
+    def score_rankings(self, ranked: Rankings) -> dict[Measure, np.ndarray]:
+        qrels = self.prepared_qrels
+        rows = ranked.topic_rows
+        gains_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        browse_cache: dict[tuple, kernel.Browsing] = {}
+        out: dict[Measure, np.ndarray] = {}
+        for m in self.measures:
+            spec = m.gain_spec()
+            cutoff = m.params.get("cutoff")
+            gkey = (spec, cutoff)
+            if gkey not in gains_cache:
+                width = cutoff if cutoff is not None else ranked.grades.shape[1]
+                depth = np.full(len(rows), width, dtype=np.int64) if cutoff is not None else ranked.lengths
+                gains_cache[gkey] = (ranked.gains(spec, qrels.x_max, width), depth)
+            gains, depth = gains_cache[gkey]
+            model = get_browsing_model(m["C"])
+            params = m.model_params()
+            bkey = (model.name, tuple(params[k] for k in model.params), gkey, m["tail"])
+            if bkey not in browse_cache:
+                total = qrels.total_gain(spec)[rows] if m["tail"] == "pad" else None
+                browse_cache[bkey] = kernel.browse(gains, depth, model, params, m["tail"], total, ranked.topics)
+            out[m] = kernel.aggregate(browse_cache[bkey], get_aggregation(m["A"]), params)
+        return out
+
+    def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        topics, scores = self.score(run)
+        for measure, values in scores.items():
+            for qid, value in zip(topics.tolist(), values.tolist()):
+                yield Metric(query_id=qid, measure=measure, value=value)
+
+
+class CwlaProvider(providers.Provider):
+    """ir_cwla: every C/W/L/A browsing model x aggregation pair (measure ``CWLA``)."""
+
+    NAME = "ir_cwla"
+    SUPPORTED_MEASURES = [_CWLA(**{k: AnyParam() for k in _CWLA.SUPPORTED_PARAMS})]
+
+    def supports(self, measure: Measure) -> bool:
+        if getattr(measure, "NAME", None) != CWLA.NAME:
+            return False
+        measure.validate_params()   # a clear ValueError for bad parameters
+        return True
+
+    def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> CwlaEvaluator:
+        return CwlaEvaluator(measures, qrels)
+
+
+PROVIDER = CwlaProvider()
+
+
+def register() -> None:
+    """Registers ``CWLA`` with ir-measures and appends the provider to its DefaultPipeline.
+
+    Idempotent and safe under ``importlib.reload``: an earlier registration is replaced.
+    """
+    ir_measures.measures.registry[CWLA.NAME] = CWLA
+    ir_measures.providers.registry[PROVIDER.NAME] = PROVIDER
+    pipeline = ir_measures.DefaultPipeline
+    pipeline.providers[:] = [p for p in pipeline.providers if getattr(p, "NAME", None) != PROVIDER.NAME]
+    pipeline.providers.append(PROVIDER)
