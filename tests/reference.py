@@ -1,0 +1,177 @@
+"""A slow, loop-based reference for C/W/L/A, written straight from the formulas.
+
+It shares no code with ir_cwla: plain Python loops over ranks for the ranked part, and
+mpmath's nsum for the infinite zero-gain tail under tail='pad'. Used only by the tests.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import math
+
+import mpmath
+
+
+def trec_order(docs: dict[str, float]) -> list[str]:
+    """Doc ids sorted by score descending, ties by doc_id descending (trec_eval)."""
+    return [d for d, _ in sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+
+
+def gain_of(grade: float, kind: str, x_max: float, rel: float = 1.0) -> float:
+    x = max(grade, 0.0)
+    if kind == "bin":
+        return 1.0 if x >= rel else 0.0
+    if x_max <= 0:
+        return 0.0
+    if kind == "lin":
+        return x / x_max
+    return (2.0 ** x - 1.0) / 2.0 ** x_max
+
+
+def continuations(model: str, r: list[float], k, p: float, T: float) -> list[float]:
+    """C(1..len(r)) over the gain list r (r[i-1] is the gain at rank i), one rank at a time."""
+    out = []
+    # S_i = sum_{j>=i} r_j / j, by a backward loop (for AP)
+    S = [0.0] * (len(r) + 2)
+    for j in range(len(r), 0, -1):
+        S[j] = S[j + 1] + r[j - 1] / j
+    cg = 0.0
+    for i in range(1, len(r) + 1):
+        ri = r[i - 1]
+        cg += ri
+        if model == "P":
+            c = 1.0 if i < k else 0.0
+        elif model == "DCG":
+            c = math.log2(i + 1) / math.log2(i + 2) if i < k else 0.0
+        elif model == "RBP":
+            c = p
+        elif model == "INST":
+            Ti = T - cg
+            c = ((i - 1 + T + Ti) / (i + T + Ti)) ** 2
+        elif model == "INSQ":
+            c = ((i + 2 * T - 1) / (i + 2 * T)) ** 2
+        elif model == "AP":
+            c = S[i + 1] / S[i] if S[i] > 0 else 0.0
+        elif model == "ERR":
+            c = 1.0 - ri
+        elif model == "RR":
+            c = 1.0 if ri == 0 else 0.0
+        else:
+            raise KeyError(model)
+        out.append(c)
+    return out
+
+
+def agg_values(agg: str, r: list[float], vplus: float, beta: float) -> list[float]:
+    """A(1..len(r)), one rank at a time."""
+    out, cg, mx = [], 0.0, 0.0
+    for i, ri in enumerate(r, start=1):
+        cg += ri
+        mx = max(mx, ri)
+        out.append(agg_value(agg, i, ri, cg, mx, vplus, beta))
+    return out
+
+
+def agg_value(agg: str, i: int, ri: float, cg: float, mx: float, vplus: float, beta: float) -> float:
+    if agg == "ERG":
+        return cg / vplus if vplus != math.inf else 0.0
+    if agg == "ETG":
+        return cg
+    if agg == "avg":
+        return cg / i
+    if agg == "max":
+        return mx
+    if agg == "fin":
+        return ri
+    if agg == "PE":
+        return beta * mx + (1 - beta) * ri
+    if agg == "ERR":
+        return 1.0 / i
+    raise KeyError(agg)
+
+
+def score(r: list[float], model: str, agg: str, depth: int, tail: str = "stop", k=None,
+          p: float = 0.8, T: float = 2.25, beta: float = 0.5, total_gain: float = 0.0) -> float:
+    """M = sum_i L(i) A(i) for one topic whose gain list r is looked at down to ``depth``."""
+    r = list(r[:depth]) + [0.0] * max(0, depth - len(r))
+    C = continuations(model, r, k, p, T)
+    if tail == "stop":
+        C[depth - 1] = 0.0
+    V = [1.0]
+    for i in range(1, depth + 1):
+        V.append(V[-1] * C[i - 1])          # V[i] = V(i+1)
+    L = [V[i - 1] * (1 - C[i - 1]) for i in range(1, depth + 1)]
+    vplus = sum(V[:depth])
+    tail_stop = tail_depth = tail_inv = 0.0
+    if tail == "pad":
+        v_next = V[depth]
+        tail_stop, tail_depth, tail_inv = pad_tail(model, tuple(r), depth, v_next, p, T, total_gain, vplus)
+        vplus += tail_depth
+    A = agg_values(agg, r, vplus, beta)
+    m = sum(L[i] * A[i] for i in range(depth) if L[i] != 0)
+    if tail == "pad":
+        cg = sum(r)
+        mx = max(r) if r else 0.0
+        const = {"ERG": (cg / vplus if vplus != math.inf else 0.0), "ETG": cg, "avg": 0.0, "max": mx,
+                 "fin": 0.0, "PE": beta * mx, "ERR": 0.0}[agg]
+        coef = {"avg": cg, "ERR": 1.0}.get(agg, 0.0)
+        m += const * tail_stop + coef * tail_inv
+    return m
+
+
+@functools.lru_cache(maxsize=None)
+def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float,
+             total_gain: float, vsum: float) -> tuple[float, float, float]:
+    """(sum L, sum V, sum L/i) over ranks i > depth, where every gain is 0."""
+    n = depth + 1
+    if model in ("P", "DCG") or v_next == 0 and model not in ("AP",):
+        return 0.0, 0.0, 0.0
+    if model == "RBP":
+        v = lambda i: v_next * mpmath.power(p, i - n)  # noqa: E731
+    elif model in ("INST", "INSQ"):
+        # past D: C(i) = ((i - 1 + a) / (i + a))^2 with a = 2T - CG(D); the product telescopes
+        a = 2 * T - (sum(r) if model == "INST" else 0.0)
+        v = lambda i: v_next * ((n - 1 + a) / (i - 1 + mpmath.mpf(a))) ** 2  # noqa: E731
+    elif model == "AP":
+        s = sum(r[i - 1] / i for i in range(1, depth + 1))
+        vplus = total_gain / s if s > 0 else math.inf
+        return 0.0, vplus - vsum, 0.0
+    elif model in ("ERR", "RR"):
+        return 0.0, math.inf, 0.0
+    else:
+        raise KeyError(model)
+    l_ = lambda i: v(i) - v(i + 1)  # noqa: E731
+    # V decays geometrically for RBP (Richardson/Shanks converge) but only as 1/i^2 for
+    # INST/INSQ, where the Euler-Maclaurin formula is needed for 1e-12
+    method = "r+s" if model == "RBP" else "euler-maclaurin"
+    with mpmath.workdps(30):
+        stop = mpmath.nsum(l_, [n, mpmath.inf], method=method)
+        dep = mpmath.nsum(v, [n, mpmath.inf], method=method)
+        inv = mpmath.nsum(lambda i: l_(i) / i, [n, mpmath.inf], method=method)
+    return float(stop), float(dep), float(inv)
+
+
+def read_run(path) -> dict[str, dict[str, float]]:
+    """{qid: {docno: score}} from a TREC run file, by hand (duplicates keep the best score)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    run: dict[str, dict[str, float]] = {}
+    with opener(path, "rt") as f:
+        for line in f:
+            qid, _, doc, _, sc, _ = line.split()
+            d = run.setdefault(qid, {})
+            d[doc] = max(float(sc), d.get(doc, -math.inf))
+    return run
+
+
+def read_qrels(path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path) as f:
+        for line in f:
+            qid, _, doc, grade = line.split()
+            qrels.setdefault(qid, {})[doc] = int(grade)
+    return qrels
+
+
+def ranked_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind: str, x_max: float,
+                 rel: float = 1.0) -> list[float]:
+    return [gain_of(qrels_topic.get(d, 0), kind, x_max, rel) for d in trec_order(run_topic)]
