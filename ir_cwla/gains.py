@@ -3,7 +3,8 @@
 The semantics (``cwla-semantics.md``, "Ranking and gains"):
 
 - documents of a topic are ranked by score descending, ties broken by doc_id descending
-  (trec_eval's order); a doc_id repeated within a topic keeps its best-scored occurrence,
+  (trec_eval's order; like trec_eval, which stores scores as single-precision floats,
+  scores are compared in float32, so scores equal to 7 significant digits are ties); a doc_id repeated within a topic keeps its best-scored occurrence,
   with a warning naming the run, topic and doc_id;
 - unjudged documents and negative grades have grade 0;
 - the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max,
@@ -132,7 +133,8 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         return Rankings(np.array([], dtype=object), np.array([], dtype=np.int64),
                         np.zeros((0, max_depth or 0)), np.zeros(0, dtype=np.int64))
     docs = run["doc_id"].astype(str).to_numpy()
-    scores = run["score"].to_numpy(dtype=np.float64)
+    # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
+    scores = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
     doc_codes, doc_uniques = pd.factorize(docs, sort=True)
     # sort: topic asc, score desc, doc_id desc (trec_eval)
     order = np.lexsort((-doc_codes, -scores, t))

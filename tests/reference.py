@@ -10,11 +10,13 @@ import gzip
 import math
 
 import mpmath
+import numpy as np
 
 
 def trec_order(docs: dict[str, float]) -> list[str]:
-    """Doc ids sorted by score descending, ties by doc_id descending (trec_eval)."""
-    return [d for d, _ in sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+    """Doc ids sorted by score descending, ties by doc_id descending (trec_eval, which keeps
+    scores as single-precision C floats)."""
+    return [d for d, _ in sorted(docs.items(), key=lambda kv: (float(np.float32(kv[1])), kv[0]), reverse=True)]
 
 
 def gain_of(grade: float, kind: str, x_max: float, rel: float = 1.0) -> float:

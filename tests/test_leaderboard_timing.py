@@ -136,7 +136,8 @@ def test_throughput_counts_queries_over_wall_time_in_batches():
 
 def test_environment_records_hardware_threads_and_versions():
     env = lb.environment()
-    for key in ("cpu_model", "logical_cores", "memory_gib", "threads", "versions", "clock"):
+    for key in ("cpu_model", "logical_cores", "memory_gib", "threads", "versions", "clock",
+                "load_average_1_5_15min"):
         assert key in env
     assert env["clock"]["monotonic"] is True
     assert env["versions"]["numpy"] == np.__version__
