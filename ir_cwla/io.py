@@ -12,7 +12,7 @@ import io
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ def _open_text(path: Path):
     return open(path, encoding="utf-8")
 
 
-def _first_bad_line(path: Path, n_fields: int, numeric: dict[int, type]) -> str:
+def _first_bad_line(path: Path, n_fields: int, numeric: dict[int, type]) -> Optional[str]:
     """Slow scan used only after the fast reader failed: find and describe the first bad line."""
     with _open_text(path) as f:
         for lineno, line in enumerate(f, start=1):
@@ -48,7 +48,7 @@ def _first_bad_line(path: Path, n_fields: int, numeric: dict[int, type]) -> str:
                     typ(parts[col])
                 except ValueError:
                     return f"{path}:{lineno}: field {col + 1} is not a number: {parts[col]!r}"
-    return f"{path}: could not be parsed"
+    return None
 
 
 def _read_table(path: PathLike, names: list[str], dtypes: dict[str, Any], numeric: dict[int, type],
@@ -58,14 +58,21 @@ def _read_table(path: PathLike, names: list[str], dtypes: dict[str, Any], numeri
         raise FileNotFoundError(f"{kind} file not found: {path}")
     if path.is_dir():
         raise InputError(f"{kind} path is a directory, not a file: {path}")
-    try:
+    def read(types):
         with _open_text(path) as f:
-            df = pd.read_csv(f, sep=r"\s+", header=None, names=names, dtype=dtypes,
-                             engine="c", skip_blank_lines=False, na_filter=False)
+            return pd.read_csv(f, sep=r"\s+", header=None, names=names, dtype=types,
+                               engine="c", skip_blank_lines=False, na_filter=False)
+
+    try:
+        return read(dtypes)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as ex:
-        raise InputError(f"malformed {kind} file: " + _first_bad_line(path, len(names), numeric)) from ex
-    if len(df) and (df[names[-1]].isna().any() if df[names[-1]].dtype.kind == "f" else False):
-        raise InputError(f"malformed {kind} file: " + _first_bad_line(path, len(names), numeric))
+        problem = _first_bad_line(path, len(names), numeric)
+        if problem is not None:
+            raise InputError(f"malformed {kind} file: {problem}") from ex
+    # every line is well-formed but some number is spelled 'nan', 'inf', ...: read it as such
+    df = read(str)
+    for col, typ in numeric.items():
+        df[names[col]] = df[names[col]].astype(float)
     return df
 
 

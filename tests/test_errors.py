@@ -1,0 +1,91 @@
+"""Bad input: a clear error that names the parameter, file, line, query or document."""
+from __future__ import annotations
+
+import gzip
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_cwla
+from ir_cwla import CWLA
+
+QRELS = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
+RUN = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+
+
+def calc(measure, run=RUN, qrels=QRELS):
+    return ir_measures.calc_aggregate([measure], qrels, run)
+
+
+@pytest.mark.parametrize("measure, message", [
+    (CWLA(C="XYZ", A="ERG")@10, r"unknown browsing model C='XYZ'; valid: P, DCG, RBP, INST, INSQ, AP, ERR, RR"),
+    (CWLA(C="RBP", A="mean")@10, r"unknown aggregation A='mean'; valid: ERG, ETG, avg, max, fin, PE, ERR"),
+    (CWLA(C="RBP", p=1.0), r"p must lie in \(0, 1\) \(got p=1.0\)"),
+    (CWLA(C="RBP", p=0), r"p must lie in \(0, 1\)"),
+    (CWLA(C="INST", T=0), r"T must be > 0 \(got T=0.0\)"),
+    (CWLA(C="INST", T=-2), r"T must be > 0"),
+    (CWLA(A="PE", beta=1.5), r"beta must lie in \[0, 1\] \(got beta=1.5\)"),
+    (CWLA(C="RBP")@0, r"cutoff must be >= 1 \(got @0\)"),
+    (CWLA(C="P", A="ERG"), r"C='P' needs a cutoff"),
+    (CWLA(C="DCG", A="max"), r"C='DCG' needs a cutoff"),
+    (CWLA(C="P", A="ERR")@10, r"same score for every ranking"),
+    (CWLA(C="RBP", A="ERR")@10, r"same score for every ranking"),
+    (CWLA(C="INSQ", A="ERR")@10, r"same score for every ranking"),
+    (CWLA(C="ERR", A="ERG", tail="pad")@10, r"infinite expected depth V\+.*use tail='stop'"),
+    (CWLA(C="RBP", tail="both"), r"unknown tail='both'; valid: stop, pad"),
+    (CWLA(C="RBP", gain="log"), r"unknown gain='log'; valid: lin, exp, bin"),
+    (CWLA(C="RBP", gain="lin", rel=2), r"rel=2 only applies to gain='bin'"),
+    (CWLA(C="RBP", rel=0), r"rel must be > 0"),
+    (CWLA(C="RBP", max_rel=1), r"max_rel=1 is below the largest grade in the qrels \(2\)"),
+    (CWLA(C="RBP", foo=1), r"unknown parameter\(s\) \['foo'\]"),
+])
+def test_bad_parameters(measure, message):
+    with pytest.raises(ValueError, match=message):
+        calc(measure)
+
+
+def test_nan_and_infinite_scores_name_query_and_doc():
+    for bad in (np.nan, np.inf):
+        run = RUN.assign(score=[2.0, bad, 1.0])
+        with pytest.raises(ValueError, match=r"not finite for query '1', document 'b'"):
+            calc(CWLA(C="RBP")@10, run)
+
+
+def test_malformed_trec_lines_name_file_and_line(tmp_path):
+    good = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n"
+    cases = {"fields.txt": good + "2 Q0 c 1\n", "score.txt": good + "2 Q0 c 1 high r\n",
+             "extra.txt": good + "2 Q0 c 1 1.0 r extra\n"}
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(ValueError, match=rf"{name}:3: "):
+            ir_cwla.io.read_trec_run(path)
+    gz = tmp_path / "run.gz"
+    with gzip.open(gz, "wt") as f:
+        f.write(good + "2 Q0 c 1 nan r\n")
+    with pytest.raises(ValueError, match=r"not finite for query '2', document 'c'"):
+        ir_cwla.io.read_trec_run(gz)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b x\n")
+    with pytest.raises(ValueError, match=r"qrels.txt:2: field 4 is not a number: 'x'"):
+        ir_cwla.io.read_trec_qrels(qrels)
+    with pytest.raises(FileNotFoundError, match="run file not found"):
+        ir_cwla.io.read_trec_run(tmp_path / "missing.txt")
+
+
+def test_invalid_continuation_is_reported_with_topic():
+    """INST with a tiny T can give C > 1 (a user who 'continues' with probability > 1)."""
+    run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "x", "y"], "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(ValueError, match=r"gives C\(1\) = .* for topic '1'; continuation probabilities must lie in \[0, 1\]"):
+        calc(CWLA(C="INST", A="ERG", T=0.1)@3, run)
+
+
+def test_zero_max_grade_scores_zero_not_nan():
+    qrels = QRELS.assign(relevance=[0, 0, -1])
+    res = ir_measures.calc_aggregate(ir_cwla.table1(), qrels, RUN)
+    assert all(np.isfinite(v) for v in res.values())
+    # all gains 0: every aggregation of gain is 0; A = ERR (1/i) is not about gain
+    assert all(v == 0 for m, v in res.items() if m["A"] != "ERR")
+    assert res[CWLA(C="ERR", A="ERR")@10] == pytest.approx(0.1)     # never satisfied: stops at D = 10

@@ -1,0 +1,172 @@
+"""CWLA as an ir-measures measure: registration, every input format, evaluator, pt.Experiment."""
+from __future__ import annotations
+
+import importlib
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from ir_measures import AP, P, nDCG
+
+import ir_cwla
+from ir_cwla import CWLA
+
+
+@pytest.fixture(scope="module")
+def qrels(dl19_qrels_path):
+    return ir_cwla.io.read_trec_qrels(dl19_qrels_path)
+
+
+@pytest.fixture(scope="module")
+def runs(dl19_dir):
+    return {name: ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{name}.gz")
+            for name in ("bm25base_p", "idst_bert_p1", "ICT-BERT2")}
+
+
+MEASURES = [CWLA(C="RBP", A="max")@10, CWLA(C="ERR", A="ERG")@10, CWLA(C="INST", A="PE", T=3, beta=0.3),
+            CWLA(C="AP", A="avg", tail="pad")]
+
+
+def test_parse_measure_finds_cwla():
+    m = ir_measures.parse_measure("CWLA(C='AP', A='avg', tail='pad')")
+    assert m == CWLA(C="AP", A="avg", tail="pad")
+    assert ir_measures.parse_measure("CWLA(C='RBP', A='max')@10") == CWLA(C="RBP", A="max")@10
+    assert ir_measures.parse_measure(str(CWLA(C="INST", A="PE", T=3, beta=0.3))) == CWLA(C="INST", A="PE", T=3.0, beta=0.3)
+    assert str(CWLA(C="RBP", A="ERG")@10) == "CWLA(C='RBP',A='ERG')@10"
+
+
+def test_registration_is_idempotent_and_survives_reload(qrels, runs):
+    ir_cwla.register()
+    ir_cwla.register()
+    for mod in (ir_cwla.measure, ir_cwla.provider, ir_cwla):
+        importlib.reload(mod)
+    names = [p.NAME for p in ir_measures.DefaultPipeline.providers]
+    assert names.count("ir_cwla") == 1
+    assert ir_measures.measures.registry["CWLA"] is ir_cwla.CWLA
+    # measures built before the reload still evaluate
+    value = ir_measures.calc_aggregate([MEASURES[0]], qrels, runs["bm25base_p"])[MEASURES[0]]
+    assert 0 < value < 1
+
+
+def test_all_input_formats_agree(qrels, runs, dl19_dir, dl19_qrels_path):
+    run = runs["bm25base_p"]
+    expected = ir_measures.calc_aggregate(MEASURES, qrels, run)
+    as_dict = {q: dict(zip(g["doc_id"], g["score"])) for q, g in run.groupby("query_id")}
+    qrels_dict = {q: dict(zip(g["doc_id"], g["relevance"])) for q, g in qrels.groupby("query_id")}
+    from_files = ir_measures.calc_aggregate(MEASURES, ir_measures.read_trec_qrels(str(dl19_qrels_path)),
+                                            ir_measures.read_trec_run(str(dl19_dir / "runs" / "input.bm25base_p.gz")))
+    pt_frame = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
+    for other in (ir_measures.calc_aggregate(MEASURES, qrels_dict, as_dict), from_files,
+                  ir_measures.calc_aggregate(MEASURES, qrels, list(run.itertuples(index=False))),
+                  ir_measures.calc_aggregate(MEASURES, qrels, pt_frame)):
+        for m in MEASURES:
+            assert other[m] == pytest.approx(expected[m], abs=1e-12)
+
+
+def test_evaluator_reads_qrels_once_and_scores_many_runs(qrels, runs):
+    ev = ir_measures.evaluator(MEASURES + [nDCG@10], qrels)
+    for run in runs.values():
+        a = ev.calc_aggregate(run)
+        b = ir_measures.calc_aggregate(MEASURES + [nDCG@10], qrels, run)
+        assert a == pytest.approx(b)
+
+
+def test_iter_calc_per_topic_and_missing_topics(qrels, runs):
+    run = runs["bm25base_p"]
+    dropped = sorted(run["query_id"].unique())[:3]
+    partial = run[~run["query_id"].isin(dropped)]
+    extra = pd.DataFrame({"query_id": ["not-in-qrels"] * 2, "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    metrics = list(ir_measures.iter_calc(MEASURES, qrels, pd.concat([partial, extra])))
+    assert len(metrics) == 43 * len(MEASURES)
+    assert {m.query_id for m in metrics} == set(qrels["query_id"])
+    for m in metrics:
+        if m.query_id in dropped:
+            assert m.value == 0.0
+    assert sum(m.value for m in metrics if m.query_id not in dropped) > 0
+
+
+def test_empty_run_scores_zero(qrels):
+    empty = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                          "score": pd.Series([], dtype=float)})
+    metrics = list(ir_measures.iter_calc(MEASURES, qrels, empty))
+    assert len(metrics) == 43 * len(MEASURES) and all(m.value == 0 for m in metrics)
+
+
+def test_duplicate_doc_ids_warn_and_keep_best(qrels, runs):
+    run = runs["bm25base_p"]
+    dup = run.iloc[[5]].assign(score=-1e9)
+    with pytest.warns(UserWarning, match="duplicate doc_id"):
+        a = ir_measures.calc_aggregate(MEASURES, qrels, pd.concat([run, dup]))
+    assert a == pytest.approx(ir_measures.calc_aggregate(MEASURES, qrels, run))
+
+
+def test_mixed_with_standard_measures(qrels, runs):
+    res = ir_measures.calc_aggregate([P(rel=2)@10, CWLA(C="P", A="ERG", rel=2)@10, AP, nDCG@10], qrels,
+                                     runs["idst_bert_p1"])
+    assert res[P(rel=2)@10] == pytest.approx(res[CWLA(C="P", A="ERG", rel=2)@10], abs=1e-12)
+
+
+def test_table1_and_names():
+    t = ir_cwla.table1()
+    assert len(t) == 39 and len(t.canonical) == 6 and len(set(t)) == 39
+    names = [ir_cwla.short_name(m) for m in t]
+    assert "RBP_max@10" in names and "ERR_ERR@10" in names and "P_ERR@10" not in names
+    assert [ir_cwla.short_name(m) for m in ir_cwla.canonical()] == [
+        "P_ERG@10", "DCG_ERG@10", "RBP_ERG@10", "INST_ERG@10", "AP_ERG@10", "ERR_ERR@10"]
+    assert ir_cwla.short_name(CWLA(C="INST", A="PE", T=3, beta=0.3, tail="pad")@5) == "INST(T=3)_PE(beta=0.3)[pad]@5"
+    assert ir_cwla.short_name(nDCG@10) == "nDCG@10"
+    frame = t.frame()
+    assert frame["canonical"].sum() == 6
+
+
+def test_register_a_new_browsing_model_and_aggregation(qrels, runs):
+    """A user-registered model and aggregation work through ir-measures like built-ins."""
+    def half_rbp(gains, params):
+        """C(i) = p / 2."""
+        return np.full(gains.shape, params["p"] / 2)
+
+    def squared(inp, params):
+        """A(i) = CG(i)^2 / i^2."""
+        return (inp.cg / inp.ranks[None, :]) ** 2
+
+    ir_cwla.register_browsing_model("HalfRBP", half_rbp, params=("p",), gain_dependent=False, replace=True)
+    ir_cwla.register_aggregation("sq", squared, replace=True)
+    try:
+        m = ir_measures.parse_measure("CWLA(C='HalfRBP', A='sq', p=0.9)@10")
+        same = CWLA(C="RBP", A="avg", p=0.45)@10
+        pad = CWLA(C="HalfRBP", A="fin", p=0.9, tail="pad")@10      # numerical tail
+        pad_ref = CWLA(C="RBP", A="fin", p=0.45, tail="pad")@10
+        res = ir_measures.calc_aggregate([m, same, pad, pad_ref], qrels, runs["bm25base_p"])
+        assert 0 < res[m] < res[same]
+        assert res[pad] == pytest.approx(res[pad_ref], abs=1e-12)
+        with pytest.raises(ValueError, match="already registered"):
+            ir_cwla.register_aggregation("sq", squared)
+    finally:
+        ir_cwla.BROWSING_MODELS.pop("HalfRBP")
+        ir_cwla.AGGREGATIONS.pop("sq")
+
+
+def test_pyterrier_experiment_without_java(qrels, runs, dl19_dir):
+    import pyterrier as pt
+
+    systems = [pt.Transformer.from_df(r.rename(columns={"query_id": "qid", "doc_id": "docno"}), uniform=True)
+               for r in runs.values()]
+    topics_all = pd.read_csv(dl19_dir / "topics.dl19-passage.txt", sep="\t", header=None, names=["qid", "query"],
+                             dtype=str)
+    topics = topics_all[topics_all["qid"].isin(set(qrels["query_id"]))]
+    pt_qrels = qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+    measures = [nDCG@10, P(rel=2)@10] + MEASURES + [CWLA(C="P", A="ERG", rel=2)@10]
+    res = pt.Experiment(systems, topics, pt_qrels, eval_metrics=measures, names=list(runs))
+    for name, run in runs.items():
+        expected = ir_measures.calc_aggregate(measures, qrels, run)
+        row = res[res["name"] == name].iloc[0]
+        for m in measures:
+            assert row[str(m)] == pytest.approx(expected[m], abs=1e-9), (name, str(m))
+    assert pt.java.started() is False
+    perq = pt.Experiment(systems, topics, pt_qrels, eval_metrics=MEASURES, names=list(runs), perquery=True)
+    assert set(perq.columns) >= {"name", "qid", "measure", "value"}
+    assert len(perq) == len(runs) * 43 * len(MEASURES)
+    base = pt.Experiment(systems, topics, pt_qrels, eval_metrics=MEASURES, names=list(runs), baseline=0)
+    assert any(c.endswith("p-value") for c in base.columns)
+    assert pt.java.started() is False
