@@ -71,7 +71,7 @@ def _read_table(path: PathLike, names: list[str], dtypes: dict[str, Any], numeri
             raise InputError(f"malformed {kind} file: {problem}") from ex
     # every line is well-formed but some number is spelled 'nan', 'inf', ...: read it as such
     df = read(str)
-    for col, typ in numeric.items():
+    for col in numeric:
         df[names[col]] = df[names[col]].astype(float)
     return df
 

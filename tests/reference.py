@@ -121,7 +121,7 @@ def score(r: list[float], model: str, agg: str, depth: int, tail: str = "stop", 
     return m
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float,
              total_gain: float, vsum: float) -> tuple[float, float, float]:
     """(sum L, sum V, sum L/i) over ranks i > depth, where every gain is 0."""

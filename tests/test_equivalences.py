@@ -9,7 +9,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_measures import AP, P, RBP
+from ir_measures import AP, RBP, P
 
 import ir_cwla
 from ir_cwla import CWLA
