@@ -117,6 +117,23 @@ class Rankings:
         return g
 
 
+def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_uniques: np.ndarray) -> np.ndarray:
+    """Permutation sorting rows by topic asc, score desc, doc_id desc (string order).
+
+    Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
+    """
+    order = np.lexsort((-scores, t))
+    ts, ss = t[order], scores[order]
+    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    if tied.any():
+        in_tie = np.r_[tied, False] | np.r_[False, tied]
+        pos = np.flatnonzero(in_tie)
+        block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
+        codes, _ = pd.factorize(doc_uniques[doc_codes[order[pos]]], sort=True)
+        order[pos] = order[pos][np.lexsort((-codes, block))]
+    return order
+
+
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
              name: str = "run") -> Rankings:
     """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its grades.
@@ -135,34 +152,30 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     docs = run["doc_id"].astype(str).to_numpy()
     # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
     scores = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-    doc_codes, doc_uniques = pd.factorize(docs, sort=True)
-    # sort: topic asc, score desc, doc_id desc (trec_eval)
-    order = np.lexsort((-doc_codes, -scores, t))
-    t, doc_codes, scores = t[order], doc_codes[order], scores[order]
-    # duplicates: the first occurrence after sorting is the best-scored one
+    doc_codes, doc_uniques = pd.factorize(docs)
     pair = t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes
-    _, first = np.unique(pair, return_index=True)
-    if len(first) < len(pair):
-        dup_mask = np.ones(len(pair), dtype=bool)
-        dup_mask[first] = False
-        i = int(np.flatnonzero(dup_mask)[0])
-        warnings.warn(f"{name}: {int(dup_mask.sum())} duplicate doc_id(s) within a topic, the best-scored "
+    duplicated = pd.Index(pair).has_duplicates
+    order = _trec_order(t, scores, doc_codes, doc_uniques)
+    t, doc_codes = t[order], doc_codes[order]
+    if duplicated:   # keep the first occurrence in trec_eval order: the best-scored one
+        first = ~pd.Index(pair[order]).duplicated(keep="first")
+        i = int(np.flatnonzero(~first)[0])
+        warnings.warn(f"{name}: {int((~first).sum())} duplicate doc_id(s) within a topic, the best-scored "
                       f"occurrence kept (first: topic {qrels.topics[t[i]]!r}, doc_id {doc_uniques[doc_codes[i]]!r})",
                       stacklevel=3)
-        keep = np.sort(first)
-        t, doc_codes = t[keep], doc_codes[keep]
-    grades = qrels.lookup(t, doc_uniques[doc_codes])
+        t, doc_codes = t[first], doc_codes[first]
     # rank within topic
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
     row_of = np.repeat(np.arange(len(starts)), counts)
     rank = np.arange(len(t)) - np.repeat(starts, counts)
+    topic_rows = t[starts]
     width = int(counts.max())
-    if max_depth is not None:
-        width = min(width, max_depth)
+    if max_depth is not None and max_depth < width:
+        width = max_depth
         sel = rank < width
-        row_of, rank, grades = row_of[sel], rank[sel], grades[sel]
+        row_of, rank, t, doc_codes = row_of[sel], rank[sel], t[sel], doc_codes[sel]
+    grades = qrels.lookup(t, doc_uniques[doc_codes])   # only for the ranks looked at
     mat = np.zeros((len(starts), width), dtype=np.float64)
     mat[row_of, rank] = grades
-    topic_rows = t[starts]
     return Rankings(qrels.topics[topic_rows], topic_rows, mat, counts.astype(np.int64))

@@ -113,6 +113,10 @@ class _CWLA(measures.Measure):
         self.validated = True
 
     def __repr__(self) -> str:
+        # cached: ir-measures hashes measures by their repr, once per (measure, topic)
+        cached = self.__dict__.get("_repr")
+        if cached is not None and cached[0] == self.params:
+            return cached[1]
         # C and A are always shown, so that a column named after the measure is readable
         shown = {"C": self["C"], "A": self["A"]}
         shown.update({k: v for k, v in self.params.items()
@@ -121,7 +125,11 @@ class _CWLA(measures.Measure):
         result = f"{self.__name__}({','.join(f'{k}={v!r}' for k, v in shown.items())})"
         if self.AT_PARAM in self.params:
             result = f"{result}@{self.params[self.AT_PARAM]}"
+        self._repr = (dict(self.params), result)
         return result
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
 
     # -- what the provider needs ------------------------------------------------------------
     def gain_spec(self) -> GainSpec:

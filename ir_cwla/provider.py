@@ -68,11 +68,21 @@ class CwlaEvaluator(providers.Evaluator):
             out[m] = kernel.aggregate(browse_cache[bkey], get_aggregation(m["A"]), params)
         return out
 
-    def _iter_calc(self, run: Any) -> Iterator[Metric]:
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-topic metrics for every qrels topic (0 for topics the run does not answer)."""
         topics, scores = self.score(run)
+        missing = sorted(set(self.qrel_qids) - set(topics.tolist()))
         for measure, values in scores.items():
             for qid, value in zip(topics.tolist(), values.tolist()):
                 yield Metric(query_id=qid, measure=measure, value=value)
+            for qid in missing:
+                yield Metric(query_id=qid, measure=measure, value=measure.DEFAULT)
+
+    def calc_aggregate(self, run: Any) -> dict[Measure, float]:
+        """Mean over every qrels topic (0 for topics the run does not answer), as ir-measures."""
+        _, scores = self.score(run)
+        n = len(self.qrel_qids)
+        return {m: (float(v.sum()) / n if n else float("nan")) for m, v in scores.items()}
 
 
 class CwlaProvider(providers.Provider):
