@@ -160,6 +160,29 @@ def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> p
     return out
 
 
+def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader, irds_iter: str) -> pd.DataFrame:
+    """The shared conversion of a run or qrels input to a DataFrame with ``columns``."""
+    if isinstance(obj, (str, os.PathLike)):
+        if not str(obj).startswith("irds:"):
+            return reader(obj)
+        df = _normalise_frame(pd.DataFrame(getattr(_load_irds(str(obj)), irds_iter)()), columns, kind)
+    elif isinstance(obj, pd.DataFrame):
+        df = _normalise_frame(obj, columns, kind)
+    elif isinstance(obj, Mapping):
+        df = _from_dict_of_dict(obj, columns)
+    elif isinstance(obj, Iterable):
+        df = _from_records(obj, columns, kind)
+    else:
+        raise InputError(f"cannot read {kind} from {type(obj).__name__}")
+    value = columns[-1]
+    if len(df) and df[value].dtype.kind not in "fiu":
+        try:
+            df = df.assign(**{value: pd.to_numeric(df[value])})
+        except (ValueError, TypeError) as ex:
+            raise InputError(f"{kind}: column {value!r} is not numeric ({ex})") from ex
+    return df
+
+
 def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
     """Any run that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame.
 
@@ -167,53 +190,14 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
     score``); a dict ``{qid: {docid: score}}``; an iterable of ``ScoredDoc`` namedtuples or
     dicts; a path to a TREC run file; an ``irds:`` id of a dataset that provides scored docs.
     """
-    if isinstance(run, (str, os.PathLike)):
-        text = str(run)
-        if text.startswith("irds:"):
-            ds = _load_irds(text)
-            df = pd.DataFrame(ds.scoreddocs_iter())
-            df = _normalise_frame(df, RUN_COLUMNS, "run")
-        else:
-            return read_trec_run(run)
-    elif isinstance(run, pd.DataFrame):
-        df = _normalise_frame(run, RUN_COLUMNS, "run")
-    elif isinstance(run, Mapping):
-        df = _from_dict_of_dict(run, RUN_COLUMNS)
-    elif isinstance(run, Iterable):
-        df = _from_records(run, RUN_COLUMNS, "run")
-    else:
-        raise InputError(f"cannot read a run from {type(run).__name__}")
-    if len(df) and df["score"].dtype.kind not in "fiu":
-        try:
-            df = df.assign(score=pd.to_numeric(df["score"]))
-        except (ValueError, TypeError) as ex:
-            raise InputError(f"{name}: scores are not numeric ({ex})") from ex
+    df = _as_frame(run, RUN_COLUMNS, "run", read_trec_run, "scoreddocs_iter")
     check_run(df, source=name)
     return df
 
 
 def as_qrels_frame(qrels: Any) -> pd.DataFrame:
     """Any qrels that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame."""
-    if isinstance(qrels, (str, os.PathLike)):
-        text = str(qrels)
-        if text.startswith("irds:"):
-            ds = _load_irds(text)
-            df = pd.DataFrame(ds.qrels_iter())
-            return _normalise_frame(df, QREL_COLUMNS, "qrels")
-        return read_trec_qrels(qrels)
-    if isinstance(qrels, pd.DataFrame):
-        df = _normalise_frame(qrels, QREL_COLUMNS, "qrels")
-    elif isinstance(qrels, Mapping):
-        df = _from_dict_of_dict(qrels, QREL_COLUMNS)
-    elif isinstance(qrels, Iterable):
-        df = _from_records(qrels, QREL_COLUMNS, "qrels")
-    else:
-        raise InputError(f"cannot read qrels from {type(qrels).__name__}")
-    if len(df) and df["relevance"].dtype.kind not in "iuf":
-        try:
-            df = df.assign(relevance=pd.to_numeric(df["relevance"]))
-        except (ValueError, TypeError) as ex:
-            raise InputError(f"qrels: relevance grades are not numeric ({ex})") from ex
+    df = _as_frame(qrels, QREL_COLUMNS, "qrels", read_trec_qrels, "qrels_iter")
     if len(df) and not np.isfinite(df["relevance"].to_numpy(dtype=np.float64)).all():
         raise InputError("qrels: relevance grades must be finite numbers")
     return df
