@@ -26,7 +26,7 @@ lint: $(VENV)/.test-installed
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
-	$(BIN)/python -m pytest -q -n 2 --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/run_all.py

@@ -23,9 +23,22 @@ from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
 
 register()
 
+_SUBPACKAGES = ("meta", "leaderboard", "datasets", "systems", "report", "demo", "cli")
+
+
+def __getattr__(name: str):
+    # ``ir_cwla.meta`` etc. are imported on first use: ``import ir_cwla`` stays light
+    # (no matplotlib, no PISA) for users who only want the measures
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"ir_cwla.{name}")
+    raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
+
+
 __all__ = [
     "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
-    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io",
+    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
 ]

@@ -114,16 +114,14 @@ def check_run(run: pd.DataFrame, source: str = "run") -> None:
                          f"document {row['doc_id']!r} ({int(bad.sum())} such rows)")
 
 
-def _load_irds(dataset_id: str):
-    import ir_datasets
+def _irds_frame(spec: str, kind: str) -> pd.DataFrame:
+    """Qrels or scored docs of an ``irds:`` id (Cranfield with its grade conventions)."""
+    from ir_cwla import datasets
 
-    if dataset_id.startswith("irds:"):
-        dataset_id = dataset_id[len("irds:"):]
-    if dataset_id.split("/")[0] == "cranfield":
-        from ir_cwla import datasets  # places the bundled archive in the ir_datasets cache
-
-        datasets.ensure_cranfield()
-    return ir_datasets.load(dataset_id)
+    if kind == "qrels" and datasets.dataset_id(spec) == datasets.CRANFIELD:
+        return datasets.cranfield_qrels()
+    ds = datasets.load(spec)
+    return pd.DataFrame(ds.qrels_iter() if kind == "qrels" else ds.scoreddocs_iter())
 
 
 def _from_records(records: Iterable[Any], columns: tuple[str, ...], kind: str) -> pd.DataFrame:
@@ -160,12 +158,12 @@ def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> p
     return out
 
 
-def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader, irds_iter: str) -> pd.DataFrame:
+def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader) -> pd.DataFrame:
     """The shared conversion of a run or qrels input to a DataFrame with ``columns``."""
     if isinstance(obj, (str, os.PathLike)):
         if not str(obj).startswith("irds:"):
             return reader(obj)
-        df = _normalise_frame(pd.DataFrame(getattr(_load_irds(str(obj)), irds_iter)()), columns, kind)
+        df = _normalise_frame(_irds_frame(str(obj), kind), columns, kind)
     elif isinstance(obj, pd.DataFrame):
         df = _normalise_frame(obj, columns, kind)
     elif isinstance(obj, Mapping):
@@ -190,14 +188,18 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
     score``); a dict ``{qid: {docid: score}}``; an iterable of ``ScoredDoc`` namedtuples or
     dicts; a path to a TREC run file; an ``irds:`` id of a dataset that provides scored docs.
     """
-    df = _as_frame(run, RUN_COLUMNS, "run", read_trec_run, "scoreddocs_iter")
+    df = _as_frame(run, RUN_COLUMNS, "run", read_trec_run)
     check_run(df, source=name)
     return df
 
 
 def as_qrels_frame(qrels: Any) -> pd.DataFrame:
-    """Any qrels that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame."""
-    df = _as_frame(qrels, QREL_COLUMNS, "qrels", read_trec_qrels, "qrels_iter")
+    """Any qrels that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame.
+
+    ``irds:cranfield`` gets the bundled collection's grade conventions
+    (:func:`ir_cwla.datasets.cranfield_qrels`).
+    """
+    df = _as_frame(qrels, QREL_COLUMNS, "qrels", read_trec_qrels)
     if len(df) and not np.isfinite(df["relevance"].to_numpy(dtype=np.float64)).all():
         raise InputError("qrels: relevance grades must be finite numbers")
     return df

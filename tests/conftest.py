@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# ir_datasets reads IR_DATASETS_HOME once, at import (pyterrier-pisa imports it): keep the
+# tests' cache out of the user's ~/.ir_datasets, on every machine, before anything imports it
+os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="ir_cwla-tests-irds-")
 
 
 def _require(path: Path) -> Path:

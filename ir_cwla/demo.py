@@ -1,0 +1,256 @@
+"""The end-to-end demo (``ir-cwla demo``, ``make demo``): real retrieval on Cranfield, offline.
+
+1. Cranfield from the package (:mod:`ir_cwla.datasets`: grades remapped 1->4 ... 4->1,
+   grade -1 judged non-relevant);
+2. 15 systems indexed with pyterrier-pisa and bm25s (:mod:`ir_cwla.systems`);
+3. their runs for the 225 queries (saved as TREC files in ``out/runs``), scored with
+   ``pt.Experiment`` on standard measures and the 39 Table-1 C/W/L/A measures, per query;
+4. the meta-evaluation of the Table-1 measures (:mod:`ir_cwla.meta`): similarity,
+   consistency and discriminative power, aggregations compared within each browsing model;
+5. latency, throughput and cost of every system, and the Dynascore leaderboard
+   (:mod:`ir_cwla.leaderboard`);
+6. one self-contained HTML report (:mod:`ir_cwla.report`) and a short text summary.
+
+``run_demo(out='report')`` returns a :class:`DemoResult` with every table it computed.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import pandas as pd
+
+DEFAULT_WEIGHTS = {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}
+"""Dynascore weights of the demo: Santhanam et al. (2023)'s default split."""
+
+
+@dataclass
+class DemoResult:
+    """Everything the demo computed, and where it wrote the report."""
+
+    report: Path
+    systems: pd.DataFrame
+    per_query: pd.DataFrame
+    means: pd.DataFrame
+    similarity: Any
+    consistency: Any
+    discriminative_power: Any
+    leaderboard: Any
+    weights: dict
+    timings: dict[str, float] = field(default_factory=dict)
+    collection: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """A few lines for the terminal: best systems, best measures, the leaderboard winner."""
+        key = "nDCG@10" if "nDCG@10" in self.means.columns else self.means.columns[0]
+        best = self.means[key].sort_values(ascending=False)
+        cons = self.consistency.table()
+        disc = self.discriminative_power.table()
+        top_c = cons.sort_values("mean_tau", ascending=False).iloc[0]
+        top_d = disc.sort_values("significant", ascending=False).iloc[0]
+        board = self.leaderboard.table(self.weights)
+        metrics = self.leaderboard.metrics()
+        fastest = metrics["latency"].idxmin()
+        c = self.collection
+        lines = [
+            f"Cranfield: {c.get('documents', 0):,} documents, {c.get('topics', 0)} queries, "
+            f"{c.get('judgments', 0):,} judgments; {len(self.systems)} systems; "
+            f"{self.per_query['measure'].nunique()} measures",
+            f"  best by {key}:       " + ", ".join(f"{n} {v:.4f}" for n, v in best.head(3).items()),
+            f"  most consistent:      {top_c['measure']} (mean tau {top_c['mean_tau']:.3f} between topic halves)",
+            f"  most discriminative:  {top_d['measure']} ({int(top_d['significant'])} of "
+            f"{int(top_d['pairs'])} system pairs significant)",
+            f"  fastest system:       {fastest} ({metrics.loc[fastest, 'latency']:.2f} ms/query, "
+            f"{self.leaderboard.columns['latency']})",
+            f"  Dynascore winner:     {board.index[0]} (weights "
+            + ", ".join(f"{k} {v:g}" for k, v in self.weights.items()) + ")",
+            "  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()),
+            f"report: {self.report}",
+        ]
+        return "\n".join(lines)
+
+
+def _standard_measures() -> list:
+    from ir_measures import AP, RR, P, R, nDCG
+
+    return [nDCG @ 10, P @ 10, AP, RR, R @ 100]
+
+
+def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
+    import matplotlib.pyplot as plt
+
+    order = means[columns[0]].sort_values().index
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6))
+    for k, col in enumerate(columns):
+        ax.plot(means.loc[order, col], range(len(order)), "o", ms=5, color=f"C{k}", label=col)
+    ax.set_yticks(range(len(order)), [str(n) for n in order], fontsize=8)
+    ax.set_xlabel("mean over topics")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.set_title(f"Cranfield: systems sorted by {columns[0]}")
+    return fig
+
+
+def save_run(results: pd.DataFrame, path: Path, name: str) -> Path:
+    """Writes PyTerrier results (``qid, docno, score, rank``, ranks from 0) as a TREC run file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    trec = pd.DataFrame({"qid": results["qid"], "q0": "Q0", "docno": results["docno"], "rank": results["rank"] + 1,
+                         "score": results["score"].astype(float), "run": name})
+    trec.to_csv(path, sep=" ", header=False, index=False)
+    return path
+
+
+class _Steps:
+    """Prints ``[k/n] what`` on stderr and keeps the wall time of each step."""
+
+    def __init__(self, n: int, progress: bool):
+        self.n, self.k, self.progress = n, 0, progress
+        self.timings: dict[str, float] = {}
+        self._name: Optional[str] = None
+        self._start = 0.0
+
+    def start(self, name: str, what: str) -> None:
+        self.stop()
+        self.k += 1
+        self._name, self._start = name, time.perf_counter()
+        if self.progress:
+            print(f"[{self.k}/{self.n}] {what}", file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        if self._name is not None:
+            self.timings[self._name] = time.perf_counter() - self._start
+            self._name = None
+
+
+def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] = None, trials: int = 1000,
+             test_trials: int = 2000, alpha: float = 0.05, seed: int = 0, warmup: int = 10, repeats: int = 3,
+             instance: str = "m5.large", accuracy: str = "nDCG@10", weights: Optional[dict] = None,
+             progress: bool = True) -> DemoResult:
+    """Runs the whole demo and writes ``out/index.html`` (plus its tables and figures).
+
+    systems: names from :data:`ir_cwla.systems.SYSTEMS` (default: all 15).
+    trials / test_trials / alpha / seed: of the consistency and discriminative-power analyses
+        (``trials`` random topic splits and permutations; the paper uses 1000 and 2000).
+    warmup / repeats / instance: the latency protocol and the priced cloud instance.
+    accuracy / weights: the leaderboard's accuracy measure and Dynascore weights.
+    """
+    import pyterrier as pt
+    from tqdm.auto import tqdm
+
+    import ir_cwla
+    from ir_cwla import datasets, meta
+    from ir_cwla import leaderboard as lb
+    from ir_cwla import systems as catalogue
+
+    weights = dict(weights or DEFAULT_WEIGHTS)
+    out = Path(out)
+    steps = _Steps(7, progress)
+    wall = time.perf_counter()
+
+    steps.start("data", "Cranfield from the package (offline)")
+    topics = datasets.cranfield_topics()
+    qrels = datasets.cranfield_qrels()
+    n_docs = sum(1 for _ in datasets.load(datasets.CRANFIELD).docs_iter())
+    collection = {"documents": n_docs, "topics": len(topics), "judgments": len(qrels)}
+    pt_qrels = datasets.as_pyterrier_qrels(qrels)
+    spec_table = catalogue.systems_table(systems)
+
+    with tempfile.TemporaryDirectory(prefix="ir_cwla-demo-") as workdir:
+        steps.start("index", f"indexing with pyterrier-pisa and bm25s: {len(spec_table)} systems")
+        built = catalogue.cranfield_systems(workdir, list(spec_table["name"]))
+
+        steps.start("retrieve", f"retrieving for {len(topics)} topics, runs saved in {out / 'runs'}")
+        runs = {}
+        for name, system in tqdm(built.items(), desc="retrieve", unit="system", disable=not progress):
+            runs[name] = system(topics)
+            save_run(runs[name], out / "runs" / f"{name}.run", name)
+
+        table1 = list(ir_cwla.table1())
+        standard = _standard_measures()
+        steps.start("evaluate", f"pt.Experiment: {len(runs)} systems x {len(topics)} topics x "
+                                f"{len(standard) + len(table1)} measures")
+        per_query = pt.Experiment(list(runs.values()), topics, pt_qrels, eval_metrics=standard + table1,
+                                  names=list(runs), perquery=True, verbose=progress)
+        per_query = per_query[["name", "qid", "measure", "value"]]
+
+        steps.start("meta", "meta-evaluation of the 39 Table-1 measures")
+        t1 = per_query[per_query["measure"].isin({str(m) for m in table1})]
+        sim = meta.similarity(t1, groups=meta.browsing_model)
+        cons = meta.consistency(t1, trials=trials, test_trials=test_trials, alpha=alpha, seed=seed,
+                                groups=meta.browsing_model, progress=progress)
+        disc = meta.discriminative_power(t1, trials=test_trials, alpha=alpha, seed=seed,
+                                         groups=meta.browsing_model, progress=progress)
+
+        steps.start("leaderboard", f"latency, throughput and cost: {len(built)} systems x {len(topics)} "
+                                   f"queries x {repeats} passes")
+        board = lb.Leaderboard.run(built, topics, pt_qrels, accuracy=accuracy, instance=instance,
+                                   warmup=warmup, repeats=repeats)
+
+    steps.start("report", f"writing {out / 'index.html'}")
+    means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
+    means = means.rename(columns=meta.label).loc[list(built)]
+    means.index.name = "system"
+    timings = dict(steps.timings)
+    result = DemoResult(out / "index.html", spec_table, per_query, means, sim, cons, disc, board, weights,
+                        timings, collection)
+    page = _build_report(result, out, standard, table1, len(topics))
+    per_query.to_csv(out / "per_query.csv", index=False)
+    board.save(str(out / "leaderboard"))
+    page.write()
+    steps.stop()
+    result.timings = {**steps.timings, "total": time.perf_counter() - wall}
+    return result
+
+
+def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n_topics: int) -> Any:
+    import ir_cwla
+    from ir_cwla import meta, report
+
+    page = report.HtmlReport("ir_cwla demo: C/W/L/A measures on Cranfield",
+                             "Real retrieval (pyterrier-pisa, bm25s), pt.Experiment with the Table-1 C/W/L/A "
+                             "measures, their meta-evaluation, and an efficiency-aware leaderboard. "
+                             "Computed offline on this machine.", directory=out)
+    c = result.collection
+    page.section("The collection and the systems")
+    page.text(f"Cranfield 1400 ({c['documents']:,} documents, {c['topics']} queries, {c['judgments']:,} "
+              "judgments), bundled with ir_cwla and served through ir_datasets (id 'cranfield').")
+    page.bullets(["Grade direction: Cleverdon's grades run from 1 (complete answer) to 4 (minimum interest); "
+                  "they are remapped 1->4, 2->3, 3->2, 4->1 so that larger is more relevant.",
+                  "Grade -1 (one per query, apparently the paper the query was written from): judged "
+                  "non-relevant (grade 0), as ir_datasets and ir-measures treat the raw grade."])
+    page.table(result.systems.set_index("name"), "the systems", filename="systems.csv")
+
+    page.section("Effectiveness")
+    std_names = [str(m) for m in standard]
+    canon = [meta.label(str(m)) for m in ir_cwla.canonical()]
+    headline = result.means[std_names + canon]
+    best = headline[std_names[0]].idxmax()
+    page.text(f"Mean over {n_topics} topics; standard measures first, then the six canonical C/W/L/A measures "
+              "(cutoff 10). Evaluated with pt.Experiment, which computes the CWLA measures through the ir_cwla "
+              "provider.")
+    page.table(headline.sort_values(std_names[0], ascending=False), "mean scores (best nDCG@10 highlighted)",
+               highlight={best}, filename="means_headline.csv")
+    page.figure(_plot_effectiveness(result.means, [std_names[0], *canon]),
+                "systems under nDCG@10 and the canonical C/W/L/A measures", filename="effectiveness.png")
+    t1_names = [meta.label(str(m)) for m in table1]
+    page.table(result.means[t1_names].T, "all 39 Table-1 measures (rows) for every system (columns)",
+               filename="means_table1.csv")
+
+    report.add_meta_sections(page, result.similarity, result.consistency, result.discriminative_power)
+    report.add_leaderboard_sections(page, result.leaderboard, result.weights)
+
+    cols = result.leaderboard.columns
+    page.section("Run it again")
+    page.code("make demo                      # = ir-cwla demo --out report\n"
+              f"ir-cwla eval irds:cranfield {out}/runs/*.run -m nDCG@10 -m \"CWLA(C='RBP', A='max')@10\"\n"
+              f"ir-cwla meta irds:cranfield {out}/runs --out meta-report\n"
+              f"ir-cwla leaderboard {out}/leaderboard/results.csv --accuracy {cols['accuracy']} "
+              f"--latency {cols['latency']} --cost {cols['cost']}")
+    page.text("Wall time per step: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items()) + ".",
+              note=True)
+    return page

@@ -1,0 +1,323 @@
+"""The :class:`Leaderboard`: accuracy, latency, throughput and cost of systems, ranked.
+
+Build one by running PyTerrier systems (:meth:`Leaderboard.run`) or from numbers already
+published (:meth:`Leaderboard.from_frame`). Either way the board keeps one row per system
+and three named dimensions -- ``accuracy``, ``latency``, ``cost`` -- which the Dynascore
+weights, the ranking strategies and the figures refer to.
+
+For a measured board:
+
+* ``accuracy`` is any ir-measures measure (``RR(rel=2)@10``, ``nDCG@10``, ``CWLA(...)``),
+  computed by :func:`pyterrier.Experiment` on the system's output for all topics. Pass
+  several measures to get a column for each (named as ir-measures names them); the first
+  plays ``accuracy``, and :meth:`Leaderboard.using` switches to another without re-running;
+* ``latency`` is the median per-query latency (``latency_stat='p50'``; or mean, p95, p99);
+* ``cost`` is USD per million queries from throughput (``cost_basis='throughput'``), or
+  USD per query from mean latency (``cost_basis='latency'``). Both columns are always in
+  the table, named by what they are computed from.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal, Optional, Union
+
+import pandas as pd
+
+from . import plots, strategies
+from .cost import Instance, as_instance, usd_per_million_queries, usd_per_query
+from .dynascore import DEFAULT_DIRECTIONS, DEFAULT_WEIGHTS, dynascore, winner_map
+from .timing import LatencyResult, ThroughputResult, environment, measure_latency, measure_throughput
+
+LATENCY_STATS = {"mean": "latency_mean_ms", "p50": "latency_p50_ms", "p95": "latency_p95_ms",
+                 "p99": "latency_p99_ms"}
+COST_BASES = {"throughput": "usd_per_1M_q_from_qps", "latency": "usd_per_q_from_latency"}
+ALIASES = ("accuracy", "latency", "cost")
+
+
+def _direction(column: str) -> int:
+    """+1 if larger is better; -1 for latency, cost and memory columns."""
+    if column in DEFAULT_DIRECTIONS:
+        return DEFAULT_DIRECTIONS[column]
+    return -1 if column.startswith(("latency", "usd", "cost", "memory")) else 1
+
+
+def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, measures: list[Any]
+              ) -> dict[str, float]:
+    import pyterrier as pt
+    result = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False)
+    return {str(m): float(result[str(m)].iloc[0]) for m in measures}
+
+
+def _measures(accuracy: Any) -> list[Any]:
+    import ir_measures
+
+    items = [accuracy] if isinstance(accuracy, (str, ir_measures.Measure)) else list(accuracy)
+    if not items:
+        raise ValueError("give at least one accuracy measure")
+    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in items]
+    for m in measures:
+        if not isinstance(m, ir_measures.Measure):
+            raise TypeError(f"accuracy must be an ir-measures measure or its name, got {m!r}")
+    return measures
+
+
+class Leaderboard:
+    """Systems with their accuracy, latency and cost, and the ways to rank them.
+
+    ``results`` has one row per system (index ``name``). ``columns`` maps each of the
+    dimensions ``accuracy``, ``latency``, ``cost`` to the column that plays it.
+    ``directions`` overrides the direction (+1 larger is better, -1 smaller is better) of
+    any column; by default columns whose names start with latency, cost, usd or memory
+    are -1 and all others +1.
+    """
+
+    def __init__(self, results: pd.DataFrame, columns: Optional[Mapping[str, str]] = None,
+                 directions: Optional[Mapping[str, int]] = None, environment: Optional[dict] = None,
+                 latencies: Optional[dict[str, LatencyResult]] = None,
+                 throughputs: Optional[dict[str, ThroughputResult]] = None):
+        self.results = results
+        self.columns = {alias: alias for alias in ALIASES}
+        self.columns.update(columns or {})
+        for alias, column in self.columns.items():
+            if column not in results.columns:
+                raise ValueError(f"{alias} column {column!r} not in the results (columns: {list(results.columns)})")
+        self.directions = dict(directions or {})
+        self.environment = environment or {}
+        self.latencies = latencies or {}
+        self.throughputs = throughputs or {}
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def run(cls, systems: Mapping[str, Any], topics: pd.DataFrame, qrels: pd.DataFrame, accuracy: Any,
+            instance: Union[Instance, str, Mapping[str, Union[Instance, str]]], warmup: int = 10,
+            repeats: int = 3, batch_size: Optional[int] = None, latency_stat: str = "p50",
+            cost_basis: Literal["throughput", "latency"] = "throughput", verbose: bool = False
+            ) -> Leaderboard:
+        """Runs every system on ``topics`` and measures accuracy, latency, throughput and cost.
+
+        First, each system runs once over all topics, untimed, and its output is scored
+        with ``accuracy`` against ``qrels`` by ``pt.Experiment`` (this also warms it up).
+        Then ``repeats`` rounds; in each round every system in turn gets one timed
+        throughput pass (:func:`~.timing.measure_throughput`: all topics in batches of
+        ``batch_size``, after one untimed batch from the second round on) and one latency
+        pass (:func:`~.timing.measure_latency`: ``warmup`` untimed single queries, then
+        every topic timed on its own). Interleaving the passes spreads a busy spell of the
+        machine over all systems instead of penalising whichever ran during it.
+
+        Args:
+            systems: name -> PyTerrier transformer (or callable on a topics DataFrame).
+            accuracy: an ir-measures measure or its name, e.g. ``RR(rel=2)@10``, or a list
+                of them (the first is the ``accuracy`` dimension).
+            instance: the :class:`~.cost.Instance` the systems run on (or its name in the
+                bundled price table), or a mapping name -> instance, one per system.
+            latency_stat: which latency statistic is the ``latency`` dimension.
+            cost_basis: which cost estimate is the ``cost`` dimension.
+        """
+        if not isinstance(systems, Mapping) or len(systems) < 2:
+            raise ValueError("a leaderboard needs a mapping of at least 2 named systems")
+        if latency_stat not in LATENCY_STATS:
+            raise ValueError(f"latency_stat must be one of {list(LATENCY_STATS)}, got {latency_stat!r}")
+        if cost_basis not in COST_BASES:
+            raise ValueError(f"cost_basis must be one of {list(COST_BASES)}, got {cost_basis!r}")
+        measures = _measures(accuracy)
+        if isinstance(instance, Mapping):
+            missing = [name for name in systems if name not in instance]
+            if missing:
+                raise ValueError(f"no instance given for system(s) {missing}")
+            instances = {name: as_instance(instance[name]) for name in systems}
+        else:
+            one = as_instance(instance)
+            instances = {name: one for name in systems}
+
+        env = environment()                        # before measuring: the load average says how busy
+        scores = {}
+        for name, system in systems.items():
+            if verbose:
+                print(f"[leaderboard] accuracy: {name}", flush=True)
+            run = system.transform(topics) if hasattr(system, "transform") else system(topics)
+            scores[name] = _evaluate(run, topics, qrels, measures)
+        thr_parts: dict[str, list[ThroughputResult]] = {name: [] for name in systems}
+        lat_parts: dict[str, list[LatencyResult]] = {name: [] for name in systems}
+        for r in range(repeats):                   # passes interleaved: a busy spell hits every system
+            for name, system in systems.items():
+                if verbose:
+                    print(f"[leaderboard] pass {r + 1}/{repeats}: throughput, latency: {name}", flush=True)
+                thr_parts[name].append(measure_throughput(system, topics, batch_size=batch_size, repeats=1,
+                                                          warmup=0 if r == 0 else 1))
+                lat_parts[name].append(measure_latency(system, topics, warmup=warmup, repeats=1))
+        rows, latencies, throughputs = [], {}, {}
+        for name in systems:
+            thr, lat = ThroughputResult.concat(thr_parts[name]), LatencyResult.concat(lat_parts[name])
+            stats, inst = lat.summary(), instances[name]
+            rows.append({
+                "name": name, **scores[name],
+                "latency_mean_ms": stats["mean_ms"], "latency_p50_ms": stats["p50_ms"],
+                "latency_p95_ms": stats["p95_ms"], "latency_p99_ms": stats["p99_ms"],
+                "qps": thr.qps, "instance": inst.name, "usd_per_hour": inst.usd_per_hour,
+                "usd_per_1M_q_from_qps": float(usd_per_million_queries(thr.qps, inst.usd_per_hour)),
+                "usd_per_q_from_latency": float(usd_per_query(stats["mean_ms"], inst.usd_per_hour)),
+            })
+            latencies[name], throughputs[name] = lat, thr
+        results = pd.DataFrame(rows).set_index("name")
+        env["load_average_after_1_5_15min"] = environment()["load_average_1_5_15min"]
+        env["protocol"] = {"warmup": warmup, "repeats": repeats, "batch_size": batch_size or len(topics),
+                           "n_topics": len(topics), "latency_stat": latency_stat, "cost_basis": cost_basis,
+                           "accuracy": [str(m) for m in measures],
+                           "instances": {n: i.as_dict() for n, i in instances.items()}}
+        columns = {"accuracy": str(measures[0]), "latency": LATENCY_STATS[latency_stat],
+                   "cost": COST_BASES[cost_basis]}
+        return cls(results, columns=columns, environment=env, latencies=latencies, throughputs=throughputs)
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, accuracy: str = "accuracy", latency: str = "latency",
+                   cost: str = "cost", name: Optional[str] = None,
+                   directions: Optional[Mapping[str, int]] = None) -> Leaderboard:
+        """A board from numbers already measured (e.g. a paper's table): one row per system.
+
+        ``accuracy``, ``latency`` and ``cost`` name the columns that play those roles; the
+        system names are the index, or the column ``name``. Other numeric columns (memory,
+        throughput, ...) can be weighted too; give their ``directions`` (default +1, -1 for
+        names starting with latency, cost, usd or memory).
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+        results = df.set_index(name) if name is not None else df.copy()
+        if len(results) < 2:
+            raise ValueError(f"a leaderboard needs at least 2 systems, got {len(results)}")
+        if results.index.has_duplicates:
+            raise ValueError(f"system names must be unique: {results.index[results.index.duplicated()].tolist()}")
+        board = cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost},
+                    directions=directions)
+        strategies._check_columns(board.metrics(), list(ALIASES))
+        return board
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def measure(self) -> str:
+        """Name of the column that plays accuracy (the measure, for a measured board)."""
+        return self.columns["accuracy"]
+
+    def _column_of(self, measure: Any) -> str:
+        """The column of a measure given as a column name, a measure name or a measure object."""
+        if isinstance(measure, str) and measure in self.results.columns:
+            return measure
+        import ir_measures
+
+        try:
+            return str(ir_measures.parse_measure(measure))
+        except (ValueError, SyntaxError):
+            return str(measure)
+
+    def using(self, accuracy: Optional[str] = None, latency: Optional[str] = None,
+              cost: Optional[str] = None) -> Leaderboard:
+        """The same measurements with other columns in the roles of accuracy, latency or cost.
+
+        ``accuracy`` names a measure (string or object) or column; ``latency`` and ``cost`` also accept the short names of :meth:`run`
+        (``'mean'``, ``'p95'``, ...; ``'throughput'``, ``'latency'``). Nothing is re-run.
+        """
+        columns = dict(self.columns)
+        if accuracy is not None:
+            columns["accuracy"] = self._column_of(accuracy)
+        if latency is not None:
+            columns["latency"] = LATENCY_STATS.get(latency, latency)
+        if cost is not None:
+            columns["cost"] = COST_BASES.get(cost, cost)
+        return Leaderboard(self.results, columns=columns, directions=self.directions,
+                           environment=self.environment, latencies=self.latencies, throughputs=self.throughputs)
+
+    def metrics(self) -> pd.DataFrame:
+        """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names."""
+        numeric = self.results.select_dtypes("number")
+        out = pd.DataFrame({alias: self.results[col] for alias, col in self.columns.items()},
+                           index=self.results.index)
+        extra = numeric.drop(columns=[c for c in self.columns.values() if c in numeric.columns])
+        return pd.concat([out, extra.drop(columns=[c for c in ALIASES if c in extra.columns])], axis=1)
+
+    def _directions(self, frame: pd.DataFrame) -> dict[str, int]:
+        found = {c: _direction(c) for c in frame.columns}
+        found.update({k: v for k, v in self.directions.items() if k in frame.columns})
+        return found
+
+    def dynascore(self, weights: Optional[Mapping[str, float]] = None,
+                  offsets: Optional[Mapping[str, float]] = None, **kwargs) -> pd.DataFrame:
+        """Dynascore ranking (default weights ``{accuracy: 0.5, cost: 0.25, latency: 0.25}``).
+
+        Weights name the dimensions ``accuracy``, ``latency``, ``cost`` or any other numeric
+        column. Returns :meth:`metrics` with ``dynascore`` and ``rank``, best first.
+        """
+        frame = self.metrics()
+        return dynascore(frame, weights=weights or DEFAULT_WEIGHTS, directions=self._directions(frame),
+                         offsets=offsets, perf="accuracy", **kwargs)
+
+    def table(self, weights: Optional[Mapping[str, float]] = None) -> pd.DataFrame:
+        """All results with ``dynascore`` and ``rank`` columns, best Dynascore first."""
+        scores = self.dynascore(weights)
+        out = self.results.copy()
+        out["dynascore"] = scores["dynascore"]
+        out["rank"] = scores["rank"]
+        return out.loc[scores.index]
+
+    def within_budget(self, latency: Optional[float] = None, cost: Optional[float] = None,
+                      by: str = "accuracy") -> pd.DataFrame:
+        """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy."""
+        budget = {k: v for k, v in {"latency": latency, "cost": cost}.items() if v is not None}
+        return strategies.rank_within_budget(self.metrics(), budget, by=by)
+
+    def above_accuracy(self, min_accuracy: float, by: str = "cost") -> pd.DataFrame:
+        """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` (cost/latency) first."""
+        frame = self.metrics()
+        return strategies.rank_above_accuracy(frame, min_accuracy, by=by,
+                                              ascending=self._directions(frame).get(by, 1) < 0)
+
+    def pareto(self, x: str = "latency") -> pd.DataFrame:
+        """Systems no other system beats on both accuracy and ``x`` (latency or cost)."""
+        return strategies.pareto_frontier(self.metrics(), x=x, y="accuracy")
+
+    def winner_map(self, metrics: tuple[str, ...] = ("accuracy", "latency", "cost"),
+                   step: float = 0.02) -> pd.DataFrame:
+        """The Dynascore winner for every weighting on a ``step`` grid over the simplex."""
+        frame = self.metrics()
+        return winner_map(frame, metrics=metrics, directions=self._directions(frame), step=step)
+
+    def per_query_latency(self) -> pd.DataFrame:
+        """Every timed call: ``name, qid, pass, ms`` (measured boards only)."""
+        if not self.latencies:
+            raise ValueError("this board was built from precomputed numbers; no per-query times")
+        return pd.concat([r.per_query().assign(name=n) for n, r in self.latencies.items()],
+                         ignore_index=True)[["name", "qid", "pass", "ms"]]
+
+    # ------------------------------------------------------------------ figures
+
+    def _label(self, alias: str) -> str:
+        column = self.columns[alias]
+        return column if alias == "accuracy" or column == alias else f"{alias} ({column})"
+
+    def plot_frontier(self, x: str = "latency", ax: Any = None, **kwargs) -> Any:
+        """Accuracy against latency (or ``x='cost'``) with the Pareto frontier."""
+        return plots.plot_frontier(self.metrics(), x=x, y="accuracy", ax=ax, xlabel=self._label(x),
+                                   ylabel=self._label("accuracy"), **kwargs)
+
+    def plot_weight_map(self, step: float = 0.01, ax: Any = None, **kwargs) -> Any:
+        """Which system wins for each weighting (Santhanam et al. 2023, Fig. 2(a))."""
+        return plots.plot_weight_map(self.winner_map(step=step), x="latency", y="accuracy", ax=ax, **kwargs)
+
+    # ------------------------------------------------------------------ output
+
+    def save(self, directory: str) -> None:
+        """Writes ``results.csv``, ``environment.json`` and (if measured) ``latency_per_query.csv``."""
+        from pathlib import Path
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        self.results.to_csv(out / "results.csv")
+        meta = {"measure": self.measure, "columns": self.columns, "environment": self.environment}
+        (out / "environment.json").write_text(json.dumps(meta, indent=2, default=str))
+        if self.latencies:
+            self.per_query_latency().to_csv(out / "latency_per_query.csv", index=False)
+
+    def __repr__(self) -> str:
+        cols = ", ".join(f"{k}={v!r}" for k, v in self.columns.items())
+        return f"Leaderboard({len(self.results)} systems; {cols})"

@@ -1,0 +1,37 @@
+"""Meta-evaluation of measures from PyTerrier results (Chen & Sakai, Sections 4-6).
+
+Every analysis takes the long per-query frame of ``pt.Experiment(..., perquery=True)``
+(columns ``name, qid, measure, value``), which :func:`evaluate` also produces from TREC run
+files without PyTerrier::
+
+    from ir_cwla import meta, table1
+    per_query = meta.evaluate(runs, qrels, table1())          # or pt.Experiment(..., perquery=True)
+    sim  = meta.similarity(per_query)                          # Kendall's tau between rankings
+    cons = meta.consistency(per_query, trials=1000, seed=0)   # tau between random topic halves
+    disc = meta.discriminative_power(per_query, trials=2000, alpha=0.05, seed=0)
+    cons.table(); disc.table(); disc.plot_asl(); sim.plot()
+
+Pass ``groups=meta.browsing_model`` to compare aggregations within each browsing model, as
+the paper does. :func:`sweep` runs many measures (:func:`grid`) over several collections at
+once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_jobs=`` or
+``scheduler='tcp://host:8786'``; randomised procedures are exactly reproducible from their
+seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
+"""
+from ir_cwla.meta.discpower import DiscriminativePower, discriminative_power
+from ir_cwla.meta.evaluation import evaluate, run_name
+from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
+from ir_cwla.meta.frame import ScoreCube, to_cube
+from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
+from ir_cwla.meta.naming import browsing_model, label
+from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
+from ir_cwla.meta.rank_consistency import Consistency, consistency
+from ir_cwla.meta.rank_similarity import Similarity, similarity
+from ir_cwla.meta.sweep import Sweep, grid, sweep
+from ir_cwla.meta.tukey import randomised_tukey_hsd
+
+__all__ = [
+    "evaluate", "similarity", "consistency", "discriminative_power", "randomised_tukey_hsd",
+    "paired_randomisation_test", "paired_t_test", "Similarity", "Consistency", "DiscriminativePower",
+    "ScoreCube", "to_cube", "browsing_model", "label", "run_name", "tau_b_rows", "tau_b_matrix",
+    "fieller_ci", "InProcess", "LocalProcesses", "Dask", "get_executor", "sweep", "grid", "Sweep",
+]

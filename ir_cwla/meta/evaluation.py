@@ -1,0 +1,179 @@
+"""Per-query scores of many runs, without PyTerrier systems: the input of every analysis.
+
+``evaluate(runs, qrels, measures)`` returns the same long frame as
+``pt.Experiment(systems, topics, qrels, measures, perquery=True)``: columns ``name`` (str),
+``qid`` (str), ``measure`` (str: ``str(measure)``, or the string the measure was given as)
+and ``value`` (float64), sorted by name and qid. It evaluates with one
+``ir_measures.evaluator(measures, qrels)`` for all runs, so CWLA and standard ir-measures
+measures mix freely; like ir-measures, a run that returns nothing for a judged topic gets
+the measure's default value (0) for it.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import ir_measures
+import pandas as pd
+
+from ir_cwla import io
+from ir_cwla.meta.executors import get_executor
+from ir_cwla.meta.frame import long_frame
+
+Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def run_name(path: Union[str, os.PathLike]) -> str:
+    """The system name of a TREC run file: ``runs/input.TUA1-1.gz`` -> ``TUA1-1``."""
+    name = Path(path).name
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    for ext in (".txt", ".run", ".trec", ".tsv"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    return name[len("input."):] if name.startswith("input.") and len(name) > len("input.") else name
+
+
+def as_run_mapping(runs: Runs) -> dict[str, Any]:
+    """``{name: run}`` from a mapping, a list of run files, or a directory of run files."""
+    if isinstance(runs, (str, os.PathLike)):
+        folder = Path(runs)
+        if not folder.is_dir():
+            raise ValueError(f"runs: {folder} is not a directory (pass a directory, a list of files or a dict)")
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise ValueError(f"runs: no run files in {folder}")
+        runs = files
+    if isinstance(runs, Mapping):
+        out = {str(k): v for k, v in runs.items()}
+    elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike)) for r in runs):
+        out = {}
+        for path in runs:
+            name = run_name(path)
+            if name in out:
+                raise ValueError(f"runs: two files give the system name {name!r}: {out[name]} and {path}; "
+                                 "pass a dict {name: path} instead")
+            out[name] = path
+    else:
+        raise TypeError("runs must be a dict {name: run}, a list of run files or a directory of run files, "
+                        f"got {type(runs).__name__}")
+    if not out:
+        raise ValueError("runs: no runs given")
+    return out
+
+
+def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """Measures as ir-measures objects, with the names the frame will carry (PyTerrier's rule:
+    a measure given as a string keeps that string, an object gets ``str(measure)``)."""
+    if isinstance(measures, (str, ir_measures.measures.Measure)):
+        measures = [measures]
+    parsed, names = [], []
+    for m in measures:
+        if isinstance(m, str):
+            try:
+                obj = ir_measures.parse_measure(m)
+            except (ValueError, NameError, SyntaxError, TypeError):
+                found = ir_measures.parse_trec_measure(m)
+                if len(found) != 1:
+                    raise ValueError(f"cannot parse measure {m!r}") from None
+                obj = found[0]
+            parsed.append(obj)
+            names.append(m)
+        elif isinstance(m, ir_measures.measures.Measure):
+            parsed.append(m)
+            names.append(str(m))
+        else:
+            raise TypeError(f"not a measure: {m!r}")
+    if not parsed:
+        raise ValueError("no measures given")
+    if len(set(parsed)) != len(parsed):
+        raise ValueError(f"duplicate measures in {names}")
+    return parsed, names
+
+
+class EvaluationContext:
+    """Qrels and measures shipped once to each worker; evaluators are built there on first use."""
+
+    def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str]):
+        self.qrels = qrels
+        self.measures = measures
+        self.names = names
+        self._evaluators: dict[tuple[int, ...], Any] = {}
+
+    def evaluator(self, block: tuple[int, ...]):
+        """The ir-measures evaluator of the measures at positions ``block`` (cached)."""
+        if block not in self._evaluators:
+            self._evaluators[block] = ir_measures.evaluator([self.measures[i] for i in block], self.qrels)
+        return self._evaluators[block]
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_evaluators": {}}
+
+
+def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str, Any, tuple[int, ...]]):
+    """Scores one run under a block of measures: the unit of work of :func:`evaluate`.
+
+    Returns ``(collection, name, qids, measure names, values)``.
+    """
+    collection, name, run, block = task
+    ctx = contexts[collection]
+    names = {ctx.measures[i]: ctx.names[i] for i in block}
+    frame = io.as_run_frame(run, name=name)
+    qids, measures, values = [], [], []
+    for metric in ctx.evaluator(block).iter_calc(frame):
+        qids.append(metric.query_id)
+        measures.append(names[metric.measure])
+        values.append(float(metric.value))
+    return collection, name, qids, measures, values
+
+
+def measure_blocks(n_measures: int, n_runs: int, parallelism: int) -> list[tuple[int, ...]]:
+    """Blocks of measure positions: one block in-process, more when runs alone are too few tasks."""
+    n_blocks = 1 if parallelism <= 1 else min(n_measures, -(-2 * parallelism // max(1, n_runs)))
+    size = -(-n_measures // n_blocks)
+    return [tuple(range(i, min(i + size, n_measures))) for i in range(0, n_measures, size)]
+
+
+def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], run: Any,
+                         progress: bool = True) -> dict[Any, pd.DataFrame]:
+    """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks."""
+    parsed, names = as_measures(measures)
+    contexts, tasks = {}, []
+    for key, (runs, qrels) in collections.items():
+        named = as_run_mapping(runs)
+        contexts[key] = EvaluationContext(io.as_qrels_frame(qrels), parsed, names)
+        blocks = measure_blocks(len(parsed), len(named), run.parallelism)
+        tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
+    results = run.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
+    columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}
+    for key, name, qids, ms, values in results:
+        cols = columns[key]
+        cols[0].extend([name] * len(qids))
+        cols[1].extend(qids)
+        cols[2].extend(ms)
+        cols[3].extend(values)
+    return {key: long_frame(*cols, order=names) for key, cols in columns.items()}
+
+
+def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,
+             n_jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = True) -> pd.DataFrame:
+    """Per-query scores of every run under every measure (``name, qid, measure, value``).
+
+    Parameters
+    ----------
+    runs: ``{name: run}`` (a run is a TREC file path, a DataFrame with ``query_id, doc_id,
+        score`` or PyTerrier's ``qid, docno, score``, or anything ir-measures accepts), a list
+        of TREC run files (named by :func:`run_name`), or a directory of run files.
+    qrels: a TREC qrels file, a DataFrame (``query_id, doc_id, relevance`` or PyTerrier's
+        ``qid, docno, label``) or anything ir-measures accepts.
+    measures: ir-measures Measure objects (e.g. ``ir_cwla.table1()``) or their names.
+    executor, n_jobs, scheduler: where the (run, block of measures) tasks run (default
+        in-process; see :func:`ir_cwla.meta.get_executor`); run files must be readable there.
+    progress: show a tqdm progress bar.
+    """
+    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    return evaluate_collections({None: (runs, qrels)}, measures, run, progress)[None]

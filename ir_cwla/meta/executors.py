@@ -1,0 +1,185 @@
+"""Where the independent tasks of an analysis run: in-process, local processes, or Dask.
+
+Every analysis is written as ``executor.map(fn, shared, tasks)``: ``fn(shared, task)`` is a
+pure module-level function, ``shared`` the data every task reads, ``tasks`` small
+descriptions of the work (a run file, a chunk of trials with its seed). Results come back
+in task order, and each task derives its random stream from the seed and its own index
+(:mod:`ir_cwla.meta.streams`), so the result is bit-for-bit the same on every executor.
+
+- :class:`InProcess` (default): one task after the other.
+- :class:`LocalProcesses` (``n_jobs=k``): a pool of ``k`` processes; ``shared`` is sent
+  once to each process through the pool initializer.
+- :class:`Dask` (``executor=client`` or ``scheduler='tcp://host:8786'``): ``shared`` is
+  scattered once to every worker (``client.scatter(..., broadcast=True)``) and the tasks
+  are submitted with ``client.map(..., retries=...)``. A task that raises is retried up to
+  ``retries`` times; a task whose worker dies is rescheduled on another worker by the
+  scheduler (up to ``distributed.scheduler.allowed-failures`` deaths, 3 by default), and
+  the broadcast copy of ``shared`` on the surviving workers keeps the data available. The
+  result is unchanged because no task depends on which worker runs it.
+
+``dask.distributed`` is optional (``pip install ir-cwla[dask]``) and imported only here,
+only when a Dask executor is asked for.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, Protocol
+
+from tqdm.auto import tqdm
+
+
+class Executor(Protocol):
+    """Runs ``fn(shared, task)`` for every task and returns the results in task order.
+
+    ``parallelism`` (how many tasks run at once) only guides how finely work is split.
+    """
+
+    parallelism: int
+
+    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
+            desc: str = "", progress: bool = True) -> list:
+        ...
+
+
+class InProcess:
+    """Runs the tasks one after the other in this process (the default)."""
+
+    parallelism = 1
+
+    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
+            desc: str = "", progress: bool = True) -> list:
+        return [fn(shared, task) for task in tqdm(tasks, desc=desc, disable=not progress, leave=False)]
+
+    def __repr__(self) -> str:
+        return "InProcess()"
+
+
+# -- local processes -----------------------------------------------------------------------
+_SHARED: Any = None
+
+
+def _init_worker(shared: Any) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _run_in_worker(item: tuple[Callable[[Any, Any], Any], Any]) -> Any:
+    fn, task = item
+    return fn(_SHARED, task)
+
+
+class LocalProcesses:
+    """A pool of ``n_jobs`` local processes per ``map`` call; ``shared`` is sent once per process.
+
+    Uses Python's default start method (``fork`` on Linux up to Python 3.13, where workers
+    start at once with the parent's modules; ``spawn``/``forkserver`` elsewhere).
+    """
+
+    def __init__(self, n_jobs: int):
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+        self.parallelism = n_jobs
+
+    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
+            desc: str = "", progress: bool = True) -> list:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(self.parallelism, max(1, len(tasks))),
+                                 mp_context=multiprocessing.get_context(),
+                                 initializer=_init_worker, initargs=(shared,)) as pool:
+            results = pool.map(_run_in_worker, [(fn, task) for task in tasks])
+            return list(tqdm(results, total=len(tasks), desc=desc, disable=not progress, leave=False))
+
+    def __repr__(self) -> str:
+        return f"LocalProcesses(n_jobs={self.parallelism})"
+
+
+# -- Dask ----------------------------------------------------------------------------------
+def _run_on_dask(task: Any, shared: Any = None, fn: Optional[Callable[[Any, Any], Any]] = None) -> Any:
+    return fn(shared, task)
+
+
+class Dask:
+    """Runs the tasks on a ``dask.distributed`` cluster through ``client``.
+
+    retries: how often a task that raised is resubmitted (worker deaths are handled by the
+        scheduler, see the module docstring).
+    """
+
+    def __init__(self, client: Any, retries: int = 3):
+        self.client = client
+        self.retries = retries
+
+    @property
+    def parallelism(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
+            desc: str = "", progress: bool = True) -> list:
+        from distributed import as_completed
+
+        if not tasks:
+            return []
+        # one copy per worker, not per task; a fresh key (hash=False), so that data released by an
+        # earlier map with the same content is never mistaken for this one
+        [data] = self.client.scatter([shared], broadcast=True, hash=False)
+        futures = self.client.map(_run_on_dask, list(tasks), shared=data, fn=fn, retries=self.retries,
+                                  pure=False)
+        with tqdm(total=len(futures), desc=desc, disable=not progress, leave=False) as bar:
+            for _ in as_completed(futures, loop=self.client.loop):
+                bar.update()
+        results = self.client.gather(futures)
+        del data
+        return results
+
+    def __repr__(self) -> str:
+        return f"Dask({self.client!r})"
+
+
+_CLIENTS: dict[str, Any] = {}
+
+
+def connect(address: str) -> Any:
+    """A ``dask.distributed.Client`` connected to the scheduler at ``address``, reused across calls."""
+    client = _CLIENTS.get(address)
+    if client is None or client.status not in ("running", "connecting", "newly-created"):
+        try:
+            from distributed import Client
+        except ImportError as ex:  # pragma: no cover - depends on the environment
+            raise ImportError("scheduler= needs dask.distributed: pip install 'ir-cwla[dask]'") from ex
+        client = _CLIENTS[address] = Client(address, set_as_default=False)
+    return client
+
+
+def _is_dask_client(obj: Any) -> bool:
+    return type(obj).__name__ == "Client" and hasattr(obj, "scatter") and hasattr(obj, "submit")
+
+
+def get_executor(executor: Optional[Any] = None, *, n_jobs: Optional[int] = None,
+                 scheduler: Optional[str] = None) -> Executor:
+    """The executor to use.
+
+    executor: ``None`` (see below), an Executor (``map``/``parallelism``), or a
+        ``dask.distributed.Client``.
+    n_jobs: run on that many local processes (``-1``: one per CPU; ``1``: in-process).
+    scheduler: address of a Dask scheduler (``'tcp://host:8786'``) to connect to.
+    """
+    given = sum(x is not None for x in (executor, n_jobs, scheduler))
+    if given > 1:
+        raise ValueError("pass at most one of executor, n_jobs and scheduler")
+    if scheduler is not None:
+        return Dask(connect(scheduler))
+    if n_jobs is not None:
+        if n_jobs == -1:
+            n_jobs = os.cpu_count() or 1
+        return InProcess() if n_jobs == 1 else LocalProcesses(n_jobs)
+    if executor is None:
+        return InProcess()
+    if _is_dask_client(executor):
+        return Dask(executor)
+    if hasattr(executor, "map") and hasattr(executor, "parallelism"):
+        return executor
+    raise TypeError(f"unsupported executor {executor!r}: pass None, a dask.distributed.Client, "
+                    "or an object with map(fn, shared, tasks) and parallelism")

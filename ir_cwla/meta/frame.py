@@ -1,0 +1,185 @@
+"""From PyTerrier's per-query frame to a dense measures x topics x systems score cube.
+
+The long frame is what ``pt.Experiment(..., perquery=True)`` returns and what
+:func:`ir_cwla.meta.evaluate` produces: one row per system, topic and measure, with the
+columns ``name`` (system), ``qid``, ``measure`` (``str(measure)``) and ``value``. Every
+analysis first turns it into a :class:`ScoreCube` here, which is also where bad input is
+caught: missing columns, NaN values, duplicate rows, and systems scored on different topics.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ("name", "qid", "measure", "value")
+
+TopicPolicy = Literal["strict", "intersection"]
+Groups = Union[None, Callable[[str], Hashable], Mapping[str, Hashable]]
+
+
+@dataclass(frozen=True)
+class ScoreCube:
+    """Scores of ``systems`` on ``topics`` for ``measures``: ``values[m, t, s]``.
+
+    Systems and topics are sorted (so the values of a measure do not depend on the row order
+    of the frame they came from); measures keep their order of first appearance.
+    """
+
+    values: np.ndarray
+    measures: tuple[str, ...]
+    topics: tuple[str, ...]
+    systems: tuple[str, ...]
+
+    def matrix(self, measure: str) -> np.ndarray:
+        """The topics x systems matrix of one measure."""
+        return self.values[self.measures.index(measure)]
+
+    def means(self) -> pd.DataFrame:
+        """Mean score per system (rows) and measure (columns)."""
+        return pd.DataFrame(self.values.mean(axis=1).T, index=pd.Index(self.systems, name="name"),
+                            columns=pd.Index(self.measures, name="measure"))
+
+    def select(self, measures: Sequence[str]) -> ScoreCube:
+        idx = [self.measures.index(m) for m in measures]
+        return ScoreCube(self.values[idx], tuple(measures), self.topics, self.systems)
+
+
+def _examples(items: Sequence, n: int = 5, sep: str = ", ") -> str:
+    items = list(items)
+    shown = sep.join(map(str, items[:n]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
+
+
+def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_systems: int = 2,
+            min_topics: int = 2, min_measures: int = 1) -> ScoreCube:
+    """Validates a per-query frame (``name, qid, measure, value``) and pivots it to a cube.
+
+    topics: ``'strict'`` (default) requires every system to be scored on the same topics for
+        every measure and otherwise names the topics that differ; ``'intersection'`` keeps
+        the topics that every system has for every measure.
+    Raises ``ValueError`` for missing columns, NaN/infinite values, duplicate rows, a
+    system without scores for a measure, differing topic sets (``'strict'``), or fewer
+    systems, topics or measures than required.
+    """
+    if not isinstance(per_query, pd.DataFrame):
+        raise TypeError(f"expected a per-query DataFrame with columns {list(COLUMNS)}, "
+                        f"got {type(per_query).__name__}")
+    missing = [c for c in COLUMNS if c not in per_query.columns]
+    if missing:
+        raise ValueError(f"per-query frame lacks columns {missing} (found {list(per_query.columns)}); "
+                         "expected pt.Experiment(..., perquery=True)'s name, qid, measure, value")
+    if topics not in ("strict", "intersection"):
+        raise ValueError(f"topics must be 'strict' or 'intersection', got {topics!r}")
+    if len(per_query) == 0:
+        raise ValueError("per-query frame is empty")
+
+    names = per_query["name"].astype(str).to_numpy()
+    qids = per_query["qid"].astype(str).to_numpy()
+    measure_col = per_query["measure"].astype(str).to_numpy()
+    try:
+        values = pd.to_numeric(per_query["value"]).to_numpy(dtype=np.float64)
+    except (ValueError, TypeError) as ex:
+        raise ValueError(f"per-query frame: values are not numeric ({ex})") from ex
+
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = [f"({names[i]}, {qids[i]}, {measure_col[i]})" for i in np.flatnonzero(bad)]
+        raise ValueError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
+                         f"{_examples(rows, 3)}. pt.Experiment gives NaN to topics without qrels: drop those "
+                         "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
+
+    s_codes, systems = pd.factorize(names, sort=True)
+    t_codes, all_topics = pd.factorize(qids, sort=True)
+    m_codes, measures = pd.factorize(measure_col, sort=False)
+    n_m, n_t, n_s = len(measures), len(all_topics), len(systems)
+
+    flat = (m_codes * n_t + t_codes) * n_s + s_codes
+    counts = np.bincount(flat, minlength=n_m * n_t * n_s).reshape(n_m, n_t, n_s)
+    if (counts > 1).any():
+        m, t, s = np.argwhere(counts > 1)[0]
+        raise ValueError(f"per-query frame has {int((counts > 1).sum())} duplicated (name, qid, measure) rows, "
+                         f"e.g. ({systems[s]}, {all_topics[t]}, {measures[m]})")
+    cube = np.full((n_m, n_t, n_s), np.nan)
+    cube.reshape(-1)[flat] = values
+    present = counts == 1
+
+    for m in range(n_m):
+        lacking = [systems[s] for s in np.flatnonzero(~present[m].any(axis=0))]
+        if lacking:
+            raise ValueError(f"systems {_examples(lacking)} have no scores for measure {measures[m]!r}")
+
+    complete = present.all(axis=(0, 2))        # topics every system has for every measure
+    if not complete.all():
+        if topics == "strict":
+            details = []
+            for s in range(n_s):
+                gaps = np.flatnonzero(~present[:, :, s].all(axis=0))
+                if len(gaps):
+                    details.append(f"{systems[s]} lacks {_examples([all_topics[t] for t in gaps])}")
+            raise ValueError("systems are scored on different topic sets: " + _examples(details, 4, "; ")
+                             + f". Pass topics='intersection' to keep the {int(complete.sum())} topics "
+                             "every system has.")
+        cube = cube[:, complete]
+        all_topics = all_topics[complete]
+
+    result = ScoreCube(cube, tuple(measures), tuple(all_topics), tuple(systems))
+    check_sizes(result, min_systems=min_systems, min_topics=min_topics, min_measures=min_measures)
+    return result
+
+
+def check_sizes(cube: ScoreCube, min_systems: int = 2, min_topics: int = 2, min_measures: int = 1) -> None:
+    n_m, n_t, n_s = cube.values.shape
+    if n_s < min_systems:
+        raise ValueError(f"need at least {min_systems} systems, got {n_s}: {list(cube.systems)}")
+    if n_t < min_topics:
+        raise ValueError(f"need at least {min_topics} topics (scored for every system), got {n_t}")
+    if n_m < min_measures:
+        raise ValueError(f"need at least {min_measures} measures, got {n_m}: {list(cube.measures)}")
+
+
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float in (0, 1), or a clear error."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def resolve_groups(measures: Sequence[str], groups: Groups) -> dict[Hashable, list[str]]:
+    """Families of measures compared with each other, in order of first appearance.
+
+    ``groups`` is ``None`` (one family of all measures), a mapping measure -> family, or a
+    function measure name -> family (e.g. :func:`ir_cwla.meta.browsing_model`).
+    """
+    out: dict[Hashable, list[str]] = {}
+    for m in measures:
+        if groups is None:
+            key: Hashable = "all"
+        elif isinstance(groups, Mapping):
+            if m not in groups:
+                raise ValueError(f"groups mapping has no family for measure {m!r}")
+            key = groups[m]
+        elif callable(groups):
+            key = groups(m)
+        else:
+            raise TypeError(f"groups must be None, a mapping or a function, got {type(groups).__name__}")
+        out.setdefault(key, []).append(m)
+    return out
+
+
+def long_frame(rows_name: Sequence[str], rows_qid: Sequence[str], rows_measure: Sequence[str],
+               rows_value: Sequence[float], order: Optional[Sequence[str]] = None) -> pd.DataFrame:
+    """A per-query frame like ``pt.Experiment(perquery=True)``'s, sorted by name, qid, measure.
+
+    ``order`` fixes the order of measures within a (name, qid) (default: first appearance).
+    """
+    df = pd.DataFrame({"name": pd.Series(rows_name, dtype=str), "qid": pd.Series(rows_qid, dtype=str),
+                       "measure": pd.Series(rows_measure, dtype=str),
+                       "value": pd.Series(rows_value, dtype=np.float64)})
+    rank = {m: i for i, m in enumerate(order if order is not None else pd.unique(df["measure"]))}
+    df["_m"] = df["measure"].map(rank)
+    df = df.sort_values(["name", "qid", "_m"], kind="stable").drop(columns="_m")
+    return df.reset_index(drop=True)

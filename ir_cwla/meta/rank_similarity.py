@@ -1,0 +1,113 @@
+"""System ranking similarity between measures (Chen & Sakai, Section 4; Figure 2).
+
+Each measure ranks the systems by their mean score over the topics; two measures are
+compared by Kendall's tau-b between their rankings (ties handled), with a confidence
+interval from Fisher's z-transform and the variance ``0.437 / (n - 4)`` of Fieller, Hartley
+and Pearson (1957), ``n`` the number of systems (see :mod:`ir_cwla.meta.kendall`).
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from ir_cwla.meta import kendall, naming
+from ir_cwla.meta.frame import Groups, TopicPolicy, resolve_groups, to_cube
+
+
+@dataclass
+class Similarity:
+    """Kendall's tau-b between the system rankings of every two measures.
+
+    ``tau``, ``ci_low``, ``ci_high``: measures x measures frames (indexed by measure name);
+    ``means``: systems x measures mean scores; ``groups``: the families shown by
+    :meth:`table` and :meth:`plot`.
+    """
+
+    tau: pd.DataFrame
+    ci_low: pd.DataFrame
+    ci_high: pd.DataFrame
+    means: pd.DataFrame
+    level: float
+    groups: dict[Hashable, list[str]]
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.means)
+
+    def table(self, within_groups: bool = True) -> pd.DataFrame:
+        """One row per pair of measures (within each family unless ``within_groups=False``)."""
+        rows = []
+        families = self.groups.items() if within_groups else [("all", list(self.tau.index))]
+        for group, members in families:
+            for i, a in enumerate(members):
+                for b in members[i + 1:]:
+                    rows.append({"group": group, "measure_a": self.labels.get(a, a),
+                                 "measure_b": self.labels.get(b, b), "tau": self.tau.at[a, b],
+                                 "ci_low": self.ci_low.at[a, b], "ci_high": self.ci_high.at[a, b]})
+        return pd.DataFrame(rows, columns=["group", "measure_a", "measure_b", "tau", "ci_low", "ci_high"])
+
+    def matrix(self, group: Optional[Hashable] = None, digits: int = 3) -> pd.DataFrame:
+        """Lower-triangular text matrix ``tau (low, high)`` of one family (as in Figure 2)."""
+        members = list(self.tau.index) if group is None else self.groups[group]
+        names = [self.labels.get(m, m) for m in members]
+        out = pd.DataFrame("", index=names, columns=names)
+        for i, a in enumerate(members):
+            for j, b in enumerate(members[: i + 1]):
+                if i == j:
+                    out.iat[i, j] = f"{1:.{digits}f}"
+                else:
+                    out.iat[i, j] = (f"{self.tau.at[a, b]:.{digits}f} "
+                                     f"({self.ci_low.at[a, b]:.{digits}f}, {self.ci_high.at[a, b]:.{digits}f})")
+        return out
+
+    def plot(self, **kwargs):
+        """Heat-maps of tau with the CIs, one panel per family (Figure 2). Returns the Figure."""
+        from ir_cwla.meta.plots import plot_similarity
+
+        return plot_similarity(self, **kwargs)
+
+
+def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups = None,
+               topics: TopicPolicy = "strict", labels: naming.Labels = None) -> Similarity:
+    """Kendall's tau-b between the system rankings (by mean score) of every two measures.
+
+    Parameters
+    ----------
+    per_query: ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
+    level: confidence level of the intervals (Fisher z, Fieller-Hartley-Pearson variance).
+    groups: families for :meth:`Similarity.table` / :meth:`Similarity.plot` (e.g.
+        :func:`ir_cwla.meta.browsing_model`); tau is computed for all pairs regardless.
+    topics: ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.meta.frame.to_cube`).
+    labels: display names (default: :func:`ir_cwla.short_name`).
+
+    Raises ``ValueError`` for fewer than 2 systems, topics or measures, and for a measure that
+    gives every system the same mean score (its ranking, hence tau, is undefined).
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    cube = to_cube(per_query, topics, min_measures=2)
+    means = cube.means()
+    tau = kendall.tau_b_matrix(means.to_numpy())
+    constant = [m for m, ok in zip(cube.measures, np.isfinite(np.diag(tau))) if not ok]
+    if constant:
+        raise ValueError(f"measures {constant} give every system the same mean score: their system ranking is "
+                         "a single tie and Kendall's tau is undefined; drop them")
+    n = len(cube.systems)
+    if n < 5:
+        import warnings
+
+        warnings.warn(f"only {n} systems: the confidence intervals of tau (which need n > 4) are NaN",
+                      stacklevel=2)
+    low, high = kendall.fieller_ci(tau, n, level)
+
+    def frame(a: np.ndarray) -> pd.DataFrame:
+        return pd.DataFrame(a, index=list(cube.measures), columns=list(cube.measures))
+
+    return Similarity(tau=frame(tau), ci_low=frame(low), ci_high=frame(high), means=means, level=level,
+                      groups=resolve_groups(cube.measures, groups),
+                      labels=naming.resolve_labels(list(cube.measures), labels))

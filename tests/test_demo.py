@@ -1,0 +1,96 @@
+"""Smoke test of ``ir-cwla demo`` (what ``make demo`` runs) with a reduced system set.
+
+It runs ``python -m ir_cwla demo`` offline (fresh ir_datasets cache, sockets disabled, see
+``tests/offline.py``) on the five systems of ``SMOKE_SYSTEMS`` with few trials, then checks
+the report and re-computes the scores of the saved runs independently: the raw Cranfield
+judgments, remapped here, scored with ir-measures and by hand.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import ir_measures
+import pandas as pd
+import pytest
+
+from ir_cwla.systems import SMOKE_SYSTEMS
+from tests.html_checks import external_references, parse_tags
+from tests.offline import run_offline
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Path, object]:
+    tmp = tmp_path_factory.mktemp("demo")
+    out = tmp / "report"
+    proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "smoke", "--trials", "50",
+                        "--test-trials", "100", "--repeats", "1", "--warmup", "2"], tmp, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, proc
+
+
+@pytest.fixture(scope="module")
+def qrels(cranfield_dir) -> pd.DataFrame:
+    rows = [line.split() for line in (cranfield_dir / "cranqrel").read_text().splitlines() if line.strip()]
+    return pd.DataFrame([(q, d, {"-1": 0, "1": 4, "2": 3, "3": 2, "4": 1}[g]) for q, d, g in rows],
+                        columns=["query_id", "doc_id", "relevance"])
+
+
+def test_summary_and_progress(demo):
+    out, proc = demo
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Cranfield: 1,400 documents, 225 queries, 1,837 judgments; 5 systems; 44 measures"
+    assert any(line.startswith("  Dynascore winner:") and line.split()[2] in SMOKE_SYSTEMS for line in lines)
+    assert lines[-1] == f"report: {out / 'index.html'}"
+    steps = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert [s.split("]")[0] for s in steps] == [f"[{k}/7" for k in range(1, 8)]
+    assert "Create index" not in proc.stderr                    # PISA's own output is silenced
+    assert (out.parent / "irds" / "cranfield" / "cran.tar.gz").exists()   # the private cache was used
+
+
+def test_report_is_self_contained(demo):
+    out, _ = demo
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert not external_references(page)
+    tags = parse_tags(page)
+    assert "script" not in {t for t, _ in tags}
+    assert sum(t == "img" for t, _ in tags) == 6
+    for heading in ("Effectiveness", "Meta-evaluation 1: system ranking similarity", "Meta-evaluation 2: "
+                    "system ranking consistency", "Meta-evaluation 3: discriminative power",
+                    "Efficiency-aware leaderboard"):
+        assert f">{heading}</h2>" in page
+    assert "remapped 1-&gt;4, 2-&gt;3, 3-&gt;2, 4-&gt;1" in page
+    board = pd.read_csv(out / "leaderboard" / "results.csv", index_col=0)
+    assert sorted(board.index) == sorted(SMOKE_SYSTEMS)
+    assert (board["latency_p50_ms"] > 0).all() and (board["qps"] > 0).all()
+
+
+def test_scores_match_an_independent_evaluation_of_the_saved_runs(demo, qrels):
+    out, _ = demo
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str})
+    assert per_query.groupby("name").size().to_dict() == {name: 225 * 44 for name in SMOKE_SYSTEMS}
+    grade = {(q, d): r for q, d, r in qrels.itertuples(index=False)}
+    for name in SMOKE_SYSTEMS:
+        run = pd.read_csv(out / "runs" / f"{name}.run", sep=" ", header=None, dtype={0: str, 2: str},
+                          names=["query_id", "q0", "doc_id", "rank", "score", "run"])
+        mine = per_query[per_query.name == name].set_index(["qid", "measure"])["value"]
+        for m in ir_measures.iter_calc([ir_measures.nDCG @ 10, ir_measures.AP], qrels, run):
+            assert mine[(m.query_id, str(m.measure))] == pytest.approx(m.value, abs=1e-9)
+        # P_ERG@10 by hand: linear gains x / 4 over the top 10 (score desc, doc_id desc)
+        ranked = run.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False])
+        for qid, top in ranked.groupby("query_id"):
+            by_hand = sum(grade.get((qid, d), 0) for d in top.doc_id[:10]) / 4 / 10
+            assert mine[(qid, "CWLA(C='P',A='ERG')@10")] == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_pyterrier_example_runs_as_is_offline(demo, tmp_path):
+    """examples/pyterrier_experiment.py agrees with the demo on the systems they share."""
+    out, _ = demo
+    proc = run_offline(["examples/pyterrier_experiment.py"], tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {line.split()[0]: line.split() for line in proc.stdout.split("\n\n")[0].splitlines()[1:]}
+    assert sorted(rows) == sorted(["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-bm25l"])
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str})
+    ndcg = per_query[per_query.measure == "nDCG@10"].groupby("name").value.mean()
+    for name, fields in rows.items():
+        assert float(fields[1]) == pytest.approx(ndcg[name], abs=5e-5)   # printed with 4 decimals
+    assert "Holm-corrected p-values" in proc.stdout

@@ -1,0 +1,268 @@
+"""The Leaderboard: measured from PyTerrier systems, or built from published numbers."""
+from __future__ import annotations
+
+import json
+import time
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+from ir_measures import RR, nDCG
+
+import ir_cwla
+from ir_cwla import leaderboard as lb
+
+TOPICS = pd.DataFrame({"qid": ["1", "2", "3", "4"], "query": ["wing flow", "heat transfer", "shock", "mach"]})
+QRELS = pd.DataFrame({"qid": ["1", "1", "2", "3", "4", "4"], "docno": ["d1", "d2", "d3", "d4", "d5", "d6"],
+                      "label": [2, 1, 2, 1, 2, 2]})
+# "good" puts the grade-2 document first for queries 1, 2, 4; "poor" puts it second or misses it
+GOOD = pd.DataFrame({"qid": ["1", "1", "2", "3", "4", "4"], "docno": ["d1", "d2", "d3", "d4", "d5", "d9"],
+                     "score": [2.0, 1.0, 1.0, 1.0, 2.0, 1.0]})
+POOR = pd.DataFrame({"qid": ["1", "1", "2", "2", "3", "4"], "docno": ["d2", "d1", "d8", "d3", "d4", "d9"],
+                     "score": [2.0, 1.0, 2.0, 1.0, 1.0, 1.0]})
+SLEEP_S = 0.004
+
+
+def sleeping(system: pt.Transformer, seconds_per_query: float) -> pt.Transformer:
+    """``system`` slowed down by ``seconds_per_query`` for every query it is given."""
+    def slow(topics: pd.DataFrame) -> pd.DataFrame:
+        time.sleep(seconds_per_query * len(topics))
+        return system.transform(topics)
+    return pt.apply.generic(slow)
+
+
+@pytest.fixture(scope="module")
+def board() -> lb.Leaderboard:
+    systems = {"fast-poor": pt.Transformer.from_df(POOR), "slow-good": sleeping(pt.Transformer.from_df(GOOD), SLEEP_S)}
+    return lb.Leaderboard.run(systems, TOPICS, QRELS, accuracy=RR(rel=2)@10, instance=lb.instance("m5.xlarge"),
+                              warmup=2, repeats=2)
+
+
+def test_measured_table(board):
+    table = board.table()
+    for column in ("RR(rel=2)@10", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "qps",
+                   "instance", "usd_per_hour", "usd_per_1M_q_from_qps", "usd_per_q_from_latency",
+                   "dynascore", "rank"):
+        assert column in table.columns
+    # RR(rel=2)@10 by hand: good = (1 + 1 + 0 + 1) / 4; poor = (1/2 + 1/2 + 0 + 0) / 4
+    assert table.loc["slow-good", "RR(rel=2)@10"] == pytest.approx(0.75)
+    assert table.loc["fast-poor", "RR(rel=2)@10"] == pytest.approx(0.25)
+    slow = table.loc["slow-good"]
+    assert slow["latency_p50_ms"] >= SLEEP_S * 1000 and slow["qps"] <= 1 / SLEEP_S   # sleeps are lower bounds
+    assert (table["latency_p50_ms"] <= table["latency_p95_ms"]).all()
+    assert (table["latency_p95_ms"] <= table["latency_p99_ms"]).all()
+    np.testing.assert_allclose(table["usd_per_1M_q_from_qps"], 0.192 / (3600 * table["qps"]) * 1e6)
+    np.testing.assert_allclose(table["usd_per_q_from_latency"], 0.192 * table["latency_mean_ms"] / 3.6e6)
+    assert set(table["instance"]) == {"m5.xlarge"}
+    assert board.columns == {"accuracy": "RR(rel=2)@10", "latency": "latency_p50_ms",
+                             "cost": "usd_per_1M_q_from_qps"}
+
+
+def test_percentiles_are_those_of_the_recorded_times(board):
+    times = board.per_query_latency()
+    assert len(times) == 2 * 2 * len(TOPICS)                      # systems x passes x topics
+    for name, group in times.groupby("name"):
+        row = board.results.loc[name]
+        assert row["latency_p95_ms"] == pytest.approx(np.percentile(group["ms"], 95))
+        assert row["latency_mean_ms"] == pytest.approx(group["ms"].mean())
+
+
+def test_environment_and_protocol_are_recorded(board, tmp_path):
+    env = board.environment
+    assert env["protocol"]["warmup"] == 2 and env["protocol"]["repeats"] == 2
+    assert env["protocol"]["accuracy"] == ["RR(rel=2)@10"]
+    assert env["protocol"]["instances"]["slow-good"]["usd_per_hour"] == 0.192
+    assert env["cpu_model"] and env["versions"]["numpy"]
+    board.save(tmp_path)
+    saved = json.loads((tmp_path / "environment.json").read_text())
+    assert saved["measure"] == "RR(rel=2)@10"
+    assert len(pd.read_csv(tmp_path / "latency_per_query.csv")) == 16
+    assert list(pd.read_csv(tmp_path / "results.csv", index_col=0).index) == list(board.results.index)
+
+
+def test_dynascore_and_strategies_on_a_measured_board(board):
+    scores = board.dynascore({"accuracy": 1.0, "latency": 0.0, "cost": 0.0})
+    assert scores.index[0] == "slow-good"
+    scores = board.dynascore({"accuracy": 0.0, "latency": 1.0})
+    assert scores.index[0] == "fast-poor"
+    assert list(board.above_accuracy(0.5).index) == ["slow-good"]
+    limit = board.results.loc["slow-good", "latency_p50_ms"] - 1e-9
+    assert list(board.within_budget(latency=limit).index) == ["fast-poor"]
+
+
+def test_any_ir_measures_measure_is_accuracy():
+    systems = {"good": pt.Transformer.from_df(GOOD), "poor": pt.Transformer.from_df(POOR)}
+    cwla = ir_measures.parse_measure("CWLA(C='RBP', A='ERG')@10")
+    for measure in (nDCG@10, "nDCG@10", cwla, ir_cwla.CWLA(C="INST", A="ERG")@10):
+        board = lb.Leaderboard.run(systems, TOPICS, QRELS, accuracy=measure, instance="m5.large",
+                                   warmup=0, repeats=1)
+        parsed = ir_measures.parse_measure(measure)
+        expected = pt.Experiment([GOOD, POOR], TOPICS, QRELS, eval_metrics=[parsed], names=["good", "poor"])
+        expected = expected.set_index("name")[str(parsed)]
+        accuracy = board.metrics()["accuracy"]
+        np.testing.assert_allclose(accuracy, expected.loc[board.results.index])
+        assert board.measure == str(parsed)
+        assert accuracy.loc["good"] > accuracy.loc["poor"]
+
+
+def test_several_measures_and_switching_roles():
+    systems = {"good": pt.Transformer.from_df(GOOD), "poor": pt.Transformer.from_df(POOR)}
+    cwla = str(ir_cwla.CWLA(C="RBP", A="ERG")@10)
+    both = lb.Leaderboard.run(systems, TOPICS, QRELS, accuracy=[RR(rel=2)@10, cwla], instance="m5.large",
+                              warmup=0, repeats=1)
+    assert both.measure == "RR(rel=2)@10" and cwla in both.results.columns
+    assert both.using(accuracy=ir_cwla.CWLA(C="RBP", A="ERG")@10).measure == cwla
+    switched = both.using(accuracy=cwla, latency="p99", cost="latency")
+    assert switched.columns == {"accuracy": cwla, "latency": "latency_p99_ms", "cost": "usd_per_q_from_latency"}
+    np.testing.assert_allclose(switched.metrics()["accuracy"], both.results[cwla])
+    assert "RR(rel=2)@10" in switched.metrics().columns        # the other measure stays as an extra column
+    with pytest.raises(ValueError, match="nDCG"):
+        both.using(accuracy="nDCG@10")
+
+
+def test_one_instance_per_system_and_other_statistics():
+    systems = {"a": pt.Transformer.from_df(GOOD), "b": pt.Transformer.from_df(POOR)}
+    board = lb.Leaderboard.run(systems, TOPICS, QRELS, accuracy=RR(rel=2)@10, warmup=0, repeats=1,
+                               instance={"a": "g4dn.xlarge", "b": lb.Instance("laptop", usd_per_hour=0.01)},
+                               latency_stat="p95", cost_basis="latency")
+    assert list(board.results["instance"]) == ["g4dn.xlarge", "laptop"]
+    assert list(board.results["usd_per_hour"]) == [0.526, 0.01]
+    assert board.columns["latency"] == "latency_p95_ms" and board.columns["cost"] == "usd_per_q_from_latency"
+    np.testing.assert_allclose(board.metrics()["cost"], board.results["usd_per_q_from_latency"])
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"systems": {"only": pt.Transformer.from_df(GOOD)}}, ValueError, "at least 2"),
+    ({"instance": 0.192}, TypeError, "Instance"),
+    ({"instance": "no-such-instance"}, KeyError, "no-such-instance"),
+    ({"instance": {"a": "m5.large"}}, ValueError, "no instance"),
+    ({"latency_stat": "p90"}, ValueError, "latency_stat"),
+    ({"cost_basis": "memory"}, ValueError, "cost_basis"),
+    ({"accuracy": []}, ValueError, "at least one"),
+    ({"accuracy": [RR @ 10, 3]}, TypeError, "ir-measures"),
+])
+def test_bad_run_arguments(kwargs, error, message):
+    args = {"systems": {"a": pt.Transformer.from_df(GOOD), "b": pt.Transformer.from_df(POOR)},
+            "topics": TOPICS, "qrels": QRELS, "accuracy": RR @ 10, "instance": "m5.large",
+            "warmup": 0, "repeats": 1}
+    args.update(kwargs)
+    with pytest.raises(error, match=message):
+        lb.Leaderboard.run(**args)
+
+
+# --------------------------------------------------------------------------- precomputed numbers
+
+PUBLISHED = pd.DataFrame({
+    "system": ["BM25", "SPLADE", "ColBERTv2", "DPR"],
+    "MRR@10": [0.187, 0.368, 0.397, 0.311],
+    "latency_ms": [4.0, 70.0, 60.0, 45.0],
+    "usd": [0.5, 30.0, 40.0, 9.0],
+    "memory_gb": [1.0, 8.0, 25.0, 60.0],
+})
+
+
+def published_board() -> lb.Leaderboard:
+    return lb.Leaderboard.from_frame(PUBLISHED, accuracy="MRR@10", latency="latency_ms", cost="usd", name="system")
+
+
+def test_board_from_published_numbers():
+    board = published_board()
+    expected = lb.dynascore(PUBLISHED.set_index("system").rename(
+        columns={"MRR@10": "accuracy", "latency_ms": "latency", "usd": "cost"}))
+    scores = board.dynascore()
+    assert list(scores.index) == list(expected.index)
+    np.testing.assert_allclose(scores["dynascore"], expected["dynascore"])
+    table = board.table()
+    assert list(table.columns[:4]) == ["MRR@10", "latency_ms", "usd", "memory_gb"]
+    assert list(table["rank"]) == [1, 2, 3, 4]
+    assert board.measure == "MRR@10"
+
+
+def test_extra_columns_can_be_weighted_with_their_direction():
+    weights = {"accuracy": 0.5, "memory_gb": 0.5}
+    frame = PUBLISHED.set_index("system").rename(columns={"MRR@10": "accuracy"})
+    scores = published_board().dynascore(weights)
+    # memory_gb defaults to direction -1 (a name starting with "memory")
+    expected = lb.dynascore(frame, weights, directions={"memory_gb": -1})
+    np.testing.assert_allclose(scores["dynascore"], expected["dynascore"])
+    assert scores.loc["DPR", "rank"] == 3                        # 60 GB costs DPR a place
+    flipped = lb.Leaderboard.from_frame(PUBLISHED, accuracy="MRR@10", latency="latency_ms", cost="usd",
+                                        name="system", directions={"memory_gb": 1})
+    assert flipped.dynascore(weights).loc["DPR", "rank"] == 2
+
+
+@pytest.mark.parametrize("frame, message", [
+    (PUBLISHED.head(1), "at least 2"),
+    (PUBLISHED.assign(usd=[0.5, np.nan, 1.0, 2.0]), "usd|cost"),
+    (PUBLISHED.drop(columns="usd"), "usd"),
+    (pd.concat([PUBLISHED, PUBLISHED.head(1)]), "unique"),
+])
+def test_bad_published_tables(frame, message):
+    with pytest.raises(ValueError, match=message):
+        lb.Leaderboard.from_frame(frame, accuracy="MRR@10", latency="latency_ms", cost="usd", name="system")
+
+
+def test_dynascore_weights_must_name_known_metrics():
+    with pytest.raises(ValueError, match="fairness"):
+        published_board().dynascore({"accuracy": 0.5, "fairness": 0.5})
+    with pytest.raises(ValueError, match="non-negative"):
+        published_board().dynascore({"accuracy": 0.5, "cost": -0.5})
+
+
+# --------------------------------------------------------------------------- figures
+
+def test_frontier_figure():
+    ax = published_board().plot_frontier()
+    labels = {t.get_text() for t in ax.texts}
+    assert labels == set(PUBLISHED["system"])
+    frontier = ax.collections[1].get_offsets()
+    assert len(frontier) == 3                     # BM25, DPR, ColBERTv2; SPLADE is dominated
+    assert ax.get_xscale() == "log" and ax.get_ylabel() == "MRR@10"
+
+
+def test_weight_map_figure_shows_the_winners():
+    board = published_board()
+    winners = board.winner_map(step=0.05)
+    ax = board.plot_weight_map(step=0.05)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert sorted(legend) == sorted(winners["winner"].unique())
+    mesh = ax.collections[0].get_array().reshape(21, 21)
+    top = legend[int(mesh[20, 0])]                # accuracy weight 1, latency weight 0
+    assert top == "ColBERTv2" == winners.query("accuracy == 1")["winner"].item()
+    corner = legend[int(mesh[0, 20])]             # latency weight 1
+    assert corner == "BM25"
+    assert np.ma.is_masked(mesh[20, 20])          # outside the simplex
+
+
+def test_timed_passes_are_interleaved_across_systems():
+    calls = []
+
+    def logged(name: str, run: pd.DataFrame) -> pt.Transformer:
+        inner = pt.Transformer.from_df(run)
+
+        def call(topics: pd.DataFrame) -> pd.DataFrame:
+            calls.append((name, len(topics)))
+            return inner.transform(topics)
+        return pt.apply.generic(call)
+
+    lb.Leaderboard.run({"a": logged("a", GOOD), "b": logged("b", POOR)}, TOPICS, QRELS, accuracy=RR @ 10,
+                       instance="m5.large", warmup=1, repeats=2)
+    batches = [name for name, size in calls if size == len(TOPICS)]
+    # accuracy runs, then per round: throughput pass of a, of b (untimed warm-up batch before it in round 2)
+    assert batches == ["a", "b", "a", "b", "a", "a", "b", "b"]
+    singles = [name for name, size in calls if size == 1]
+    assert singles == ["a"] * 5 + ["b"] * 5 + ["a"] * 5 + ["b"] * 5     # 1 warm-up + 4 timed, per pass
+
+
+def test_joining_measurements_of_different_topics_is_refused():
+    a = lb.measure_latency(lambda df: df, TOPICS, warmup=0, repeats=1)
+    b = lb.measure_latency(lambda df: df, TOPICS.head(2), warmup=0, repeats=1)
+    assert lb.LatencyResult.concat([a, a]).times_ms.shape == (2, 4)
+    with pytest.raises(ValueError):
+        lb.LatencyResult.concat([a, b])
+    t = lb.measure_throughput(lambda df: df, TOPICS, repeats=1, warmup=0)
+    u = lb.measure_throughput(lambda df: df, TOPICS, batch_size=2, repeats=1, warmup=0)
+    with pytest.raises(ValueError):
+        lb.ThroughputResult.concat([t, u])

@@ -1,0 +1,121 @@
+"""Executors: a local Dask cluster and local processes give bit-identical results, also when a
+worker dies mid-run. DL19 passage, 37 runs x 43 topics x 39 Table-1 measures."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ir_cwla import meta, table1
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0", silence_logs=50)   # loopback only
+    client = distributed.Client(cluster, set_as_default=False)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def dl19(dl19_qrels_path, dl19_run_paths, client):
+    local = meta.evaluate(dl19_run_paths, dl19_qrels_path, table1(), progress=False)
+    remote = meta.evaluate(dl19_run_paths, dl19_qrels_path, table1(), executor=client, progress=False)
+    return local, remote
+
+
+def where_it_ran(shared, task):
+    return os.getpid(), id(shared), task
+
+
+def test_shared_data_is_shipped_once_per_worker(client):
+    results = meta.Dask(client).map(where_it_ran, np.arange(100_000.0), list(range(24)), progress=False)
+    assert [r[2] for r in results] == list(range(24))                 # results in task order
+    copies = {}
+    for pid, obj, _ in results:
+        copies.setdefault(pid, set()).add(obj)
+    assert len(copies) == 2                                           # both workers took tasks
+    assert all(len(ids) == 1 for ids in copies.values())              # one copy per worker, not per task
+
+
+def test_evaluate_on_dask_is_identical(dl19):
+    local, remote = dl19
+    assert local.shape == (37 * 43 * 39, 4)
+    pd.testing.assert_frame_equal(local, remote, check_exact=True)
+
+
+def test_consistency_on_dask_is_identical(dl19, client):
+    frame = dl19[0]
+    kwargs = dict(trials=300, test_trials=500, seed=11, groups=meta.browsing_model, progress=False)
+    local = meta.consistency(frame, **kwargs)
+    remote = meta.consistency(frame, executor=client, **kwargs)
+    pd.testing.assert_frame_equal(local.taus, remote.taus, check_exact=True)
+    for group in local.p_values:
+        pd.testing.assert_frame_equal(local.p_values[group], remote.p_values[group], check_exact=True)
+    by_address = meta.consistency(frame, scheduler=client.scheduler.address, **kwargs)
+    pd.testing.assert_frame_equal(local.taus, by_address.taus, check_exact=True)
+
+
+def test_discriminative_power_on_dask_and_processes_is_identical(dl19, client):
+    frame = dl19[0]
+    local = meta.discriminative_power(frame, trials=1000, seed=3, progress=False)
+    remote = meta.discriminative_power(frame, trials=1000, seed=3, executor=client, progress=False)
+    procs = meta.discriminative_power(frame, trials=1000, seed=3, n_jobs=2, progress=False)
+    pd.testing.assert_frame_equal(local.pairs, remote.pairs, check_exact=True)
+    pd.testing.assert_frame_equal(local.pairs, procs.pairs, check_exact=True)
+    rand_local = meta.discriminative_power(frame, trials=400, seed=3, test="randomisation", progress=False)
+    rand_remote = meta.discriminative_power(frame, trials=400, seed=3, test="randomisation", executor=client,
+                                            progress=False)
+    pd.testing.assert_frame_equal(rand_local.pairs, rand_remote.pairs, check_exact=True)
+
+
+def test_a_worker_killed_mid_run_does_not_change_the_result(dl19, client):
+    frame = dl19[0]
+    expected = meta.discriminative_power(frame, trials=6000, seed=5, progress=False)
+    pids = client.run(os.getpid)                                      # {worker address: pid}
+    outcome, killed = {}, []
+
+    def run():
+        outcome["disc"] = meta.discriminative_power(frame, trials=6000, seed=5, executor=client, progress=False)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while not killed and worker.is_alive() and time.monotonic() < deadline:
+        busy = [addr for addr, keys in client.processing().items() if keys and addr in pids]
+        if busy:
+            os.kill(pids[busy[0]], signal.SIGKILL)                   # dies while running a task
+            killed.append(busy[0])
+        time.sleep(0.005)
+    worker.join(timeout=120)
+    assert killed, "no task was seen running, so no worker was killed"
+    assert "disc" in outcome
+    pd.testing.assert_frame_equal(expected.pairs, outcome["disc"].pairs, check_exact=True)
+    client.wait_for_workers(2, timeout=60)                           # the nanny restarts it
+
+
+def test_sweep_on_dask_matches_in_process(dl19, client, dl19_qrels_path, dl19_run_paths):
+    from ir_cwla import CWLA
+
+    measures = meta.grid(CWLA, C="RBP", A=["ERG", "max", "ERR"], p=[0.5, 0.9], cutoff=10)
+    assert len(measures) == 4                                         # RBP with A='ERR' is skipped
+    analyses = {"consistency": {"trials": 100, "test_trials": 200}, "discriminative_power": {"trials": 400}}
+    runs = dl19_run_paths[:8]
+    local = meta.sweep(dl19_qrels_path, runs, measures, analyses, groups=meta.browsing_model, progress=False)
+    remote = meta.sweep({"a": dl19_qrels_path, "b": dl19_qrels_path}, {"a": runs, "b": runs}, measures, analyses,
+                        groups=meta.browsing_model, executor=client, progress=False)
+    table = local.table()
+    assert list(table["group"].unique()) == ["RBP(p=0.5)@10", "RBP(p=0.9)@10"]
+    for key in ("a", "b"):
+        pd.testing.assert_frame_equal(remote.per_query[key], local.per_query["collection"], check_exact=True)
+        pd.testing.assert_frame_equal(remote.table().query("collection == @key").drop(columns="collection")
+                                      .reset_index(drop=True), table.drop(columns="collection"), check_exact=True)
