@@ -12,7 +12,6 @@ Writes benchmarks/out/bench_cwla.json and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 
 import ir_measures
+from common import save  # benchmarks/ is on sys.path when run as a script
 from ir_measures import AP, RR, P, nDCG
 
 import ir_cwla
@@ -100,9 +100,7 @@ def main() -> None:
         "ours_39_measures_per_run_s": t_ours_per_run,
         "speedup_per_run_vs_cwl_eval": t_cwl_per_run / t_ours_per_run,
     }
-    out = HERE / "out"
-    out.mkdir(exist_ok=True)
-    (out / "bench_cwla.json").write_text(json.dumps(result, indent=2))
+    save(result, HERE / "out" / "bench_cwla.json")
     print(f"| what ({len(run_paths)} DL19 runs x {result['topics']} topics) | wall time | ratio |")
     print("|---|---:|---:|")
     print(f"| ir_cwla, 39 Table-1 measures, from the run files | {t_ours:.2f} s | 1 |")

@@ -12,27 +12,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from common import save, timed  # benchmarks/ is on sys.path when run as a script
 
 from ir_cwla import meta, table1
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data")) / "trec-dl-2019-passage"
 
-
-def timed(fn, repeat: int) -> tuple[float, list[float], object]:
-    times, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, result
 
 
 def protocol(per_query):
@@ -95,16 +86,12 @@ def main(argv=None) -> dict:
           f"{t_ranx / t_tukey:.0f}x (Tukey), {t_ranx / t_rand:.0f}x (randomisation); "
           f"randomisation vs ranx agree on p < 0.05 for {100 * agree:.1f}% of pairs")
 
-    result = {"cpus": os.cpu_count(), "evaluate_s": t_eval, "protocol_median_s": t_protocol,
+    result = {"evaluate_s": t_eval, "protocol_median_s": t_protocol,
               "protocol_runs_s": all_protocol, "parts_median_s": parts, "one_measure_tukey_s": t_tukey,
               "one_measure_randomisation_s": t_rand, "ranx_fisher_s": t_ranx,
               "speedup_tukey": t_ranx / t_tukey, "speedup_randomisation": t_ranx / t_rand,
               "significance_agreement_with_ranx": agree}
-    result["load_average_1min_at_end"] = os.getloadavg()[0]     # other work on the machine skews timings
-    print(f"load average (1 min) at the end: {result['load_average_1min_at_end']:.2f} on {os.cpu_count()} CPUs")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    return result
+    return save(result, args.out)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ bit for bit.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from common import save, timed  # benchmarks/ is on sys.path when run as a script
 
 from ir_cwla import CWLA, meta
 
@@ -42,14 +41,6 @@ def run_sweep(data: Path, measures: list, **executor) -> pd.DataFrame:
                         groups=meta.browsing_model, seed=0, progress=False, **executor)
     return result.table()
 
-
-def timed(fn, repeat: int) -> tuple[float, list[float], object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, out
 
 
 def on_cluster(data: Path, measures: list, repeat: int) -> tuple[float, list, float, object]:
@@ -87,7 +78,7 @@ def main(argv=None) -> dict:
     pd.testing.assert_frame_equal(reference, table, check_exact=True)
     print(f"n_jobs=2 processes:     {t_procs:6.2f} s  ({', '.join(f'{t:.2f}' for t in all_procs)}) "
           f"speed-up {t_local / t_procs:.2f}x")
-    result = {"cpus": os.cpu_count(), "measures": len(measures), "in_process_s": t_local,
+    result = {"measures": len(measures), "in_process_s": t_local,
               "in_process_runs_s": all_local, "processes_s": t_procs, "processes_runs_s": all_procs}
     t_dask, all_dask, startup, table = on_cluster(data, measures, args.repeat)
     pd.testing.assert_frame_equal(reference, table, check_exact=True)
@@ -96,11 +87,7 @@ def main(argv=None) -> dict:
     result.update({"dask_s": t_dask, "dask_runs_s": all_dask, "dask_startup_s": startup,
                    "dask_speedup": t_local / t_dask, "processes_speedup": t_local / t_procs})
     print("all executors gave identical tables")
-    result["load_average_1min_at_end"] = os.getloadavg()[0]     # other work on the machine skews timings
-    print(f"load average (1 min) at the end: {result['load_average_1min_at_end']:.2f} on {os.cpu_count()} CPUs")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    return result
+    return save(result, args.out)
 
 
 if __name__ == "__main__":
