@@ -85,15 +85,12 @@ class Qrels:
         return self._gain_totals[spec]
 
     def lookup(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
-        """Grades (>= 0) of (topic, doc) pairs; 0 for unjudged documents."""
+        """Grades (>= 0) of (topic, doc) pairs; 0 for unjudged documents (qrels not empty)."""
         d = self.doc_index.get_indexer(doc_ids)
         key = topic_idx.astype(np.int64) * len(self.doc_index) + d
-        pos = np.searchsorted(self._keys, key)
-        pos[pos >= len(self._keys)] = 0
-        hit = (d >= 0) & (len(self._keys) > 0)
-        if len(self._keys):
-            hit &= self._keys[pos] == key
-        return np.where(hit, self._grades[pos] if len(self._keys) else 0.0, 0.0)
+        pos = np.minimum(np.searchsorted(self._keys, key), len(self._keys) - 1)
+        hit = (d >= 0) & (self._keys[pos] == key)
+        return np.where(hit, self._grades[pos], 0.0)
 
 
 @dataclass

@@ -99,8 +99,6 @@ class _CWLA(measures.Measure):
                 raise ValueError(f"CWLA: rel={rel:g} only applies to gain='bin' (got gain={gain!r})")
             if not rel > 0:
                 raise ValueError(f"CWLA: rel must be > 0 (got rel={rel:g})")
-        elif gain == "bin":
-            pass  # rel defaults to 1
         max_rel = self.params.get("max_rel", _NP)
         if max_rel is not _NP and not max_rel > 0:
             raise ValueError(f"CWLA: max_rel must be > 0 (got max_rel={max_rel:g})")
