@@ -14,6 +14,7 @@ infinite sum: the part within D plus the model's closed-form tail sums
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 import numpy as np
@@ -38,17 +39,23 @@ class Browsing:
     V: np.ndarray              # (n, W), 0 past D
     tail: str
     tail_sums: Optional[TailSums]
-    _vplus: Optional[np.ndarray] = None
 
-    @property
+    # computed once, on first use, for all the aggregations that share this browsing model
+    @cached_property
     def vplus(self) -> np.ndarray:
         """V+ = sum_i V(i): within D, plus the tail's share under 'pad'."""
-        if self._vplus is None:
-            v = self.V.sum(axis=1)
-            if self.tail_sums is not None:
-                v = v + self.tail_sums.depth
-            self._vplus = v
-        return self._vplus
+        v = self.V.sum(axis=1)
+        return v + self.tail_sums.depth if self.tail_sums is not None else v
+
+    @cached_property
+    def cg(self) -> np.ndarray:
+        """CG(i) = sum_{j<=i} r_j."""
+        return np.cumsum(self.gains, axis=1)
+
+    @cached_property
+    def running_max(self) -> np.ndarray:
+        """max_{j<=i} r_j."""
+        return np.maximum.accumulate(self.gains, axis=1) if self.gains.shape[1] else self.gains
 
 
 def _exclusive_cumprod(c: np.ndarray) -> np.ndarray:
@@ -129,8 +136,7 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
 def aggregate(b: Browsing, agg: Aggregation, params: Params) -> np.ndarray:
     """M = sum_i L(i) A(i) per topic (plus the zero-gain tail under 'pad')."""
     n, w = b.gains.shape
-    cg = np.cumsum(b.gains, axis=1)
-    running_max = np.maximum.accumulate(b.gains, axis=1) if w else b.gains
+    cg, running_max = b.cg, b.running_max
     ranks = np.arange(1, w + 1, dtype=np.float64)
     vplus = b.vplus if agg.needs_vplus else None
     a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus), params)
