@@ -1,7 +1,7 @@
 """An efficiency-aware leaderboard of real PyTerrier systems on Cranfield, end to end.
 
 Eight systems, none needing Java: five single-stage lexical retrievers from
-:mod:`ir_cwla.systems` (PISA BM25, DPH and QLD; bm25s Lucene BM25 and BM25L), PISA BM25
+:mod:`ir_cwla.app.systems` (PISA BM25, DPH and QLD; bm25s Lucene BM25 and BM25L), PISA BM25
 cut to 10 results (PISA then prunes dynamically), a CombSUM fusion of PISA BM25 and bm25s
 (PyTerrier's ``+``), and BM25 with RM3 pseudo-relevance feedback (BM25 >> RM3 >> BM25, a
 two-stage pipeline). Each is measured for accuracy (nDCG@10 and a CWLA measure), per-query
@@ -32,8 +32,9 @@ import pyterrier as pt  # noqa: E402
 from ir_measures import nDCG  # noqa: E402
 
 import ir_cwla  # noqa: E402  (registers the CWLA measure with ir-measures and PyTerrier)
-from ir_cwla import datasets, systems  # noqa: E402
+from ir_cwla import datasets  # noqa: E402
 from ir_cwla import leaderboard as lb  # noqa: E402
+from ir_cwla.app import systems  # noqa: E402
 
 SINGLE_STAGE = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-lucene", "bm25s-bm25l"]
 CWLA_RBP = ir_cwla.CWLA(C="RBP", A="ERG") @ 10

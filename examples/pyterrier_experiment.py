@@ -15,7 +15,8 @@ import pyterrier as pt
 from ir_measures import AP, nDCG
 
 import ir_cwla
-from ir_cwla import CWLA, datasets, systems
+from ir_cwla import CWLA, datasets
+from ir_cwla.app import systems
 
 datasets.ensure_cranfield()
 topics = pt.get_dataset("irds:cranfield").get_topics()

@@ -5,40 +5,56 @@
 ``ir_cwla`` provider to ``ir_measures.DefaultPipeline``, which is what
 ``pt.Experiment`` uses.
 
-Data flows one way through the package:
-runs + qrels (:mod:`ir_cwla.io`) -> gain matrix (:mod:`ir_cwla.gains`) ->
-browsing models C, V, L (:mod:`ir_cwla.browsing`) -> aggregations A
-(:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`) ->
-ir-measures provider (:mod:`ir_cwla.provider`) -> meta-evaluation
-(:mod:`ir_cwla.meta`) and efficiency-aware leaderboards (:mod:`ir_cwla.leaderboard`).
-"""
-__version__ = "0.1.0"
+Data flows one way through the package, and the tree shows it:
 
-from ir_cwla import io
+1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`) -> gain matrix
+   (:mod:`ir_cwla.gains`) -> browsing models C, V, L (:mod:`ir_cwla.browsing`) ->
+   aggregations A (:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`);
+   the measure (:mod:`ir_cwla.measure`), its names (:mod:`ir_cwla.names`), the
+   ir-measures provider (:mod:`ir_cwla.provider`) and the paper's 39 measures
+   (:mod:`ir_cwla.table1`);
+2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
+   leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
+   ``irds:`` ids, the bundled Cranfield);
+3. the application (:mod:`ir_cwla.app`): command line, HTML report, demo.
+
+The exact semantics of every measure are in ``docs/semantics.md``.
+"""
+from ir_cwla import datasets, io
+from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
 from ir_cwla.gains import GainSpec
-from ir_cwla.measure import CWLA, MeasureList, canonical, is_canonical, short_name, table1
+from ir_cwla.measure import CWLA
+from ir_cwla.names import MeasureSyntaxError, family, is_cwla, parse_measure, parse_measures, short_name
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
+from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
+datasets.register()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "systems", "report", "demo", "cli")
+_SUBPACKAGES = ("meta", "leaderboard", "datasets", "app")
+_APP_MODULES = ("cli", "demo", "report", "systems")
 
 
 def __getattr__(name: str):
     # ``ir_cwla.meta`` etc. are imported on first use: ``import ir_cwla`` stays light
-    # (no matplotlib, no PISA) for users who only want the measures
-    if name in _SUBPACKAGES:
-        import importlib
+    # (no matplotlib, no PISA) for users who only want the measures; ``ir_cwla.systems`` etc.
+    # still name the application modules that moved to ``ir_cwla.app``
+    import importlib
 
+    if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
+    if name in _APP_MODULES:
+        return importlib.import_module(f"ir_cwla.app.{name}")
     raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
 
 
 __all__ = [
-    "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList",
+    "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList", "parse_measure",
+    "parse_measures", "MeasureSyntaxError", "family", "is_cwla",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
-    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
+    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
+    "__version__",
 ]

@@ -1,7 +1,7 @@
-"""``python -m ir_cwla ...`` is the ``ir-cwla`` command (see :mod:`ir_cwla.cli`)."""
+"""``python -m ir_cwla ...`` is the ``ir-cwla`` command (see :mod:`ir_cwla.app.cli`)."""
 import sys
 
-from ir_cwla.cli import main
+from ir_cwla.app.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,7 +2,8 @@
 
 Everything that enters ir_cwla passes through here and leaves as a pandas DataFrame with
 the ir-measures column names (``query_id, doc_id, score`` for a run, ``query_id, doc_id,
-relevance`` for qrels). Bad input fails loudly: a malformed TREC line names its file and
+relevance`` for qrels). Named sources (``irds:ID``) are read by the readers registered with
+:func:`register_source`. Bad input fails loudly: a malformed TREC line names its file and
 line number, a NaN or infinite score names its query and document.
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -114,14 +115,31 @@ def check_run(run: pd.DataFrame, source: str = "run") -> None:
                          f"document {row['doc_id']!r} ({int(bad.sum())} such rows)")
 
 
-def _irds_frame(spec: str, kind: str) -> pd.DataFrame:
-    """Qrels or scored docs of an ``irds:`` id (Cranfield with its grade conventions)."""
-    from ir_cwla import datasets
+Source = Callable[[str, str], pd.DataFrame]
+SOURCES: dict[str, Source] = {}
+"""Readers of named sources, by prefix: ``SOURCES['irds:'](spec, kind)`` with kind 'run' or 'qrels'."""
 
-    if kind == "qrels" and datasets.dataset_id(spec) == datasets.CRANFIELD:
-        return datasets.cranfield_qrels()
-    ds = datasets.load(spec)
-    return pd.DataFrame(ds.qrels_iter() if kind == "qrels" else ds.scoreddocs_iter())
+
+def register_source(prefix: str, reader: Source) -> None:
+    """Lets every run and qrels argument be a string ``PREFIX...`` read by ``reader(spec, kind)``.
+
+    ``kind`` is ``'run'`` or ``'qrels'``; the reader returns a DataFrame with ir-measures (or
+    PyTerrier) column names. :mod:`ir_cwla.datasets` registers ``irds:`` this way, so the
+    engine never needs to know about ir_datasets.
+    """
+    SOURCES[prefix] = reader
+
+
+def is_named_source(spec: Any) -> bool:
+    """True if ``spec`` is a string read by a registered source (e.g. ``irds:ID``), not a file."""
+    return isinstance(spec, str) and _source_of(spec) is not None
+
+
+def _source_of(spec: str) -> Optional[Source]:
+    for prefix, reader in SOURCES.items():
+        if spec.startswith(prefix):
+            return reader
+    return None
 
 
 def _from_records(records: Iterable[Any], columns: tuple[str, ...], kind: str) -> pd.DataFrame:
@@ -161,9 +179,10 @@ def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> p
 def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader) -> pd.DataFrame:
     """The shared conversion of a run or qrels input to a DataFrame with ``columns``."""
     if isinstance(obj, (str, os.PathLike)):
-        if not str(obj).startswith("irds:"):
+        source = _source_of(str(obj)) if isinstance(obj, str) else None
+        if source is None:
             return reader(obj)
-        df = _normalise_frame(_irds_frame(str(obj), kind), columns, kind)
+        df = _normalise_frame(source(obj, kind), columns, kind)
     elif isinstance(obj, pd.DataFrame):
         df = _normalise_frame(obj, columns, kind)
     elif isinstance(obj, Mapping):
@@ -182,11 +201,12 @@ def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader) -> pd.DataF
 
 
 def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
-    """Any run that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame.
+    """Any run that ir-measures accepts (and a TREC file path or a named source) as a DataFrame.
 
     Accepted: a DataFrame with ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno,
     score``); a dict ``{qid: {docid: score}}``; an iterable of ``ScoredDoc`` namedtuples or
-    dicts; a path to a TREC run file; an ``irds:`` id of a dataset that provides scored docs.
+    dicts; a path to a TREC run file; a registered source such as an ``irds:`` id of a dataset
+    that provides scored docs (:func:`register_source`).
     """
     df = _as_frame(run, RUN_COLUMNS, "run", read_trec_run)
     check_run(df, source=name)
@@ -194,11 +214,8 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
 
 
 def as_qrels_frame(qrels: Any) -> pd.DataFrame:
-    """Any qrels that ir-measures accepts (and a TREC file path or ``irds:`` id) as a DataFrame.
-
-    ``irds:cranfield`` gets the bundled collection's grade conventions
-    (:func:`ir_cwla.datasets.cranfield_qrels`).
-    """
+    """Any qrels that ir-measures accepts (and a TREC file path or a registered source such as
+    an ``irds:`` id, see :func:`register_source`) as a DataFrame."""
     df = _as_frame(qrels, QREL_COLUMNS, "qrels", read_trec_qrels)
     if len(df) and not np.isfinite(df["relevance"].to_numpy(dtype=np.float64)).all():
         raise InputError("qrels: relevance grades must be finite numbers")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import Any, Optional
+from typing import Any
 
 from ir_measures import measures
 
@@ -14,6 +14,35 @@ from ir_cwla.kernel import TAILS
 
 _NP = measures.base._NOT_PROVIDED
 _FLOAT_PARAMS = ("p", "T", "beta", "max_rel", "rel")
+
+
+def _canonical_params(params: dict[str, Any], supported: dict[str, Any]) -> dict[str, Any]:
+    """The one spelling of a measure's parameters, so that equal measures are equal objects
+    (ir-measures compares measures by their repr).
+
+    Numbers become float (``cutoff`` int); parameters are ordered as declared; ``gain`` is
+    kept only where it differs from what the model and ``rel`` imply (``rel`` implies 'bin',
+    and 'bin' without ``rel`` means ``rel=1``).
+    """
+    params = dict(params)
+    for key in _FLOAT_PARAMS:
+        v = params.get(key, _NP)
+        if isinstance(v, Real) and not isinstance(v, bool):
+            params[key] = float(v)
+    cutoff = params.get("cutoff")
+    if isinstance(cutoff, Integral) and not isinstance(cutoff, bool):
+        params["cutoff"] = int(cutoff)
+    gain = params.get("gain", _NP)
+    if gain == "bin":
+        params.setdefault("rel", 1.0)
+        del params["gain"]
+    elif gain is not _NP and "rel" not in params:
+        model = BROWSING_MODELS.get(params.get("C", supported["C"].default)) \
+            if isinstance(params.get("C", supported["C"].default), str) else None
+        if model is not None and gain == model.default_gain:
+            del params["gain"]
+    order = {k: i for i, k in enumerate(supported)}
+    return dict(sorted(params.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 class _CWLA(measures.Measure):
@@ -54,13 +83,7 @@ class _CWLA(measures.Measure):
     }
 
     def __init__(self, **params: Any):
-        for key in _FLOAT_PARAMS:
-            v = params.get(key, _NP)
-            if isinstance(v, Real) and not isinstance(v, bool):
-                params[key] = float(v)
-        if isinstance(params.get("cutoff"), Integral) and not isinstance(params.get("cutoff"), bool):
-            params["cutoff"] = int(params["cutoff"])
-        super().__init__(**params)
+        super().__init__(**_canonical_params(params, self.SUPPORTED_PARAMS))
 
     def validate_params(self) -> None:
         """Checks every parameter and raises ValueError with a message that says what to change."""
@@ -102,6 +125,12 @@ class _CWLA(measures.Measure):
         max_rel = self.params.get("max_rel", _NP)
         if max_rel is not _NP and not max_rel > 0:
             raise ValueError(f"CWLA: max_rel must be > 0 (got max_rel={max_rel:g})")
+        for name in ("p", "T", "beta"):
+            if name in self.params and name not in model.params and name not in agg.params:
+                raise ValueError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "
+                                 f"A={agg.name!r} (their parameters: {', '.join(model.params + agg.params) or 'none'})")
+        if max_rel is not _NP and rel is not _NP:
+            raise ValueError("CWLA: max_rel has no effect with binary gains (rel=...); drop one of them")
         if agg.name == "ERR" and not model.gain_dependent:
             raise ValueError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
                              "(C does not depend on the gains; the paper's crossed-out cells)")
@@ -147,78 +176,6 @@ class _CWLA(measures.Measure):
 CWLA = _CWLA()
 
 
-def short_name(measure: Any) -> str:
-    """A readable name for tables and plots: ``RBP_max@10``, ``INST(T=3)_PE(beta=0.3)@10``.
-
-    Non-default parameters are shown next to the part they belong to; a non-default gain and
-    ``tail='pad'`` are appended in brackets. Other measures keep their ir-measures name.
-    """
-    if not isinstance(measure, measures.Measure) or measure.NAME != "CWLA":
-        return str(measure)
-    params = measure.params
-    defaults = {k: v.default for k, v in measure.SUPPORTED_PARAMS.items()}
-
-    def fmt(names):
-        shown = [f"{k}={params[k]:g}" for k in names if k in params and params[k] != defaults[k]]
-        return f"({','.join(shown)})" if shown else ""
-
-    model = get_browsing_model(measure["C"])
-    agg = get_aggregation(measure["A"])
-    name = f"{model.name}{fmt([k for k in ('p', 'T') if k in model.params])}_{agg.name}{fmt(agg.params)}"
-    extra = []
-    if "gain" in params or "rel" in params:
-        spec = measure.gain_spec()
-        extra.append(spec.kind + (f">={spec.rel:g}" if spec.kind == "bin" else ""))
-    if "max_rel" in params:
-        extra.append(f"max_rel={params['max_rel']:g}")
-    if measure["tail"] != "stop":
-        extra.append(measure["tail"])
-    if extra:
-        name += f"[{','.join(extra)}]"
-    if "cutoff" in params:
-        name += f"@{params['cutoff']}"
-    return name
-
-
-TABLE1_MODELS = ("P", "DCG", "RBP", "INST", "AP", "ERR")
-TABLE1_AGGREGATIONS = ("ERG", "ETG", "avg", "max", "fin", "PE", "ERR")
-CANONICAL = {"P": "ERG", "DCG": "ERG", "RBP": "ERG", "INST": "ERG", "AP": "ERG", "ERR": "ERR"}
-
-
-class MeasureList(list):
-    """A list of measures (usable as ``eval_metrics``) that also knows which are canonical."""
-
-    def frame(self):
-        """One row per measure: short name, browsing model, aggregation, canonical, measure."""
-        import pandas as pd
-
-        return pd.DataFrame([{"short_name": short_name(m), "C": m["C"], "A": m["A"],
-                              "canonical": is_canonical(m), "measure": m} for m in self])
-
-    @property
-    def canonical(self) -> list:
-        return [m for m in self if is_canonical(m)]
-
-
-def is_canonical(measure: Any) -> bool:
-    """True for the six canonical cells of the paper's Table 1 (marked with an asterisk)."""
-    return getattr(measure, "NAME", None) == "CWLA" and CANONICAL.get(measure["C"]) == measure["A"]
-
-
-def table1(cutoff: Optional[int] = 10) -> MeasureList:
-    """The 39 measures of the paper's Table 1 (Chen & Sakai): models P, DCG, RBP(p=0.8),
-    INST(T=2.25), AP, ERR crossed with ERG, ETG, avg, max, fin, PE(beta=0.5), ERR, minus
-    the three constant cells (P, DCG, RBP with A = ERR); cutoff 10 as in the paper."""
-    out = MeasureList()
-    for c in TABLE1_MODELS:
-        for a in TABLE1_AGGREGATIONS:
-            if a == "ERR" and c in ("P", "DCG", "RBP"):
-                continue
-            m = CWLA(C=c, A=a)
-            out.append(m @ cutoff if cutoff is not None else m)
-    return out
-
-
-def canonical(cutoff: Optional[int] = 10) -> MeasureList:
-    """The six canonical measures: P_ERG, DCG_ERG, RBP_ERG, INST_ERG, AP_ERG, ERR_ERR."""
-    return MeasureList(table1(cutoff).canonical)
+def is_cwla(measure: Any) -> bool:
+    """True if ``measure`` is a C/W/L/A measure (an ir-measures ``CWLA`` measure object)."""
+    return isinstance(measure, measures.Measure) and measure.NAME == _CWLA.NAME

@@ -21,7 +21,8 @@ from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
 from ir_cwla.gains import Qrels, Rankings, rank_run
 from ir_cwla.io import as_qrels_frame, as_run_frame
-from ir_cwla.measure import _CWLA, CWLA
+from ir_cwla.measure import _CWLA, CWLA, is_cwla
+from ir_cwla.names import register_aliases
 
 
 class CwlaEvaluator(providers.Evaluator):
@@ -92,7 +93,7 @@ class CwlaProvider(providers.Provider):
     SUPPORTED_MEASURES = [_CWLA(**{k: AnyParam() for k in _CWLA.SUPPORTED_PARAMS})]
 
     def supports(self, measure: Measure) -> bool:
-        if getattr(measure, "NAME", None) != CWLA.NAME:
+        if not is_cwla(measure):
             return False
         measure.validate_params()   # a clear ValueError for bad parameters
         return True
@@ -107,9 +108,12 @@ PROVIDER = CwlaProvider()
 def register() -> None:
     """Registers ``CWLA`` with ir-measures and appends the provider to its DefaultPipeline.
 
-    Idempotent and safe under ``importlib.reload``: an earlier registration is replaced.
+    Also registers the plain short names ``MODEL_AGG`` of the models and aggregations known
+    now (:func:`ir_cwla.names.register_aliases`). Idempotent and safe under
+    ``importlib.reload``: an earlier registration is replaced.
     """
     ir_measures.measures.registry[CWLA.NAME] = CWLA
+    register_aliases()
     ir_measures.providers.registry[PROVIDER.NAME] = PROVIDER
     pipeline = ir_measures.DefaultPipeline
     pipeline.providers[:] = [p for p in pipeline.providers if getattr(p, "NAME", None) != PROVIDER.NAME]

@@ -15,7 +15,9 @@ import pytest
 
 import ir_cwla
 from ir_cwla import leaderboard as lb
-from ir_cwla.cli import main, parse_measures, parse_weights, split_measures
+from ir_cwla.app.cli import main, measures_arg, parse_weights
+from ir_cwla.names import parse_measures
+from ir_cwla.names import split_measure_list as split_measures
 from tests.html_checks import external_references, parse_tags
 from tests.offline import ROOT, run_offline_code
 
@@ -169,7 +171,7 @@ def test_console_script_is_installed():
 
 CRANFIELD_EVAL = r"""
 import contextlib, io, json, sys
-from ir_cwla.cli import main
+from ir_cwla.app.cli import main
 results = []
 for argv in (["eval", "irds:cranfield", sys.argv[1], "-m", "P@10", "-m", "CWLA(C='P', A='ERG')@10", "-q",
               "--format", "csv"],
@@ -222,7 +224,7 @@ def test_measures_by_short_and_trec_names():
     assert parse_measures([" ".join(ir_cwla.short_name(m) for m in table1)]) == table1
     assert parse_measures(["ndcg_cut_10", "map P_5"]) == [ir_measures.nDCG @ 10, ir_measures.AP, ir_measures.P @ 5]
     assert parse_measures(["RBP_max RBP_max"]) == [ir_cwla.CWLA(C="RBP", A="max")]   # once, no cutoff
-    assert parse_measures(None) == list(ir_cwla.canonical())
+    assert measures_arg(None, ir_cwla.canonical()) == list(ir_cwla.canonical())
 
 
 def test_split_measures_keeps_parenthesised_spaces():

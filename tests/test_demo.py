@@ -13,7 +13,7 @@ import ir_measures
 import pandas as pd
 import pytest
 
-from ir_cwla.systems import SMOKE_SYSTEMS
+from ir_cwla.app.systems import SMOKE_SYSTEMS
 from tests.html_checks import external_references, parse_tags
 from tests.offline import run_offline
 

@@ -166,4 +166,6 @@ def test_labels_and_families_of_measure_names():
     assert meta.browsing_model("CWLA(C='RBP',A='max')@10") == "RBP@10"
     assert meta.browsing_model("CWLA(C='INST',A='PE',T=3.0)@10") == "INST(T=3)@10"
     assert meta.label("nDCG@10") == "nDCG@10" and meta.browsing_model("nDCG@10") == "nDCG"
-    assert meta.browsing_model("my-measure@5") == "my-measure"
+    assert meta.browsing_model("RBP_max@10") == "RBP@10"            # short names are read too
+    with pytest.raises(ValueError, match="'my-measure@5' is not a measure name"):
+        meta.browsing_model("my-measure@5")                           # never a family of its own

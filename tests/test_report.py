@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_cwla import report
+from ir_cwla.app import report
 from tests.html_checks import external_references, parse_tags
 
 matplotlib.use("Agg")

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_cwla import systems
+from ir_cwla.app import systems
 from tests.offline import run_offline_code
 
 BUILT = ("PISA-BM25", "PISA-BM25-nostem", "PISA-DPH", "PISA-PL2-c1", "PISA-QLD-mu1000",
@@ -27,7 +27,8 @@ import json, sys, tempfile
 from pathlib import Path
 out = Path(sys.argv[1])
 names = sys.argv[2].split(",")
-from ir_cwla import datasets, systems
+from ir_cwla import datasets
+from ir_cwla.app import systems
 topics = datasets.cranfield_topics()
 datasets.cranfield_qrels().to_csv(out / "qrels.csv", index=False)
 with tempfile.TemporaryDirectory() as wd:

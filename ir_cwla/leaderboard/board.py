@@ -26,20 +26,13 @@ import pandas as pd
 
 from . import plots, strategies
 from .cost import Instance, as_instance, usd_per_million_queries, usd_per_query
-from .dynascore import DEFAULT_DIRECTIONS, DEFAULT_WEIGHTS, dynascore, winner_map
+from .dynascore import DEFAULT_WEIGHTS, default_direction, dynascore, winner_map
 from .timing import LatencyResult, ThroughputResult, environment, measure_latency, measure_throughput
 
 LATENCY_STATS = {"mean": "latency_mean_ms", "p50": "latency_p50_ms", "p95": "latency_p95_ms",
                  "p99": "latency_p99_ms"}
 COST_BASES = {"throughput": "usd_per_1M_q_from_qps", "latency": "usd_per_q_from_latency"}
 ALIASES = ("accuracy", "latency", "cost")
-
-
-def _direction(column: str) -> int:
-    """+1 if larger is better; -1 for latency, cost and memory columns."""
-    if column in DEFAULT_DIRECTIONS:
-        return DEFAULT_DIRECTIONS[column]
-    return -1 if column.startswith(("latency", "usd", "cost", "memory")) else 1
 
 
 def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, measures: list[Any]
@@ -237,7 +230,7 @@ class Leaderboard:
         return pd.concat([out, extra.drop(columns=[c for c in ALIASES if c in extra.columns])], axis=1)
 
     def _directions(self, frame: pd.DataFrame) -> dict[str, int]:
-        found = {c: _direction(c) for c in frame.columns}
+        found = {c: default_direction(c) for c in frame.columns}
         found.update({k: v for k, v in self.directions.items() if k in frame.columns})
         return found
 

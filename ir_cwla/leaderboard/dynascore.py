@@ -44,6 +44,16 @@ import pandas as pd
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.5, "cost": 0.25, "latency": 0.25}
 #: Metrics where smaller is better; any other metric defaults to direction +1.
 DEFAULT_DIRECTIONS: dict[str, int] = {"latency": -1, "cost": -1, "memory": -1}
+#: Columns whose names start with one of these are smaller-is-better by default
+#: (``latency_p50_ms``, ``usd_per_1M_q_from_qps``, ``cost``, ``memory_gib``).
+SMALLER_IS_BETTER_PREFIXES = ("latency", "usd", "cost", "memory")
+
+
+def default_direction(column: str) -> int:
+    """+1 if larger is better; -1 for latency, cost, usd and memory columns (the one rule)."""
+    if column in DEFAULT_DIRECTIONS:
+        return DEFAULT_DIRECTIONS[column]
+    return -1 if str(column).startswith(SMALLER_IS_BETTER_PREFIXES) else 1
 #: Dynabench's ``delta_cutoff_proportion``.
 DELTA_CUTOFF = 1e-4
 
@@ -159,7 +169,7 @@ def _resolve(df: pd.DataFrame, weights: Optional[Mapping[str, float]], direction
         raise ValueError(f"{metrics[j]} of system {df.index[i]!r} is {values[i, j]}; "
                          "every weighted metric needs a finite value for every system")
     w = np.array([weights.get(m, 0.0) for m in metrics], dtype=np.float64)
-    d = np.array([directions.get(m, DEFAULT_DIRECTIONS.get(m, 1)) for m in metrics], dtype=np.float64)
+    d = np.array([directions.get(m, default_direction(m)) for m in metrics], dtype=np.float64)
     o = np.array([offsets.get(m, 0.0) for m in metrics], dtype=np.float64)
     return metrics, values, w, d, o
 

@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from .dynascore import DEFAULT_DIRECTIONS, dynascore
+from .dynascore import default_direction, dynascore
 
 
 def _check_columns(table: pd.DataFrame, columns: list[str]) -> None:
@@ -84,7 +84,7 @@ def rank_above_accuracy(table: pd.DataFrame, min_accuracy: float, by: str = "cos
     """
     _check_columns(table, [by, accuracy])
     if ascending is None:
-        ascending = DEFAULT_DIRECTIONS.get(by, 1) < 0 or by.startswith(("latency", "usd", "cost", "memory"))
+        ascending = default_direction(by) < 0
     return _ranked(eligible(table, minimum={accuracy: min_accuracy}), by, ascending=ascending)
 
 

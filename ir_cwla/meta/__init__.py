@@ -17,15 +17,15 @@ once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_
 ``scheduler='tcp://host:8786'``; randomised procedures are exactly reproducible from their
 seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
 """
-from ir_cwla.meta.discpower import DiscriminativePower, discriminative_power
+from ir_cwla.meta.consistency import Consistency, consistency
+from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate, run_name
 from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
 from ir_cwla.meta.frame import ScoreCube, to_cube
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.naming import browsing_model, label
 from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
-from ir_cwla.meta.rank_consistency import Consistency, consistency
-from ir_cwla.meta.rank_similarity import Similarity, similarity
+from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.tukey import randomised_tukey_hsd
 

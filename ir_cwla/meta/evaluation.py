@@ -19,8 +19,9 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
-from ir_cwla.meta.executors import get_executor
+from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
+from ir_cwla.names import parse_measure
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -67,21 +68,15 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
 
 
 def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
-    """Measures as ir-measures objects, with the names the frame will carry (PyTerrier's rule:
-    a measure given as a string keeps that string, an object gets ``str(measure)``)."""
+    """Measures as ir-measures objects (names read by :func:`ir_cwla.parse_measure`), with the
+    names the frame will carry (PyTerrier's rule: a measure given as a string keeps that
+    string, an object gets ``str(measure)``)."""
     if isinstance(measures, (str, ir_measures.measures.Measure)):
         measures = [measures]
     parsed, names = [], []
     for m in measures:
         if isinstance(m, str):
-            try:
-                obj = ir_measures.parse_measure(m)
-            except (ValueError, NameError, SyntaxError, TypeError):
-                found = ir_measures.parse_trec_measure(m)
-                if len(found) != 1:
-                    raise ValueError(f"cannot parse measure {m!r}") from None
-                obj = found[0]
-            parsed.append(obj)
+            parsed.append(parse_measure(m))
             names.append(m)
         elif isinstance(m, ir_measures.measures.Measure):
             parsed.append(m)
@@ -131,13 +126,6 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     return collection, name, qids, measures, values
 
 
-def measure_blocks(n_measures: int, n_runs: int, parallelism: int) -> list[tuple[int, ...]]:
-    """Blocks of measure positions: one block in-process, more when runs alone are too few tasks."""
-    n_blocks = 1 if parallelism <= 1 else min(n_measures, -(-2 * parallelism // max(1, n_runs)))
-    size = -(-n_measures // n_blocks)
-    return [tuple(range(i, min(i + size, n_measures))) for i in range(0, n_measures, size)]
-
-
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], run: Any,
                          progress: bool = True) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks."""
@@ -146,7 +134,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         contexts[key] = EvaluationContext(io.as_qrels_frame(qrels), parsed, names)
-        blocks = measure_blocks(len(parsed), len(named), run.parallelism)
+        blocks = item_blocks(len(parsed), len(named), run.parallelism)
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
     results = run.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
     columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}

@@ -138,6 +138,18 @@ class Dask:
         return f"Dask({self.client!r})"
 
 
+def item_blocks(n_items: int, other_tasks: int, parallelism: int, tasks_per_worker: int = 2
+                ) -> list[tuple[int, ...]]:
+    """Consecutive blocks of ``range(n_items)`` (e.g. measures) to cross with ``other_tasks``
+    tasks (runs, trial chunks): one block in-process, more when the other tasks alone give
+    fewer than ``tasks_per_worker`` tasks per worker. Blocking never changes a result, only
+    the speed."""
+    n_blocks = 1 if parallelism <= 1 else \
+        min(n_items, max(1, -(-tasks_per_worker * parallelism // max(1, other_tasks))))
+    size = -(-n_items // n_blocks)
+    return [tuple(range(i, min(i + size, n_items))) for i in range(0, n_items, size)]
+
+
 _CLIENTS: dict[str, Any] = {}
 
 

@@ -17,6 +17,11 @@ import pandas as pd
 
 COLUMNS = ("name", "qid", "measure", "value")
 
+#: Two scores equal up to this relative difference are a tie (Kendall's tau, the Tukey HSD
+#: test): measures that agree in real arithmetic but differ by floating-point rounding
+#: must not rank systems differently.
+TIE_TOLERANCE = 1e-12
+
 TopicPolicy = Literal["strict", "intersection"]
 Groups = Union[None, Callable[[str], Hashable], Mapping[str, Hashable]]
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ir_cwla.meta.frame import TIE_TOLERANCE
+
 #: Relative tolerance below which two mean scores are tied.
-TIE_TOLERANCE = 1e-12
 
 
 class PairSigns:

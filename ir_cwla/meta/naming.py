@@ -11,66 +11,53 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Optional, Union
 
-import ir_measures
+from ir_cwla.names import SYNTAX_HELP, family, is_cwla, parse_measure, short_name
+from ir_cwla.table1 import is_canonical as canonical
 
 Labels = Union[None, Callable[[str], str], Mapping[str, str]]
 
 
 @lru_cache(maxsize=4096)
 def parse(name: str) -> Optional[Any]:
-    """The ir-measures Measure behind ``name``, or None if it does not parse."""
+    """The measure behind ``name`` (:func:`ir_cwla.parse_measure`), or None if it names none."""
     try:
-        return ir_measures.parse_measure(name)
-    except Exception:  # noqa: BLE001 - any unparsable name is simply not a known measure
+        return parse_measure(name)
+    except (ValueError, TypeError):
         return None
-
-
-def _is_cwla(measure: Any) -> bool:
-    return getattr(measure, "NAME", None) == "CWLA"
 
 
 def label(name: str) -> str:
     """Short display name: ``RBP_max@10`` for CWLA measures, the name itself otherwise."""
     measure = parse(name)
-    if _is_cwla(measure):
-        from ir_cwla.measure import short_name
-
-        return short_name(measure)
-    return name
+    return short_name(measure) if is_cwla(measure) else name
 
 
 def browsing_model(name: str) -> str:
     """The family of a measure for within-family comparisons (the paper's Table 3, Figures 2 and 4).
 
-    CWLA measures: their browsing model with its parameters and cutoff (``RBP@10``,
-    ``INST(T=3)@10``), so the aggregations of one model form a family. Other ir-measures
-    measures: their measure name (``nDCG``); unparsable names: the part before ``@``.
+    :func:`ir_cwla.family` of the measure ``name`` names: for CWLA measures their browsing
+    model with its parameters, gain, tail and cutoff (``RBP@10``, ``INST(T=3)@10``), so the
+    aggregations of one model form a family; other ir-measures measures: their measure name
+    (``nDCG``). A name that is no measure at all is an error (a typo would otherwise form a
+    family of its own).
     """
     measure = parse(name)
-    if _is_cwla(measure):
-        short = label(name)
-        model = short.split("_", 1)[0]
-        cutoff = measure.params.get("cutoff")
-        return model + (f"@{cutoff}" if cutoff is not None else "")
-    if measure is not None:
-        return measure.NAME
-    return name.split("@", 1)[0]
+    if measure is None:
+        raise ValueError(f"groups=meta.browsing_model: {name!r} is not a measure name "
+                         f"({SYNTAX_HELP}); pass groups as a mapping or a function instead")
+    return family(measure)
 
 
 def aggregation(name: str) -> Optional[str]:
     """The aggregation of a CWLA measure (``'max'``), None for other measures."""
     measure = parse(name)
-    return measure["A"] if _is_cwla(measure) else None
+    return measure["A"] if is_cwla(measure) else None
 
 
 def is_canonical(name: str) -> bool:
     """True for the canonical cells of the paper's Table 1 (marked * in its tables)."""
     measure = parse(name)
-    if not _is_cwla(measure):
-        return False
-    from ir_cwla.measure import is_canonical as canonical
-
-    return canonical(measure)
+    return is_cwla(measure) and canonical(measure)
 
 
 def resolve_labels(measures: list[str], labels: Labels = None) -> dict[str, str]:

@@ -14,9 +14,9 @@ import numpy as np
 from ir_cwla.meta import naming
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ir_cwla.meta.discpower import DiscriminativePower
-    from ir_cwla.meta.rank_consistency import Consistency
-    from ir_cwla.meta.rank_similarity import Similarity
+    from ir_cwla.meta.consistency import Consistency
+    from ir_cwla.meta.discriminative_power import DiscriminativePower
+    from ir_cwla.meta.similarity import Similarity
 
 
 def _panels(n: int, cols: int, size: tuple[float, float], layout: str = "tight"):

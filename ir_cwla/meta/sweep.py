@@ -21,12 +21,12 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
-from ir_cwla.meta.discpower import DiscriminativePower, discriminative_power
+from ir_cwla.meta.consistency import Consistency, consistency
+from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate_collections
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups
-from ir_cwla.meta.rank_consistency import Consistency, consistency
-from ir_cwla.meta.rank_similarity import Similarity, similarity
+from ir_cwla.meta.similarity import Similarity, similarity
 
 ANALYSES = ("similarity", "consistency", "discriminative_power")
 Analyses = Union[Sequence[str], Mapping[str, Mapping[str, Any]]]

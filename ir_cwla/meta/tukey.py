@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from ir_cwla.meta import streams
+from ir_cwla.meta.frame import TIE_TOLERANCE
 
 #: Relative tolerance for ``range >= |difference|`` (scaled by ``max(1, max|X|)``).
-TIE_TOLERANCE = 1e-12
 
 
 def tolerance(values: np.ndarray) -> float:

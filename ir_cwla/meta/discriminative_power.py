@@ -21,20 +21,11 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.meta import naming, pairwise, streams, tukey
-from ir_cwla.meta.executors import get_executor
+from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
 Test = Literal["tukey", "randomisation", "t-test"]
 TESTS = ("tukey", "randomisation", "t-test")
-
-def measure_blocks(n_measures: int, n_chunks: int, parallelism: int) -> list[tuple[int, ...]]:
-    """Blocks of measures per task: all measures in one block unless the trial chunks alone
-    give fewer than ~4 tasks per worker. Blocking never changes the result, only the speed
-    (each task draws its chunk's permutations once for all measures of its block)."""
-    n_blocks = min(n_measures, max(1, -(-4 * parallelism // n_chunks))) if parallelism > 1 else 1
-    size = -(-n_measures // n_blocks)
-    return [tuple(range(i, min(i + size, n_measures))) for i in range(0, n_measures, size)]
-
 
 def _tukey_task(values: np.ndarray, task: tuple[Any, Sequence[int], int, int]) -> np.ndarray:
     seed, measures, index, size = task
@@ -140,7 +131,7 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     root = streams.as_seed_sequence(seed)
 
     sizes = streams.chunk_sizes(trials, streams.trial_chunk(n_t * n_s) if test == "tukey" else streams.CHUNK)
-    blocks = measure_blocks(n_m, len(sizes), run.parallelism)
+    blocks = item_blocks(n_m, len(sizes), run.parallelism, tasks_per_worker=4)
     tasks = [(root, block, i, n) for block in blocks for i, n in enumerate(sizes)]
     p = np.empty((n_m, len(a)))
     if test == "tukey":

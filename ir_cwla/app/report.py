@@ -24,6 +24,8 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
+
 STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1150px;
        margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -222,7 +224,7 @@ def add_meta_sections(report: HtmlReport, similarity: Any, consistency: Any, dis
 
 def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[dict] = None) -> None:
     """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): Dynascore table and figures."""
-    weights = weights or {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}
+    weights = weights or dict(DEFAULT_WEIGHTS)
     table = board.table(weights)
     report.section("Efficiency-aware leaderboard")
     shown = ", ".join(f"{k} {v:g}" for k, v in weights.items())

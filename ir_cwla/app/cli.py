@@ -9,10 +9,14 @@
 
 QRELS and RUN are TREC files (plain or gzipped) or ir_datasets ids written ``irds:ID``
 (``irds:cranfield`` is bundled and gets the Cranfield grade conventions of
-:mod:`ir_cwla.datasets`). Measures are in ir-measures syntax (``nDCG@10``, ``AP(rel=2)``,
-``CWLA(C='RBP', A='max')@10``; the short names it prints, ``RBP_max@10``, and trec_eval names
-such as ``ndcg_cut_10`` work too); the
-default is the six canonical C/W/L/A measures at cutoff 10.
+:mod:`ir_cwla.datasets`). Measures are read by :func:`ir_cwla.parse_measure`: ir-measures
+syntax (``nDCG@10``, ``AP(rel=2)``, ``CWLA(C='RBP', A='max')@10``), the short names ir_cwla
+prints (``RBP_max@10``, ``RBP(p=0.9)_max[pad]@10``) and trec_eval names (``ndcg_cut_10``);
+the default is the six canonical C/W/L/A measures at cutoff 10.
+
+This module only parses arguments and prints; the work is done by :mod:`.evaluate`
+(scoring and formatting), :mod:`ir_cwla.meta`, :mod:`ir_cwla.leaderboard`, :mod:`.report`
+and :mod:`.demo`.
 
 Errors in the input (a missing file, an unknown measure, a malformed line) are reported on
 one line of stderr with exit status 1; usage errors exit with status 2, as argparse does.
@@ -20,18 +24,23 @@ one line of stderr with exit status 1; usage errors exit with status 2, as argpa
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import pandas as pd
 
-SUMMARY_QID = "all"
-"""The query id of the mean over topics, as in trec_eval."""
+from ir_cwla.app.evaluate import (
+    evaluate_runs,
+    format_results,
+    note_conventions,
+    read_qrels_arg,
+    read_run_arg,
+    unique_run_names,
+)
+from ir_cwla.names import parse_measures
 
 
 class CliError(Exception):
@@ -45,225 +54,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-# ------------------------------------------------------------------------- inputs
-
-def _dataset_or_error(spec: str, what: str) -> Any:
-    from ir_cwla import datasets
-
-    dataset = datasets.dataset_id(spec)
-    try:
-        ds = datasets.load(dataset)
-    except KeyError:
-        raise CliError(f"unknown ir_datasets id {dataset!r} (in {spec!r})") from None
-    has = {"qrels": ds.has_qrels, "run": ds.has_scoreddocs}[what]
-    if not has():
-        raise CliError(f"ir_datasets id {dataset!r} provides no {'qrels' if what == 'qrels' else 'scored documents'}")
-    return ds
-
-
-def _missing(spec: str, what: str) -> CliError:
-    hint = f" (an ir_datasets id is written irds:{spec})" if "." not in Path(spec).name else ""
-    return CliError(f"{what} file not found: {spec}{hint}")
-
-
-def read_qrels_arg(spec: str) -> pd.DataFrame:
-    """Qrels named on the command line: a TREC qrels file or ``irds:ID``."""
-    from ir_cwla import datasets, io
-
-    if datasets.dataset_id(spec) is not None:
-        _dataset_or_error(spec, "qrels")
-        return datasets.load_qrels(spec)
-    if not os.path.exists(spec):
-        raise _missing(spec, "qrels")
-    return io.read_trec_qrels(spec)
-
-
-CRANFIELD_NOTE = ("ir-cwla: note: irds:cranfield grades remapped 1->4, 2->3, 3->2, 4->1 (larger is more "
-                  "relevant); grade -1 counts as judged non-relevant (see ir_cwla.datasets)")
-
-
-def note_conventions(qrels_spec: str) -> None:
-    """Tells on stderr which grade conventions the qrels were read with (Cranfield's)."""
-    from ir_cwla import datasets
-
-    if datasets.dataset_id(qrels_spec) == datasets.CRANFIELD:
-        print(CRANFIELD_NOTE, file=sys.stderr)
-
-
-def read_run_arg(spec: str) -> pd.DataFrame:
-    """A run named on the command line: a TREC run file or ``irds:ID`` (its scored documents)."""
-    from ir_cwla import datasets, io
-
-    if datasets.dataset_id(spec) is not None:
-        _dataset_or_error(spec, "run")
-        return io.as_run_frame(spec, name=spec)
-    if not os.path.exists(spec):
-        raise _missing(spec, "run")
-    return io.read_trec_run(spec)
-
-
-def run_name(spec: str) -> str:
-    """The name of a run in tables: ``irds:ID`` as is, a file as :func:`ir_cwla.meta.run_name` names it."""
-    from ir_cwla.meta import run_name as file_run_name
-
-    return spec if spec.startswith("irds:") else file_run_name(spec)
-
-
-def unique_run_names(specs: Sequence[str]) -> list[str]:
-    """:func:`run_name` of each spec, falling back to the spec itself where two names collide."""
-    names = [run_name(s) for s in specs]
-    return [n if names.count(n) == 1 else s for n, s in zip(names, specs)]
-
-
-def split_measures(text: str) -> list[str]:
-    """Splits ``'nDCG@10 CWLA(C=\\'RBP\\', A=\\'max\\')@10'`` on spaces outside parentheses and quotes."""
-    out, buf, depth, quote = [], [], 0, None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch.isspace() and depth == 0:
-            if buf:
-                out.append("".join(buf))
-                buf = []
-            continue
-        buf.append(ch)
-    if buf:
-        out.append("".join(buf))
-    return out
-
-
-def parse_short_name(token: str) -> Optional[Any]:
-    """``'RBP_max@10'`` -> ``CWLA(C='RBP', A='max')@10``: the short names ``eval`` prints, read back.
-
-    Only the plain form ``MODEL_AGGREGATION[@k]`` (default parameters); None if ``token``
-    is not one.
-    """
-    import ir_cwla
-
-    name, _, cutoff = token.partition("@")
-    model, sep, agg = name.partition("_")
-    if not sep or model not in ir_cwla.BROWSING_MODELS or agg not in ir_cwla.AGGREGATIONS \
-            or (cutoff and not cutoff.isdigit()):
-        return None
-    measure = ir_cwla.CWLA(C=model, A=agg)
-    return measure @ int(cutoff) if cutoff else measure
-
-
-def parse_measures(texts: Optional[Sequence[str]]) -> list:
-    """Measures from ``-m`` arguments (ir-measures syntax, short names such as ``RBP_max@10``,
-    or trec_eval names such as ``ndcg_cut_10``), checked.
-
-    None or empty: the six canonical C/W/L/A measures at cutoff 10. A measure given twice is
-    kept once. Raises :class:`CliError` naming the first measure that cannot be used.
-    """
-    import ir_measures
-
-    import ir_cwla
-
-    if not texts:
-        return list(ir_cwla.canonical())
-    found: list = []
-    for text in texts:
-        for token in split_measures(text):
-            try:
-                parsed = [ir_measures.parse_measure(token)]
-            except (NameError, ValueError, SyntaxError):
-                try:
-                    short = parse_short_name(token)
-                    parsed = [short] if short is not None else list(ir_measures.parse_trec_measure(token))
-                except (NameError, ValueError, KeyError):
-                    raise CliError(f"unknown measure {token!r} (ir-measures syntax, e.g. nDCG@10, AP(rel=2), "
-                                   "CWLA(C='RBP', A='max')@10, RBP_max@10, or a trec_eval name such as ndcg_cut_10)") from None
-            for m in parsed:
-                try:
-                    m.validate_params()
-                except (AssertionError, ValueError, KeyError, TypeError) as ex:
-                    raise CliError(f"measure {token!r}: {ex}") from None
-                if m not in found:
-                    found.append(m)
-    return found
-
-
-# ------------------------------------------------------------------------- evaluation
-
-def measure_name(measure: Any) -> str:
-    """The name a measure has in every table: :func:`ir_cwla.short_name` (``RBP_max@10``)."""
-    from ir_cwla import short_name
-
-    return short_name(measure)
-
-
-def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measures: Sequence[Any],
-                  per_query: bool = True, progress: bool = False) -> pd.DataFrame:
-    """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value``.
-
-    Rows per query (when ``per_query``) and, for each run and measure, a row with qid
-    ``'all'``: the measure's own aggregate over the topics it scored (the mean, as in
-    trec_eval and ``ir_measures.calc_aggregate``). Runs keep their order, topics are in
-    natural order, measures are named by :func:`measure_name`.
-    """
-    from ir_cwla import meta
-
-    by_str = {str(m): m for m in measures}
-    try:
-        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
-    except (AssertionError, NotImplementedError) as ex:
-        raise CliError(f"cannot evaluate {', '.join(map(measure_name, measures))}: {ex}") from None
-    values = dict(list(scores.groupby(["name", "measure"], sort=False)["value"]))
-    summary = pd.DataFrame([(name, SUMMARY_QID, key, _aggregate(m, values.get((name, key), ())))
-                            for name in runs for key, m in by_str.items()], columns=list(scores.columns))
-    out = pd.concat([scores if per_query else scores.iloc[:0], summary], ignore_index=True)
-    rank = {name: i for i, name in enumerate(runs)}, {key: i for i, key in enumerate(by_str)}
-    out = out.assign(_r=out["name"].map(rank[0]), _s=out["qid"] == SUMMARY_QID, _q=out["qid"].map(_natural_key),
-                     _m=out["measure"].map(rank[1]))
-    out = out.sort_values(["_r", "_s", "_q", "_m"], kind="stable")[["name", "qid", "measure", "value"]]
-    return out.assign(measure=out["measure"].map({k: measure_name(m) for k, m in by_str.items()})
-                      ).reset_index(drop=True)
-
-
-def _aggregate(measure: Any, values: Any) -> float:
-    agg = measure.aggregator()
-    for v in values:
-        agg.add(v)
-    return float(agg.result())
-
-
-def _natural_key(qid: str) -> tuple:
-    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
-
-
-def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) -> str:
-    """The text of ``ir-cwla eval``'s output.
-
-    ``trec``: trec_eval's layout, ``measure<TAB>qid<TAB>value`` with the measure padded to 22
-    characters and ``places`` decimals, each run introduced by a ``runid all NAME`` line.
-    ``csv``: the columns ``name,qid,measure,value``; ``json``: a list of such records.
-    Both keep every digit (``repr`` of the float).
-    """
-    if fmt == "csv":
-        return results.to_csv(index=False)
-    if fmt == "json":
-        records = [{"name": n, "qid": q, "measure": m, "value": (v if math.isfinite(v) else None)}
-                   for n, q, m, v in results.itertuples(index=False)]
-        return json.dumps(records, indent=1) + "\n"
-    if fmt != "trec":
-        raise CliError(f"unknown output format {fmt!r} (trec, csv or json)")
-    lines = []
-    for name, block in results.groupby("name", sort=False):
-        lines.append(f"{'runid':<22}\t{SUMMARY_QID}\t{name}")
-        lines.extend(f"{m:<22}\t{q}\t{v:.{places}f}" for q, m, v in block[["qid", "measure", "value"]].itertuples(index=False))
-    return "\n".join(lines) + "\n"
+def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
+    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`); ``default`` if none."""
+    return parse_measures(list(texts)) if texts else list(default)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ir-cwla eval``: scores runs like trec_eval, with any ir-measures or C/W/L/A measure."""
-    measures = parse_measures(args.measures)
+    import ir_cwla
+
+    measures = measures_arg(args.measures, ir_cwla.canonical())
     qrels = read_qrels_arg(args.qrels)
     runs = {name: read_run_arg(spec) for name, spec in zip(unique_run_names(args.runs), args.runs)}
     results = evaluate_runs(runs, qrels, measures, per_query=args.per_query,
@@ -278,15 +78,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: similarity, consistency and discriminative power of measures over runs."""
     import ir_cwla
-    from ir_cwla import meta, report
+    from ir_cwla import meta
+    from ir_cwla.app import report
 
-    measures = parse_measures(args.measures) if args.measures else list(ir_cwla.table1())
+    measures = measures_arg(args.measures, ir_cwla.table1())
     if not os.path.isdir(args.rundir):
         raise CliError(f"run directory not found: {args.rundir}")
     qrels = read_qrels_arg(args.qrels)
     progress = sys.stderr.isatty()
     per_query = meta.evaluate(args.rundir, qrels, measures, progress=progress)
-    all_cwla = all(getattr(m, "NAME", None) == "CWLA" for m in measures)
+    all_cwla = all(ir_cwla.is_cwla(m) for m in measures)
     groups = meta.browsing_model if all_cwla else None
     sim = meta.similarity(per_query, groups=groups)
     cons = meta.consistency(per_query, trials=args.trials, test_trials=args.test_trials, alpha=args.alpha,
@@ -336,7 +137,7 @@ def parse_weights(text: Optional[str]) -> Optional[dict[str, float]]:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """``ir-cwla leaderboard``: Dynascore ranking (and budgets) from a CSV of measured numbers."""
     from ir_cwla import leaderboard as lb
-    from ir_cwla import report
+    from ir_cwla.app import report
 
     if not os.path.exists(args.csv):
         raise CliError(f"CSV file not found: {args.csv}")
@@ -371,15 +172,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- demo
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``ir-cwla demo``: the offline end-to-end demo on Cranfield (see :mod:`ir_cwla.demo`)."""
-    from ir_cwla import systems as catalogue
+    """``ir-cwla demo``: the offline end-to-end demo on Cranfield (see :mod:`ir_cwla.app.demo`)."""
+    from ir_cwla.app import systems as catalogue
 
     try:
         import bm25s  # noqa: F401
         import pyterrier_pisa  # noqa: F401
     except ImportError as ex:
         raise CliError(f"the demo needs pyterrier-pisa and bm25s ({ex}): pip install 'ir-cwla[systems]'") from None
-    from ir_cwla.demo import run_demo
+    from ir_cwla.app.demo import run_demo
 
     names = None
     if args.systems:

@@ -2,14 +2,14 @@
 
 1. Cranfield from the package (:mod:`ir_cwla.datasets`: grades remapped 1->4 ... 4->1,
    grade -1 judged non-relevant);
-2. 15 systems indexed with pyterrier-pisa and bm25s (:mod:`ir_cwla.systems`);
+2. 15 systems indexed with pyterrier-pisa and bm25s (:mod:`ir_cwla.app.systems`);
 3. their runs for the 225 queries (saved as TREC files in ``out/runs``), scored with
    ``pt.Experiment`` on standard measures and the 39 Table-1 C/W/L/A measures, per query;
 4. the meta-evaluation of the Table-1 measures (:mod:`ir_cwla.meta`): similarity,
    consistency and discriminative power, aggregations compared within each browsing model;
 5. latency, throughput and cost of every system, and the Dynascore leaderboard
    (:mod:`ir_cwla.leaderboard`);
-6. one self-contained HTML report (:mod:`ir_cwla.report`) and a short text summary.
+6. one self-contained HTML report (:mod:`ir_cwla.app.report`) and a short text summary.
 
 ``run_demo(out='report')`` returns a :class:`DemoResult` with every table it computed.
 """
@@ -25,8 +25,7 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
-DEFAULT_WEIGHTS = {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}
-"""Dynascore weights of the demo: Santhanam et al. (2023)'s default split."""
+from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
 
 
 @dataclass
@@ -133,7 +132,7 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
              progress: bool = True) -> DemoResult:
     """Runs the whole demo and writes ``out/index.html`` (plus its tables and figures).
 
-    systems: names from :data:`ir_cwla.systems.SYSTEMS` (default: all 15).
+    systems: names from :data:`ir_cwla.app.systems.SYSTEMS` (default: all 15).
     trials / test_trials / alpha / seed: of the consistency and discriminative-power analyses
         (``trials`` random topic splits and permutations; the paper uses 1000 and 2000).
     warmup / repeats / instance: the latency protocol and the priced cloud instance.
@@ -145,7 +144,7 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
     import ir_cwla
     from ir_cwla import datasets, meta
     from ir_cwla import leaderboard as lb
-    from ir_cwla import systems as catalogue
+    from ir_cwla.app import systems as catalogue
 
     weights = dict(weights or DEFAULT_WEIGHTS)
     out = Path(out)
@@ -155,7 +154,7 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
     steps.start("data", "Cranfield from the package (offline)")
     topics = datasets.cranfield_topics()
     qrels = datasets.cranfield_qrels()
-    n_docs = sum(1 for _ in datasets.load(datasets.CRANFIELD).docs_iter())
+    n_docs = sum(1 for _ in datasets.cranfield.dataset().docs_iter())
     collection = {"documents": n_docs, "topics": len(topics), "judgments": len(qrels)}
     pt_qrels = datasets.as_pyterrier_qrels(qrels)
     spec_table = catalogue.systems_table(systems)
@@ -209,7 +208,8 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
 
 def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n_topics: int) -> Any:
     import ir_cwla
-    from ir_cwla import meta, report
+    from ir_cwla import meta
+    from ir_cwla.app import report
 
     page = report.HtmlReport("ir_cwla demo: C/W/L/A measures on Cranfield",
                              "Real retrieval (pyterrier-pisa, bm25s), pt.Experiment with the Table-1 C/W/L/A "

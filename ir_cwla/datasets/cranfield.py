@@ -1,4 +1,4 @@
-"""Datasets: the bundled Cranfield collection, offline, and its two grading pitfalls.
+"""The bundled Cranfield collection, offline, and its two grading pitfalls.
 
 Cranfield 1400 (1,400 aerodynamics abstracts, 225 queries, 1,837 graded judgments) ships
 inside the package as ``ir_cwla/data/cran.tar.gz``, the exact archive ir_datasets serves
@@ -42,11 +42,12 @@ import pandas as pd
 CRANFIELD = "cranfield"
 """The ir_datasets id of the bundled collection."""
 
-IRDS_PREFIX = "irds:"
-"""Prefix marking an ir_datasets id where a file path could also be given (as in PyTerrier)."""
-
 CRANFIELD_GRADE_REMAP = {1: 4, 2: 3, 3: 2, 4: 1}
 """Cleverdon's grades (1 = complete answer ... 4 = minimum interest) to larger-is-better."""
+
+CONVENTIONS_NOTE = ("irds:cranfield grades remapped 1->4, 2->3, 3->2, 4->1 (larger is more relevant); "
+                    "grade -1 counts as judged non-relevant (see ir_cwla.datasets.cranfield)")
+"""What ``ir-cwla`` says on stderr when it reads ``irds:cranfield``."""
 
 MinusOne = Literal["nonrel", "drop", "max"]
 MINUS_ONE_CONVENTIONS: dict[str, str] = {
@@ -94,23 +95,12 @@ def ensure_cranfield() -> Path:
     return target
 
 
-def dataset_id(spec: str) -> str | None:
-    """The ir_datasets id of an ``irds:`` spec (``'irds:cranfield'`` -> ``'cranfield'``), else None."""
-    return spec[len(IRDS_PREFIX):] if spec.startswith(IRDS_PREFIX) else None
-
-
-def load(dataset: str) -> Any:
-    """``ir_datasets.load`` that makes the bundled Cranfield available first.
-
-    ``dataset`` is an ir_datasets id, with or without the ``irds:`` prefix. An unknown id
-    raises :class:`KeyError` with ir_datasets' message.
-    """
+def dataset() -> Any:
+    """``ir_datasets.load('cranfield')``, with the bundled archive placed in its cache first."""
     import ir_datasets
 
-    dataset = dataset_id(dataset) or dataset
-    if dataset.split("/")[0] == CRANFIELD:
-        ensure_cranfield()
-    return ir_datasets.load(dataset)
+    ensure_cranfield()
+    return ir_datasets.load(CRANFIELD)
 
 
 def remap_cranfield_grades(qrels: pd.DataFrame, minus_one: MinusOne = "nonrel") -> pd.DataFrame:
@@ -139,27 +129,14 @@ def cranfield_qrels(minus_one: MinusOne = "nonrel") -> pd.DataFrame:
     Columns ``query_id, doc_id, relevance`` (ir-measures names; query ids are ir_datasets'
     1..225). See the module docstring for why, and :func:`as_pyterrier_qrels` for PyTerrier.
     """
-    raw = pd.DataFrame(load(CRANFIELD).qrels_iter())
+    raw = pd.DataFrame(dataset().qrels_iter())
     return remap_cranfield_grades(raw[["query_id", "doc_id", "relevance"]], minus_one)
 
 
 def cranfield_topics() -> pd.DataFrame:
     """The 225 Cranfield queries as PyTerrier topics (columns ``qid, query``)."""
-    df = pd.DataFrame(load(CRANFIELD).queries_iter())
+    df = pd.DataFrame(dataset().queries_iter())
     return df.rename(columns={"query_id": "qid", "text": "query"})[["qid", "query"]]
-
-
-def load_qrels(spec: str, minus_one: MinusOne = "nonrel") -> pd.DataFrame:
-    """Qrels from a TREC file or an ``irds:`` id, as ``query_id, doc_id, relevance``.
-
-    ``irds:cranfield`` gets the Cranfield conventions of :func:`cranfield_qrels` (with the
-    chosen ``minus_one``); every other spec is read by :func:`ir_cwla.io.as_qrels_frame`.
-    """
-    from ir_cwla import io
-
-    if dataset_id(spec) == CRANFIELD and minus_one != "nonrel":
-        return cranfield_qrels(minus_one)
-    return io.as_qrels_frame(spec)
 
 
 def as_pyterrier_qrels(qrels: pd.DataFrame) -> pd.DataFrame:

@@ -163,9 +163,9 @@ class BM25sRetriever(pt.Transformer):
 
 def cranfield_corpus() -> list[dict[str, str]]:
     """The 1,400 Cranfield documents as PyTerrier dicts: ``docno`` and ``text`` (title + text)."""
-    from ir_cwla.datasets import CRANFIELD, load
+    from ir_cwla.datasets import cranfield
 
-    return [{"docno": d.doc_id, "text": d.default_text()} for d in load(CRANFIELD).docs_iter()]
+    return [{"docno": d.doc_id, "text": d.default_text()} for d in cranfield.dataset().docs_iter()]
 
 
 def _pisa_system(spec: SystemSpec, index: Any, num_results: int) -> pt.Transformer:

@@ -1,0 +1,95 @@
+"""ir_datasets ids (``irds:ID``): the one place that knows them.
+
+A run or qrels argument written ``irds:ID`` (PyTerrier's spelling) names an ir_datasets
+dataset: its qrels, or its scored documents as a run. :func:`register` tells the readers of
+:mod:`ir_cwla.io` about the prefix (``import ir_cwla`` does it), so every path that reads
+runs and qrels (the provider, :mod:`ir_cwla.meta`, the command line) accepts such ids, and
+none of them parses the prefix itself. ``irds:cranfield`` is served from the package with
+the Cranfield grade conventions of :mod:`ir_cwla.datasets.cranfield`.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pandas as pd
+
+from ir_cwla import io
+from ir_cwla.datasets import cranfield
+
+IRDS_PREFIX = "irds:"
+"""Prefix marking an ir_datasets id where a file path could also be given (as in PyTerrier)."""
+
+
+def dataset_id(spec: str) -> Optional[str]:
+    """The ir_datasets id of an ``irds:`` spec (``'irds:cranfield'`` -> ``'cranfield'``), else None."""
+    return spec[len(IRDS_PREFIX):] if isinstance(spec, str) and spec.startswith(IRDS_PREFIX) else None
+
+
+def is_cranfield(dataset: str) -> bool:
+    """True for the bundled collection's id (``cranfield``, ``irds:cranfield``)."""
+    return (dataset_id(dataset) or dataset) == cranfield.CRANFIELD
+
+
+def load(dataset: str) -> Any:
+    """``ir_datasets.load`` that makes the bundled Cranfield available first.
+
+    ``dataset`` is an ir_datasets id, with or without the ``irds:`` prefix. An unknown id
+    raises :class:`KeyError` with ir_datasets' message.
+    """
+    import ir_datasets
+
+    dataset = dataset_id(dataset) or dataset
+    if dataset.split("/")[0] == cranfield.CRANFIELD:
+        cranfield.ensure_cranfield()
+    return ir_datasets.load(dataset)
+
+
+def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFrame:
+    """Qrels of an ``irds:`` id, or of any other qrels spec (a TREC file: :func:`ir_cwla.io.as_qrels_frame`),
+    as ``query_id, doc_id, relevance``.
+
+    ``irds:cranfield`` gets the Cranfield conventions of
+    :func:`ir_cwla.datasets.cranfield.cranfield_qrels` (with the chosen ``minus_one``).
+    """
+    if dataset_id(spec) is None:
+        return io.as_qrels_frame(spec)
+    if is_cranfield(spec):
+        return cranfield.cranfield_qrels(minus_one)
+    return pd.DataFrame(load(spec).qrels_iter())
+
+
+def load_run(spec: str) -> pd.DataFrame:
+    """The scored documents of an ``irds:`` id as a run (``query_id, doc_id, score``)."""
+    return pd.DataFrame(load(spec).scoreddocs_iter())
+
+
+def _checked(spec: str, kind: str) -> Any:
+    """The dataset of ``spec``, which must exist and provide ``kind`` (qrels or a run)."""
+    dataset = dataset_id(spec) or spec
+    try:
+        ds = load(dataset)
+    except KeyError:
+        raise ValueError(f"unknown ir_datasets id {dataset!r} (in {spec!r})") from None
+    has = ds.has_qrels() if kind == "qrels" else ds.has_scoreddocs()
+    if not has:
+        raise ValueError(f"ir_datasets id {dataset!r} provides no {'qrels' if kind == 'qrels' else 'scored documents'}")
+    return ds
+
+
+def _source(spec: str, kind: str) -> pd.DataFrame:
+    _checked(spec, kind)
+    if kind == "qrels":
+        return cranfield.cranfield_qrels() if is_cranfield(spec) else pd.DataFrame(load(spec).qrels_iter())
+    return load_run(spec)
+
+
+def conventions_note(qrels_spec: Any) -> Optional[str]:
+    """A note on the grade conventions a qrels spec is read with (Cranfield's), or None."""
+    if isinstance(qrels_spec, str) and dataset_id(qrels_spec) is not None and is_cranfield(qrels_spec):
+        return cranfield.CONVENTIONS_NOTE
+    return None
+
+
+def register() -> None:
+    """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted (idempotent)."""
+    io.register_source(IRDS_PREFIX, _source)

@@ -1,0 +1,333 @@
+"""The one measure grammar: measures to names and names back to measures.
+
+Every place that reads a measure written by a person or by ir_cwla itself (the command
+line, :func:`ir_cwla.meta.evaluate`, a per-query CSV read back into :mod:`ir_cwla.meta`,
+the leaderboard) goes through :func:`parse_measure`, which reads
+
+- ir-measures syntax: ``nDCG@10``, ``AP(rel=2)``, ``CWLA(C='RBP', A='max', p=0.9)@10``
+  (and ``str(measure)`` of any measure, which is that syntax);
+- the short names that :func:`short_name` prints for C/W/L/A measures: ``RBP_max@10``,
+  ``INST(T=3)_PE(beta=0.3)@10``, ``RBP(p=0.9)_max@10``, ``AP_ERG[pad]``,
+  ``RBP_ERG[bin>=2,pad]@10``;
+- trec_eval names, as ir-measures reads them: ``ndcg_cut_10``, ``map``, ``P.5,10``.
+
+so that ``parse_measure(short_name(m)) == m`` and ``parse_measure(str(m)) == m`` for every
+measure (a property test checks both). Families of measures (the aggregations of one
+browsing model, compared with each other by the meta-evaluation) come from the measure's
+own parameters (:func:`family`), never from splitting a printed name.
+
+Short-name grammar::
+
+    SHORT   := MODEL [ "(" PARAMS ")" ] "_" AGG [ "(" PARAMS ")" ] [ "[" EXTRAS "]" ] [ "@" CUTOFF ]
+    PARAMS  := NAME "=" NUMBER { "," NAME "=" NUMBER }        (non-default p, T / beta)
+    EXTRAS  := EXTRA { "," EXTRA }
+    EXTRA   := "lin" | "exp" | "bin" | "bin>=" NUMBER | "stop" | "pad" | NAME "=" VALUE
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional, Union
+
+import ir_measures
+from ir_measures.measures import Measure
+
+from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
+from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.gains import GAIN_NAMES
+from ir_cwla.kernel import TAILS
+from ir_cwla.measure import CWLA, is_cwla
+
+MeasureLike = Union[str, Measure]
+
+
+class MeasureSyntaxError(ValueError):
+    """A measure name that none of the accepted grammars reads (the message lists them)."""
+
+
+def format_number(value: float) -> str:
+    """A number as it is written in names: ``3`` for 3.0, else the shortest exact repr (``0.95``)."""
+    v = float(value)
+    if v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+def _params_part(measure: Measure, names: Iterable[str]) -> str:
+    shown = [f"{k}={format_number(measure.params[k])}" for k in names if k in measure.params]
+    return f"({','.join(shown)})" if shown else ""
+
+
+def _model_param_names(model: Any) -> list[str]:
+    return [k for k in model.params if k != "cutoff"]
+
+
+def _extras(measure: Measure) -> list[str]:
+    params = measure.params
+    extra = []
+    if "rel" in params:
+        extra.append(f"bin>={format_number(params['rel'])}")
+    elif "gain" in params:
+        extra.append(str(params["gain"]))
+    if "max_rel" in params:
+        extra.append(f"max_rel={format_number(params['max_rel'])}")
+    if params.get("tail", "stop") != "stop":
+        extra.append(str(params["tail"]))
+    return extra
+
+
+def _decorate(name: str, measure: Measure) -> str:
+    extra = _extras(measure)
+    if extra:
+        name += f"[{','.join(extra)}]"
+    if "cutoff" in measure.params:
+        name += f"@{measure.params['cutoff']}"
+    return name
+
+
+def short_name(measure: Any) -> str:
+    """A readable name for tables and plots: ``RBP_max@10``, ``INST(T=3)_PE(beta=0.3)@10``.
+
+    Non-default parameters are shown next to the part they belong to; a non-default gain,
+    ``max_rel`` and ``tail='pad'`` are appended in brackets. :func:`parse_measure` reads the
+    name back to the same measure. Other measures keep their ir-measures name.
+    """
+    if not is_cwla(measure):
+        return str(measure)
+    model = get_browsing_model(measure["C"])
+    agg = get_aggregation(measure["A"])
+    name = (f"{model.name}{_params_part(measure, _model_param_names(model))}"
+            f"_{agg.name}{_params_part(measure, agg.params)}")
+    return _decorate(name, measure)
+
+
+def family(measure: Any) -> str:
+    """The family of a measure: the measures that differ only in their aggregation.
+
+    C/W/L/A measures: the browsing model with its parameters, gain, tail and cutoff, i.e.
+    the short name without the aggregation (``RBP@10``, ``INST(T=3)@10``,
+    ``RBP(p=0.9)[pad]@10``); other ir-measures measures: their measure name (``nDCG``).
+    Built from the measure's parameters, so a registered model ``my_rbp`` is its own family.
+    """
+    if not is_cwla(measure):
+        return str(getattr(measure, "NAME", measure))
+    model = get_browsing_model(measure["C"])
+    return _decorate(f"{model.name}{_params_part(measure, _model_param_names(model))}", measure)
+
+
+# -- parsing --------------------------------------------------------------------------------
+
+_PARAM = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^=]+?)\s*$")
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise MeasureSyntaxError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(v):
+        raise MeasureSyntaxError(f"{where}: {text!r} is not a finite number")
+    return v
+
+
+def _param_list(text: str, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        m = _PARAM.match(part)
+        if not m:
+            raise MeasureSyntaxError(f"{where}: expected NAME=NUMBER, got {part.strip()!r}")
+        out[m.group(1)] = _number(m.group(2), where)
+    return out
+
+
+def _extra(item: str, where: str) -> dict[str, Any]:
+    item = item.strip()
+    if item in GAIN_NAMES:
+        return {"gain": item}
+    if item in TAILS:
+        return {"tail": item}
+    if item.startswith("bin>="):
+        return {"rel": _number(item[len("bin>="):], where)}
+    m = _PARAM.match(item)
+    if m:
+        key, value = m.group(1), m.group(2)
+        info = CWLA.SUPPORTED_PARAMS.get(key)
+        if info is not None and info.dtype is str:
+            return {key: value.strip("'\"")}
+        return {key: _number(value, where)}
+    raise MeasureSyntaxError(f"{where}: unknown option {item!r} in brackets (gain lin/exp/bin, bin>=REL, "
+                             f"tail stop/pad, or NAME=VALUE)")
+
+
+def _registered_prefix(text: str, names: Iterable[str], follow: str) -> Optional[str]:
+    """The longest registered name that ``text`` starts with, followed by a char in ``follow`` or the end."""
+    for name in sorted(names, key=len, reverse=True):
+        if text.startswith(name) and (len(text) == len(name) or text[len(name)] in follow):
+            return name
+    return None
+
+
+def _split_params(text: str, where: str) -> tuple[dict[str, Any], str]:
+    """``'(p=0.9)_max'`` -> ({'p': 0.9}, '_max'); no parentheses -> ({}, text)."""
+    if not text.startswith("("):
+        return {}, text
+    end = text.find(")")
+    if end < 0:
+        raise MeasureSyntaxError(f"{where}: unclosed parenthesis")
+    return _param_list(text[1:end], where), text[end + 1:]
+
+
+_SHORT_TAIL = re.compile(r"^(?P<body>.*?)(?:\[(?P<extras>[^\]]*)\])?(?:@(?P<cutoff>\d+))?$")
+
+
+def parse_short_name(text: str) -> Optional[Measure]:
+    """A short name (``RBP(p=0.9)_max[pad]@10``) as a CWLA measure; None if ``text`` is not one.
+
+    Raises :class:`MeasureSyntaxError` when ``text`` starts like a short name (a registered
+    browsing model followed by ``_`` and an aggregation) but is malformed.
+    """
+    text = text.strip()
+    m = _SHORT_TAIL.match(text)
+    if not m:
+        return None
+    body = m.group("body")
+    model = _registered_prefix(body, BROWSING_MODELS, "(_")
+    if model is None:
+        return None
+    params, rest = _split_params(body[len(model):], text)
+    if not rest.startswith("_"):
+        return None
+    rest = rest[1:]
+    agg = _registered_prefix(rest, AGGREGATIONS, "(")
+    if agg is None:
+        return None
+    agg_params, rest = _split_params(rest[len(agg):], text)
+    if rest:
+        raise MeasureSyntaxError(f"{text}: unexpected {rest!r} after the aggregation")
+    params.update(agg_params)
+    if m.group("extras") is not None:
+        for item in m.group("extras").split(","):
+            params.update(_extra(item, text))
+    if m.group("cutoff") is not None:
+        params["cutoff"] = int(m.group("cutoff"))
+    return CWLA(C=model, A=agg, **params)
+
+
+def _trec_eval(text: str) -> list[Measure]:
+    try:
+        return list(ir_measures.parse_trec_measure(text))
+    except (ValueError, KeyError, NameError, TypeError, IndexError):
+        return []
+
+
+SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@10), a short name "
+               "(RBP_max@10, RBP(p=0.9)_max[pad]@10) or a trec_eval name (ndcg_cut_10, map)")
+
+
+def _parse_all(text: str) -> list[Measure]:
+    """Every measure ``text`` names (a trec_eval name may name several, e.g. ``P``)."""
+    if isinstance(text, Measure):
+        return [text]
+    if not isinstance(text, str):
+        raise TypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
+    token = text.strip()
+    short = parse_short_name(token)
+    if short is not None:
+        return [short]
+    try:
+        return [ir_measures.parse_measure(token)]
+    except (NameError, ValueError, SyntaxError, TypeError):
+        pass
+    found = _trec_eval(token)
+    if found:
+        return found
+    raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}")
+
+
+def parse_measure(text: MeasureLike) -> Measure:
+    """One measure from its name in any of the accepted grammars (see the module docstring).
+
+    A Measure object is returned as it is. A name that names several measures (the trec_eval
+    name ``P`` names P@5 ... P@1000) is an error; :func:`parse_measures` expands it.
+    """
+    found = _parse_all(text)
+    if len(found) != 1:
+        raise MeasureSyntaxError(f"{text!r} names {len(found)} measures ({', '.join(map(str, found))}); "
+                                 "name one, or use parse_measures")
+    return found[0]
+
+
+def split_measure_list(text: str) -> list[str]:
+    """Splits a list of measures on spaces and on commas outside parentheses and quotes.
+
+    A comma followed by a number continues the trec_eval parameter list before it
+    (``ndcg_cut.10,20`` is one token; ``ndcg_cut_10,map`` is two).
+    """
+    tokens: list[str] = []
+    buf: list[str] = []
+    depth, quote = 0, None
+
+    def flush(sep: str) -> None:
+        if buf:
+            tokens.append("".join(buf))
+            buf.clear()
+        if sep == "," and tokens:
+            tokens.append(",")
+
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and (ch.isspace() or ch == ","):
+            flush(ch)
+            continue
+        buf.append(ch)
+    flush("")
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok == ",":
+            continue
+        if i > 0 and tokens[i - 1] == "," and out and re.fullmatch(r"[0-9.]+", tok):
+            out[-1] += "," + tok
+        else:
+            out.append(tok)
+    return out
+
+
+def parse_measures(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[Measure]:
+    """Measures from names or objects; a string may hold several (``'nDCG@10 RBP_max@10'``,
+    ``'ndcg_cut_10,map'``). Every name is read whole (nothing is dropped), each measure
+    validated, and a measure named twice is kept once, in order of first mention.
+    """
+    if isinstance(texts, (str, Measure)):
+        texts = [texts]
+    out: list[Measure] = []
+    for text in texts:
+        tokens = split_measure_list(text) if isinstance(text, str) else [text]
+        for token in tokens:
+            for m in _parse_all(token):
+                try:
+                    m.validate_params()
+                except (AssertionError, ValueError, KeyError, TypeError) as ex:
+                    raise MeasureSyntaxError(f"measure {token!r}: {ex}") from None
+                if m not in out:
+                    out.append(m)
+    return out
+
+
+def register_aliases() -> None:
+    """Registers every ``MODEL_AGG`` pair with ir-measures, so that ``ir_measures.parse_measure``
+    reads the plain short names too (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
+
+    Covers the models and aggregations registered when it is called (``ir_cwla.register()``
+    calls it; call that again after registering your own).
+    """
+    for model in BROWSING_MODELS:
+        for agg in AGGREGATIONS:
+            ir_measures.measures.registry[f"{model}_{agg}"] = CWLA(C=model, A=agg)
