@@ -15,6 +15,8 @@ from typing import Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.meta import naming
+
 COLUMNS = ("name", "qid", "measure", "value")
 
 #: Two scores equal up to this relative difference are a tie (Kendall's tau, the Tukey HSD
@@ -30,8 +32,9 @@ Groups = Union[None, Callable[[str], Hashable], Mapping[str, Hashable]]
 class ScoreCube:
     """Scores of ``systems`` on ``topics`` for ``measures``: ``values[m, t, s]``.
 
-    Systems and topics are sorted (so the values of a measure do not depend on the row order
-    of the frame they came from); measures keep their order of first appearance.
+    Systems and topics are sorted and measures are in the canonical order of
+    :func:`ir_cwla.meta.naming.order_key` (the paper's), so nothing computed from a cube, random
+    streams included, depends on the row order of the frame it came from.
     """
 
     values: np.ndarray
@@ -99,7 +102,9 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
 
     s_codes, systems = pd.factorize(names, sort=True)
     t_codes, all_topics = pd.factorize(qids, sort=True)
-    m_codes, measures = pd.factorize(measure_col, sort=False)
+    m_codes, found = pd.factorize(measure_col, sort=False)
+    measures = np.array(naming.canonical_order(found.tolist()), dtype=object)
+    m_codes = pd.Index(measures).get_indexer(found)[m_codes]
     n_m, n_t, n_s = len(measures), len(all_topics), len(systems)
 
     flat = (m_codes * n_t + t_codes) * n_s + s_codes
@@ -154,7 +159,8 @@ def check_alpha(alpha: float) -> float:
 
 
 def resolve_groups(measures: Sequence[str], groups: Groups) -> dict[Hashable, list[str]]:
-    """Families of measures compared with each other, in order of first appearance.
+    """Families of measures compared with each other, in the order of ``measures`` (the
+    cube's canonical order, so families come in the paper's order).
 
     ``groups`` is ``None`` (one family of all measures), a mapping measure -> family, or a
     function measure name -> family (e.g. :func:`ir_cwla.meta.browsing_model`).

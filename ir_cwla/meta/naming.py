@@ -7,11 +7,15 @@ gives as the family of a measure.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Optional, Union
 
+from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
+from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.names import SYNTAX_HELP, family, is_cwla, parse_measure, short_name
+from ir_cwla.table1 import TABLE1_AGGREGATIONS, TABLE1_MODELS
 from ir_cwla.table1 import is_canonical as canonical
 
 Labels = Union[None, Callable[[str], str], Mapping[str, str]]
@@ -58,6 +62,45 @@ def is_canonical(name: str) -> bool:
     """True for the canonical cells of the paper's Table 1 (marked * in its tables)."""
     measure = parse(name)
     return is_cwla(measure) and canonical(measure)
+
+
+def _rank(name: str, first: Sequence[str], registered: Mapping[str, Any]) -> int:
+    """Position in ``first`` (the paper's order), then in registration order after them."""
+    if name in first:
+        return first.index(name)
+    rest = [k for k in registered if k not in first]
+    return len(first) + (rest.index(name) if name in rest else len(rest))
+
+
+def _values(measure: Any, keys: Sequence[str]) -> tuple:
+    return tuple(float(measure[k]) for k in keys if k != "cutoff")
+
+
+def order_key(name: str) -> tuple:
+    """Where a measure goes in every table, figure and random stream: the one canonical order.
+
+    C/W/L/A measures first, by browsing model in the paper's order (P, DCG, RBP, INST, AP,
+    ERR, then registered models in registration order), then by the model's parameters,
+    cutoff and options (each family together), then by aggregation in Table 1's order (ERG,
+    ETG, avg, max, fin, PE, ERR, then registered ones); then other ir-measures measures by
+    name; then names that are no measure. Depends on the names only, never on row order.
+    """
+    measure = parse(name)
+    if is_cwla(measure):
+        model = get_browsing_model(measure["C"])
+        agg = get_aggregation(measure["A"])
+        cutoff = measure.params.get("cutoff")
+        return (0, _rank(model.name, TABLE1_MODELS, BROWSING_MODELS), _values(measure, model.params),
+                math.inf if cutoff is None else cutoff, family(measure),
+                _rank(agg.name, TABLE1_AGGREGATIONS, AGGREGATIONS), _values(measure, agg.params), name)
+    if measure is not None:
+        return (1, 0, (), 0, measure.NAME, 0, (), name)
+    return (2, 0, (), 0, "", 0, (), name)
+
+
+def canonical_order(names: Iterable[str]) -> list[str]:
+    """``names`` (without repeats) sorted by :func:`order_key`."""
+    return sorted(dict.fromkeys(names), key=order_key)
 
 
 def resolve_labels(measures: list[str], labels: Labels = None) -> dict[str, str]:
