@@ -21,7 +21,7 @@ what ``tail='pad'`` needs to sum the infinite ranking exactly. Add your own with
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 import numpy as np
@@ -45,8 +45,7 @@ class Aggregation:
     """A registered aggregation: ``fn(inp, params) -> A`` over the (topics x ranks) matrix.
 
     ``tail(cg_D, max_D, vplus, params) -> (const, coef)`` gives A(i) = const + coef / i past
-    the last ranked document. ``needs_vplus`` asks the kernel for V+; ``bounded`` says scores
-    lie in [0, 1].
+    the last ranked document. ``needs_vplus`` asks the kernel for V+.
     """
 
     name: str
@@ -54,8 +53,6 @@ class Aggregation:
     tail: Optional[Callable[..., tuple]] = None
     params: tuple = ()
     needs_vplus: bool = False
-    bounded: bool = True
-    description: str = field(default="", compare=False)
 
 
 AGGREGATIONS: dict[str, Aggregation] = {}
@@ -63,8 +60,7 @@ AGGREGATIONS: dict[str, Aggregation] = {}
 
 def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,
                          tail: Optional[Callable[..., tuple]] = None, params: tuple = (),
-                         needs_vplus: bool = False, bounded: bool = True,
-                         replace: bool = False) -> Aggregation:
+                         needs_vplus: bool = False, replace: bool = False) -> Aggregation:
     """Registers an aggregation so that ``CWLA(A=name, ...)`` works everywhere.
 
     ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
@@ -73,7 +69,7 @@ def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.
     """
     if name in AGGREGATIONS and not replace:
         raise ValueError(f"aggregation {name!r} is already registered (pass replace=True)")
-    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus, bounded, (fn.__doc__ or "").strip())
+    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus)
     AGGREGATIONS[name] = agg
     return agg
 
@@ -127,7 +123,7 @@ def _zeros(x):
 
 register_aggregation("ERG", expected_rate_of_gain, needs_vplus=True,
                      tail=lambda cg, mx, vplus, params: (cg / vplus, _zeros(cg)))
-register_aggregation("ETG", expected_total_gain, bounded=False,
+register_aggregation("ETG", expected_total_gain,
                      tail=lambda cg, mx, vplus, params: (cg, _zeros(cg)))
 register_aggregation("avg", average_relevance,
                      tail=lambda cg, mx, vplus, params: (_zeros(cg), cg))

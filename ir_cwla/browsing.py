@@ -12,7 +12,7 @@ ranked document (where every gain is 0): its :class:`TailSums`. Add your own wit
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 import numpy as np
@@ -66,7 +66,6 @@ class BrowsingModel:
     default_gain: str = "lin"
     never_stops_on_zero: bool = False
     tail: Optional[Callable[[TailInput, Params], TailSums]] = None
-    description: str = field(default="", compare=False)
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
@@ -87,7 +86,7 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
     if name in BROWSING_MODELS and not replace:
         raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail, (continuation.__doc__ or "").strip())
+                          never_stops_on_zero, tail)
     BROWSING_MODELS[name] = model
     return model
 

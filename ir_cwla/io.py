@@ -142,7 +142,7 @@ def _source_of(spec: str) -> Optional[Source]:
     return None
 
 
-def _from_records(records: Iterable[Any], columns: tuple[str, ...], kind: str) -> pd.DataFrame:
+def _from_records(records: Iterable[Any], columns: tuple[str, ...]) -> pd.DataFrame:
     rows = []
     for rec in records:
         if isinstance(rec, Mapping):
@@ -188,7 +188,7 @@ def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader) -> pd.DataF
     elif isinstance(obj, Mapping):
         df = _from_dict_of_dict(obj, columns)
     elif isinstance(obj, Iterable):
-        df = _from_records(obj, columns, kind)
+        df = _from_records(obj, columns)
     else:
         raise InputError(f"cannot read {kind} from {type(obj).__name__}")
     value = columns[-1]

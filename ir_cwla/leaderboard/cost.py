@@ -28,8 +28,6 @@ from typing import Optional, Union
 import numpy as np
 import pandas as pd
 
-PRICE_COLUMNS = ("provider", "instance", "region", "os", "vcpus", "memory_gib", "gpus", "gpu_model",
-                 "usd_per_hour", "date", "source")
 REQUIRED_PRICE_COLUMNS = ("instance", "usd_per_hour", "date", "source")
 
 
