@@ -19,7 +19,7 @@ from ir_measures.util import Metric
 from ir_cwla import kernel
 from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
-from ir_cwla.gains import Qrels, Rankings, rank_run
+from ir_cwla.gains import Group, Qrels, Rankings, rank_run
 from ir_cwla.io import as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases
@@ -46,27 +46,48 @@ class CwlaEvaluator(providers.Evaluator):
         return ranked.topics, self.score_rankings(ranked)
 
     def score_rankings(self, ranked: Rankings) -> dict[Measure, np.ndarray]:
-        qrels = self.prepared_qrels
+        """Per-topic scores (in the order of ``ranked.topics``) of every measure.
+
+        The rows are scored group by group (:meth:`Rankings.groups`); measures that share a
+        gain mapping and cutoff share the gain matrices, and measures that also share a
+        browsing model share its C, V and L. ``ranked`` may be graded by a subset of the
+        evaluator's qrels (:meth:`Rankings.regrade`): its own qrels give x_max and R.
+        """
+        qrels = ranked.qrels
         rows = ranked.topic_rows
-        gains_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        browse_cache: dict[tuple, kernel.Browsing] = {}
+        n = len(rows)
+        groups_cache: dict[Any, list[Group]] = {}
+        gains_cache: dict[tuple, list[np.ndarray]] = {}
+        browse_cache: dict[tuple, list[kernel.Browsing]] = {}
         out: dict[Measure, np.ndarray] = {}
         for m in self.measures:
             spec = m.gain_spec()
             cutoff = m.params.get("cutoff")
-            gkey = (spec, cutoff)
-            if gkey not in gains_cache:
-                width = cutoff if cutoff is not None else ranked.grades.shape[1]
-                depth = np.full(len(rows), width, dtype=np.int64) if cutoff is not None else ranked.lengths
-                gains_cache[gkey] = (ranked.gains(spec, qrels.x_max, width), depth)
-            gains, depth = gains_cache[gkey]
             model = get_browsing_model(m["C"])
+            agg = get_aggregation(m["A"])
+            # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
+            # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
+            padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
+            layout = (cutoff, padded)
+            if layout not in groups_cache:
+                groups_cache[layout] = ranked.groups(cutoff, pad_to=cutoff if padded else None)
+            groups = groups_cache[layout]
+            gkey = (spec, layout)
+            if gkey not in gains_cache:
+                gains_cache[gkey] = [spec.apply(g.grades, qrels.x_max) for g in groups]
             params = m.model_params()
             bkey = (model.name, tuple(params[k] for k in model.params), gkey, m["tail"])
             if bkey not in browse_cache:
                 total = qrels.total_gain(spec)[rows] if m["tail"] == "pad" else None
-                browse_cache[bkey] = kernel.browse(gains, depth, model, params, m["tail"], total, ranked.topics)
-            out[m] = kernel.aggregate(browse_cache[bkey], get_aggregation(m["A"]), params)
+                browse_cache[bkey] = [
+                    kernel.browse(gains, np.full(len(g.rows), cutoff, dtype=np.int64) if cutoff is not None
+                                  else g.kept, model, params, m["tail"],
+                                  None if total is None else total[g.rows], ranked.topics[g.rows])
+                    for g, gains in zip(groups, gains_cache[gkey])]
+            scores = np.zeros(n)
+            for g, b in zip(groups, browse_cache[bkey]):
+                scores[g.rows] = kernel.aggregate(b, agg, params)
+            out[m] = scores
         return out
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
