@@ -79,6 +79,7 @@ class BrowsingModel:
     never_stops_on_zero: bool = False
     tail: Optional[Callable[[TailInput, Params], TailSums]] = None
     finite_tail: bool = False
+    check: Optional[Callable[[Params], Optional[str]]] = None
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
@@ -88,7 +89,9 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
                             params: tuple = (), requires_cutoff: bool = False, gain_dependent: bool = True,
                             default_gain: str = "lin", never_stops_on_zero: bool = False,
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
-                            finite_tail: bool = False, replace: bool = False) -> BrowsingModel:
+                            finite_tail: bool = False,
+                            check: Optional[Callable[[Params], Optional[str]]] = None,
+                            replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
     ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains in
@@ -97,12 +100,13 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
     tail numerically (exact for geometrically decaying V). ``finite_tail=True`` says that
     ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``), which
     lets a cutoff deeper than the ranking cost nothing; without it such a ranking is padded
-    with zeros up to the cutoff.
+    with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
+    None); the measure calls it when it is built.
     """
     if name in BROWSING_MODELS and not replace:
         raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail, finite_tail)
+                          never_stops_on_zero, tail, finite_tail, check)
     BROWSING_MODELS[name] = model
     return model
 
@@ -167,8 +171,9 @@ def _range_sum(f, df, a: int, b: int, integral=None) -> float:
     if integral is None:
         from scipy import integrate
 
-        integral = lambda lo, hi: integrate.quad(lambda x: float(f(np.float64(x))), lo, hi,  # noqa: E731
-                                                 limit=200, epsabs=0, epsrel=1e-13)[0]
+        def integral(lo: float, hi: float) -> float:   # over log x: smooth and short, however far hi is
+            return integrate.quad(lambda t: float(f(np.exp(t)) * np.exp(t)), np.log(lo), np.log(hi),
+                                  limit=200, epsabs=0, epsrel=1e-13)[0]
     fm, fb = float(f(np.float64(m))), float(f(np.float64(b)))
     return total + integral(m, b) + (fm + fb) / 2 + (float(df(np.float64(b))) - float(df(np.float64(m)))) / 12
 
@@ -296,20 +301,40 @@ def _rbp_tail(inp: TailInput, params: Params) -> TailSums:
     return TailSums(stop, depth, inv_rank)
 
 
+def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """N^(s-1) zeta(s, N) (Hurwitz), about 1/(s-1) for large N: directly where neither factor
+    overflows (N <= 1e4), else by its Euler-Maclaurin expansion
+    1/(s-1) + 1/(2N) + s/(12 N^2) - s(s+1)(s+2)/(720 N^4) (next term below 1e-15 relative)."""
+    s, n = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(n, dtype=np.float64))
+    out = np.empty(s.shape)
+    near = n <= 1e4
+    out[near] = n[near] ** (s[near] - 1) * special.zeta(s[near], n[near])
+    sf, nf = s[~near], n[~near]
+    out[~near] = 1 / (sf - 1) + 1 / (2 * nf) + sf / (12 * nf**2) - sf * (sf + 1) * (sf + 2) / (720 * nf**4)
+    return out
+
+
 def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """h(x, N) = sum_{i>=N} 1 / (i (i+x)^2), for x > -N.
 
-    |x| < N/2: the convergent series sum_k (k+1) (-x)^k zeta(k+3, N) (Hurwitz zeta);
+    |x| < N/2: the convergent series sum_k (k+1) (-x)^k zeta(k+3, N) (Hurwitz zeta), written
+    as sum_k (k+1) (-x/N)^k N^(k+2) zeta(k+3, N) / N^2 where (-x)^k or zeta would overflow;
     otherwise partial fractions: (psi(N+x) - psi(N)) / x^2 - psi1(N+x) / x.
     """
     x = np.asarray(x, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     small = np.abs(x) < n / 2
     out = np.empty(np.broadcast(x, n).shape)
-    if small.any():
-        xs, ns = x[small], n[small]
-        k = np.arange(64, dtype=np.float64)[:, None]
-        out[small] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+    k = np.arange(64, dtype=np.float64)[:, None]
+    plain = small & (np.abs(x) <= 1e3) & (n <= 1e4)
+    if plain.any():
+        xs, ns = x[plain], n[plain]
+        out[plain] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+    scaled = small & ~plain
+    if scaled.any():
+        xs, ns = x[scaled], n[scaled]
+        out[scaled] = ((k + 1) * (-xs[None, :] / ns[None, :]) ** k
+                       * _scaled_zeta(k + 3, ns[None, :])).sum(axis=0) / ns**2
     big = ~small
     if big.any():
         xb, nb = x[big], n[big]
@@ -448,7 +473,13 @@ register_browsing_model("P", precision, params=("cutoff",), requires_cutoff=True
 register_browsing_model("DCG", dcg, params=("cutoff",), requires_cutoff=True, gain_dependent=False,
                         tail=_dcg_tail, finite_tail=True)
 register_browsing_model("RBP", rbp, params=("p",), gain_dependent=False, tail=_rbp_tail, finite_tail=True)
-register_browsing_model("INST", inst, params=("T",), tail=_inst_tail, finite_tail=True)
+def _check_inst(params: Params) -> Optional[str]:
+    """C(i) <= 1 needs i + 2T - CG(i) >= 1/2 for every ranking, i.e. T >= 1/4 (CG(i) <= i)."""
+    T = float(params["T"])
+    return None if T >= 0.25 else f"T={T:g} lets C(i) exceed 1 (INST needs T >= 0.25)"
+
+
+register_browsing_model("INST", inst, params=("T",), tail=_inst_tail, finite_tail=True, check=_check_inst)
 register_browsing_model("INSQ", insq, params=("T",), gain_dependent=False, tail=_insq_tail, finite_tail=True)
 register_browsing_model("AP", average_precision, tail=_ap_tail, finite_tail=True)
 register_browsing_model("ERR", expected_reciprocal_rank, default_gain="exp", never_stops_on_zero=True,

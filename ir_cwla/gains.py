@@ -8,8 +8,9 @@ The semantics (``docs/semantics.md``, "Ranking and gains"):
   doc_id repeated within a topic keeps its best-scored occurrence, with a warning naming
   the run, topic and doc_id;
 - unjudged documents and negative grades have grade 0;
-- the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max,
-  or ``'bin'``: 1 if x >= rel else 0; x_max defaults to the largest grade in the qrels.
+- the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max
+  (computed as 2^(x - x_max) - 2^(-x_max), which cannot overflow), or ``'bin'``: 1 if
+  x >= rel else 0; x_max defaults to the largest grade in the qrels.
 
 Layout. A ranked run (:class:`Rankings`) keeps, for each topic, the documents it looks at
 as one flat array with per-topic offsets: memory is proportional to the lines of the run
@@ -62,7 +63,9 @@ class GainSpec:
         if self.kind == "lin":
             return grades / x_max
         if self.kind == "exp":
-            return (np.exp2(grades) - 1.0) / np.exp2(x_max)
+            # (2^x - 1) / 2^x_max written so that it cannot overflow for any finite grade
+            # (equal bit for bit to the plain form for integer grades up to 2^53)
+            return np.exp2(grades - x_max) - np.exp2(-x_max)
         raise ValueError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
 
 
@@ -270,7 +273,14 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
     docs = run["doc_id"].astype(str).to_numpy()
     # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
-    scores = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
+    wide = run["score"].to_numpy(dtype=np.float64)
+    with np.errstate(over="ignore"):
+        scores = wide.astype(np.float32)
+    overflow = np.isinf(scores) & np.isfinite(wide)
+    if overflow.any():
+        warnings.warn(f"{name}: {int(overflow.sum())} score(s) beyond the float32 range (|score| > 3.4e38) "
+                      "compare as equal to +-inf, as in trec_eval, which holds scores as single-precision "
+                      "floats; rescale the scores to rank them apart", stacklevel=3)
     doc_codes, doc_uniques = pd.factorize(docs)
     pair = t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes
     duplicated = pd.Index(pair).has_duplicates

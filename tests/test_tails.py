@@ -151,3 +151,19 @@ def test_rbp_pad_with_p_close_to_one_is_exact_and_small(p, dl19_qrels_path, dl19
                 const = {"ERG": cg / vplus, "ETG": cg, "avg": 0, "max": max(r), "fin": 0, "PE": 0.5 * max(r)}[m["A"]]
                 value += const * tail[0] + (cg * tail[2] if m["A"] == "avg" else 0)
                 assert scores[m][t] == pytest.approx(float(value), rel=1e-12, abs=1e-15), (m["A"], qid)
+
+
+@pytest.mark.parametrize("x, n", [(2.5, 11.0), (-0.5, 1.0), (1e3, 1e4 + 1), (5e3, 2e4), (1e5, 1e9), (1e11, 1e12),
+                                  (3.0, 1e18), (-3.0, 2.0**62), (40.0, 3.0)])
+def test_inst_tail_series_h_matches_mpmath(x, n):
+    """h(x, N) = sum_{i>=N} 1/(i (i+x)^2) (INST/INSQ tails), including N and x where the plain
+    Hurwitz series would overflow (finite horizons up to 2^62 ranks, T up to 1e12)."""
+    from ir_cwla.browsing import _h
+
+    def f(i):
+        return 1 / (i * (i + mpmath.mpf(x)) ** 2)
+
+    with mpmath.workdps(50):   # the first 2,000 terms directly, the rest by Euler-Maclaurin
+        head = mpmath.fsum(f(mpmath.mpf(n) + j) for j in range(2000))
+        expected = head + mpmath.sumem(f, [mpmath.mpf(n) + 2000, mpmath.inf])
+    assert _h(np.array([x]), np.array([n]))[0] == pytest.approx(float(expected), rel=1e-14)
