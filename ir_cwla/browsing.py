@@ -67,7 +67,8 @@ class BrowsingModel:
     matrix of C(i). ``params`` names the CWLA parameters it reads (``p``, ``T``, ``cutoff``).
     ``gain_dependent=False`` marks models whose C ignores the gains (A = ERR is then a
     constant and rejected); ``never_stops_on_zero`` marks models with C = 1 on zero gains
-    (V+ infinite under 'pad', so A = ERG is rejected there).
+    (V+ infinite under 'pad', so A = ERG is rejected there); ``reads_total`` models whose
+    tail reads :attr:`TailInput.total_gain` (R).
     """
 
     name: str
@@ -80,6 +81,7 @@ class BrowsingModel:
     tail: Optional[Callable[[TailInput, Params], TailSums]] = None
     finite_tail: bool = False
     check: Optional[Callable[[Params], Optional[str]]] = None
+    reads_total: bool = False
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
@@ -91,7 +93,7 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
                             finite_tail: bool = False,
                             check: Optional[Callable[[Params], Optional[str]]] = None,
-                            replace: bool = False) -> BrowsingModel:
+                            reads_total: bool = False, replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
     ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains in
@@ -101,12 +103,14 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
     ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``), which
     lets a cutoff deeper than the ranking cost nothing; without it such a ranking is padded
     with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
-    None); the measure calls it when it is built.
+    None); the measure calls it when it is built. ``reads_total=True`` says that ``tail``
+    reads R (:attr:`TailInput.total_gain`), which ``unjudged='max'`` raises by the gain of
+    every unjudged document ranked.
     """
     if name in BROWSING_MODELS and not replace:
         raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail, finite_tail, check)
+                          never_stops_on_zero, tail, finite_tail, check, reads_total)
     BROWSING_MODELS[name] = model
     return model
 
@@ -481,7 +485,7 @@ def _check_inst(params: Params) -> Optional[str]:
 
 register_browsing_model("INST", inst, params=("T",), tail=_inst_tail, finite_tail=True, check=_check_inst)
 register_browsing_model("INSQ", insq, params=("T",), gain_dependent=False, tail=_insq_tail, finite_tail=True)
-register_browsing_model("AP", average_precision, tail=_ap_tail, finite_tail=True)
+register_browsing_model("AP", average_precision, tail=_ap_tail, finite_tail=True, reads_total=True)
 register_browsing_model("ERR", expected_reciprocal_rank, default_gain="exp", never_stops_on_zero=True,
                         tail=_never_stopping_tail, finite_tail=True)
 register_browsing_model("RR", reciprocal_rank, never_stops_on_zero=True, tail=_never_stopping_tail,

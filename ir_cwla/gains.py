@@ -38,6 +38,12 @@ PADDING = -2
 #: Cell holding a document that no judgment of the qrels grades.
 UNJUDGED = -1
 
+#: What an unjudged document is worth (``CWLA(unjudged=...)``): ``'zero'`` gain 0 (the
+#: pessimistic bound, trec_eval's convention), ``'max'`` the largest gain (the optimistic
+#: bound), ``'condense'`` removed from the ranking before the user model applies (Sakai's
+#: condensed lists), ``'residual'`` the score under 'max' minus the score under 'zero'.
+UNJUDGED_POLICIES = ("zero", "max", "condense", "residual")
+
 #: Grouping of rankings by length: a group's dense matrix may have at most this share of
 #: padding on top of its real cells, plus :data:`GROUP_SLACK` cells (so that short rankings
 #: are not split into many tiny groups).
@@ -67,6 +73,14 @@ class GainSpec:
             # (equal bit for bit to the plain form for integer grades up to 2^53)
             return np.exp2(grades - x_max) - np.exp2(-x_max)
         raise ValueError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
+
+    def largest(self, x_max: float) -> float:
+        """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for
+        'bin'. An unjudged document gets it under ``unjudged='max'`` (0 if x_max is 0)."""
+        if self.kind == "bin":
+            return 1.0
+        top = self.max_rel if self.max_rel is not None else x_max
+        return float(self.apply(np.array([top], dtype=np.float64), x_max)[0])
 
 
 class Qrels:
@@ -170,6 +184,14 @@ class Group:
     def width(self) -> int:
         return self.grades.shape[1]
 
+    def gains(self, spec: GainSpec, x_max: float, unjudged: str = "zero") -> np.ndarray:
+        """The gain of every cell: 0 past a ranking's end (padding is no document); an
+        unjudged document's gain is 0, or the largest gain under ``unjudged='max'``."""
+        gains = spec.apply(self.grades, x_max)
+        if unjudged == "max":
+            gains = np.where(self.judgments == UNJUDGED, spec.largest(x_max), gains)
+        return gains
+
 
 @dataclass
 class Rankings:
@@ -198,6 +220,40 @@ class Rankings:
         if qrels.mask is not None and len(judgments):
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
         return Rankings(self.topics, self.topic_rows, self.lengths, self.offsets, judgments, qrels)
+
+    def _row_of_cells(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.topic_rows)), self.kept)
+
+    def unjudged_counts(self) -> np.ndarray:
+        """The number of unjudged documents among each row's kept ranks."""
+        row = self._row_of_cells()
+        return np.bincount(row[self.judgments == UNJUDGED], minlength=len(self.topic_rows)).astype(np.int64)
+
+    def judged_share(self, k: Optional[int] = None) -> np.ndarray:
+        """Per row, the share of judged documents among its first min(k, length) ranks (k None:
+        the whole ranking), as ir-measures' ``Judged@k`` but in trec_eval's order; 0 for an
+        empty ranking. Needs rows ranked at least that deep."""
+        depth = self.lengths if k is None else np.minimum(self.lengths, k)
+        if (self.kept < depth).any():
+            t = int(np.argmax(self.kept < depth))
+            raise ValueError(f"topic {self.topics[t]!r} was ranked only to depth {int(self.kept[t])}, "
+                             f"the judged share needs {int(depth[t])}")
+        rank = np.arange(len(self.judgments)) - np.repeat(self.offsets[:-1], self.kept)
+        row = self._row_of_cells()
+        counted = (self.judgments >= 0) & (rank < depth[row])
+        judged = np.bincount(row[counted], minlength=len(self.topic_rows))
+        return np.where(depth > 0, judged / np.maximum(depth, 1), 0.0)
+
+    def condensed(self) -> Rankings:
+        """Sakai's condensed lists: every unjudged document removed, the judged ones in their
+        order. A row that was cut (kept < lengths) stays marked as cut: its ``lengths`` counts
+        the ranks never looked at as if they were judged, so that kept < lengths still says
+        that the row may be incomplete."""
+        judged = self.judgments >= 0
+        counts = np.bincount(self._row_of_cells()[judged], minlength=len(self.topic_rows)).astype(np.int64)
+        lengths = counts + (self.lengths - self.kept)
+        offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        return Rankings(self.topics, self.topic_rows, lengths, offsets, self.judgments[judged], self.qrels)
 
     def groups(self, width: Optional[int] = None, pad_to: Optional[int] = None) -> list[Group]:
         """The rows as dense groups, each row cut to ``width`` ranks (None: all it keeps).

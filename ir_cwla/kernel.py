@@ -15,7 +15,7 @@ the tail sums cover them too (a finite stretch up to D under 'stop').
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Optional
 
@@ -41,6 +41,10 @@ class Browsing:
     V: np.ndarray              # (n, W), 0 past D
     tail: str
     tail_sums: Optional[TailSums]
+
+    def with_gains(self, gains: np.ndarray) -> Browsing:
+        """The same browsing over other gains, for a model whose C (and tail) ignore the gains."""
+        return replace(self, gains=gains)
 
     # computed once, on first use, for all the aggregations that share this browsing model
     @cached_property

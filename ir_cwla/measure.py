@@ -9,7 +9,7 @@ from ir_measures import measures
 
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
-from ir_cwla.gains import GAIN_NAMES, GainSpec
+from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.kernel import TAILS
 
 _NP = measures.base._NOT_PROVIDED
@@ -58,8 +58,14 @@ class _CWLA(measures.Measure):
     The exact semantics (ranking order, gains, depth, the two tails) are those of
     ``cwla-semantics.md``, summarised in the README.
 
+    ``unjudged`` says what an unjudged document is worth: gain 0 ('zero', the default), the
+    largest gain ('max'), nothing at all ('condense': removed from the ranking first), and
+    'residual' makes the measure the difference 'max' - 'zero', the share of the score that
+    rests on documents nobody judged.
+
     Examples: ``CWLA(C='RBP', A='max')@10``, ``CWLA(C='INST', A='PE', T=3, beta=0.3)``,
-    ``CWLA(C='AP', A='ERG', tail='pad')`` (= trec_eval's AP with binary gains).
+    ``CWLA(C='AP', A='ERG', tail='pad')`` (= trec_eval's AP with binary gains),
+    ``CWLA(C='RBP', unjudged='residual')@10`` (RBP's residual, as cwl_eval's ``-r``).
 
     .. cite:: Moffat, Bailey, Scholer, Thomas. "Assessing the cost of ... C/W/L/A" (2022);
        Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics".
@@ -85,6 +91,10 @@ class _CWLA(measures.Measure):
         "tail": measures.ParamInfo(dtype=str, default="stop",
                                    desc="'stop': the user stops at D at the latest; 'pad': the ranking "
                                         "continues with non-relevant documents forever"),
+        "unjudged": measures.ParamInfo(dtype=str, default="zero",
+                                       desc="unjudged documents: 'zero' (gain 0), 'max' (the largest gain), "
+                                            "'condense' (removed before the user model applies), 'residual' "
+                                            "(the score under 'max' minus the score under 'zero')"),
     }
 
     def __init__(self, **params: Any):
@@ -123,6 +133,8 @@ class _CWLA(measures.Measure):
         tail = self["tail"]
         if tail not in TAILS:
             raise ValueError(f"CWLA: unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+        if self["unjudged"] not in UNJUDGED_POLICIES:
+            raise ValueError(f"CWLA: unknown unjudged={self['unjudged']!r}; valid: {', '.join(UNJUDGED_POLICIES)}")
         gain = self.params.get("gain", _NP)
         if gain is not _NP and gain not in GAIN_NAMES:
             raise ValueError(f"CWLA: unknown gain={gain!r}; valid: {', '.join(GAIN_NAMES)}")

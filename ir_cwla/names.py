@@ -8,7 +8,7 @@ the leaderboard) goes through :func:`parse_measure`, which reads
   (and ``str(measure)`` of any measure, which is that syntax);
 - the short names that :func:`short_name` prints for C/W/L/A measures: ``RBP_max@10``,
   ``INST(T=3)_PE(beta=0.3)@10``, ``RBP(p=0.9)_max@10``, ``AP_ERG[pad]``,
-  ``RBP_ERG[bin>=2,pad]@10``;
+  ``RBP_ERG[bin>=2,pad]@10``, ``RBP_ERG[residual]@10``, ``AP_ERG[unjudged=max,pad]``;
 - trec_eval names, as ir-measures reads them: ``ndcg_cut_10``, ``map``, ``P.5,10``.
 
 so that ``parse_measure(short_name(m)) == m`` and ``parse_measure(str(m)) == m`` for every
@@ -21,7 +21,8 @@ Short-name grammar::
     SHORT   := MODEL [ "(" PARAMS ")" ] "_" AGG [ "(" PARAMS ")" ] [ "[" EXTRAS "]" ] [ "@" CUTOFF ]
     PARAMS  := NAME "=" NUMBER { "," NAME "=" NUMBER }        (non-default p, T / beta)
     EXTRAS  := EXTRA { "," EXTRA }
-    EXTRA   := "lin" | "exp" | "bin" | "bin>=" NUMBER | "stop" | "pad" | NAME "=" VALUE
+    EXTRA   := "lin" | "exp" | "bin" | "bin>=" NUMBER | "stop" | "pad" | "residual" | "condense"
+             | NAME "=" VALUE                                   (e.g. unjudged=max)
 """
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ from ir_cwla.kernel import TAILS
 from ir_cwla.measure import CWLA, is_cwla
 
 MeasureLike = Union[str, Measure]
+
+#: Unjudged-document policies written as bare words in brackets (``RBP_ERG[residual]@10``);
+#: 'max' is written ``unjudged=max`` (a bare 'max' would read as the aggregation).
+UNJUDGED_KEYWORDS = ("residual", "condense")
 
 
 class MeasureSyntaxError(ValueError):
@@ -74,6 +79,11 @@ def _extras(measure: Measure) -> list[str]:
         extra.append(f"max_rel={format_number(params['max_rel'])}")
     if params.get("tail", "stop") != "stop":
         extra.append(str(params["tail"]))
+    unjudged = params.get("unjudged", "zero")
+    if unjudged in UNJUDGED_KEYWORDS:
+        extra.append(unjudged)
+    elif unjudged != "zero":
+        extra.append(f"unjudged={unjudged}")
     return extra
 
 
@@ -90,7 +100,7 @@ def short_name(measure: Any) -> str:
     """A readable name for tables and plots: ``RBP_max@10``, ``INST(T=3)_PE(beta=0.3)@10``.
 
     Non-default parameters are shown next to the part they belong to; a non-default gain,
-    ``max_rel`` and ``tail='pad'`` are appended in brackets. :func:`parse_measure` reads the
+    ``max_rel``, ``tail='pad'`` and an unjudged policy are appended in brackets. :func:`parse_measure` reads the
     name back to the same measure. Other measures keep their ir-measures name.
     """
     if not is_cwla(measure):
@@ -147,6 +157,8 @@ def _extra(item: str, where: str) -> dict[str, Any]:
         return {"gain": item}
     if item in TAILS:
         return {"tail": item}
+    if item in UNJUDGED_KEYWORDS:
+        return {"unjudged": item}
     if item.startswith("bin>="):
         return {"rel": _number(item[len("bin>="):], where)}
     m = _PARAM.match(item)
@@ -157,7 +169,7 @@ def _extra(item: str, where: str) -> dict[str, Any]:
             return {key: value.strip("'\"")}
         return {key: _number(value, where)}
     raise MeasureSyntaxError(f"{where}: unknown option {item!r} in brackets (gain lin/exp/bin, bin>=REL, "
-                             f"tail stop/pad, or NAME=VALUE)")
+                             f"tail stop/pad, {'/'.join(UNJUDGED_KEYWORDS)}, or NAME=VALUE)")
 
 
 def _registered_prefix(text: str, names: Iterable[str], follow: str) -> Optional[str]:

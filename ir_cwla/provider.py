@@ -22,7 +22,22 @@ from ir_cwla.browsing import get_browsing_model
 from ir_cwla.gains import Group, Qrels, Rankings, rank_run
 from ir_cwla.io import as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
-from ir_cwla.names import register_aliases
+from ir_cwla.names import register_aliases, short_name
+
+
+def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
+    """How deep runs must be ranked for ``measures``: the deepest cutoff, or None (whole
+    rankings) if a measure has no cutoff, condenses its lists, or counts the unjudged documents
+    of whole rankings (R of AP under 'pad' with unjudged='max' or 'residual')."""
+    depth = 0
+    for m in measures:
+        cutoff = m.params.get("cutoff")
+        whole = m["unjudged"] == "condense" or (
+            m["unjudged"] in ("max", "residual") and m["tail"] == "pad" and get_browsing_model(m["C"]).reads_total)
+        if cutoff is None or whole:
+            return None
+        depth = max(depth, cutoff)
+    return depth
 
 
 class CwlaEvaluator(providers.Evaluator):
@@ -36,8 +51,7 @@ class CwlaEvaluator(providers.Evaluator):
         for m in measures:
             if "max_rel" in m.params:
                 self.prepared_qrels.check_max_rel(m["max_rel"])
-        cutoffs = [m.params.get("cutoff") for m in measures]
-        self.max_depth: Optional[int] = None if any(c is None for c in cutoffs) else max(cutoffs, default=0)
+        self.max_depth: Optional[int] = ranking_depth(measures)
         super().__init__(measures, set(self.prepared_qrels.topics.tolist()))
 
     def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
@@ -52,42 +66,17 @@ class CwlaEvaluator(providers.Evaluator):
         gain mapping and cutoff share the gain matrices, and measures that also share a
         browsing model share its C, V and L. ``ranked`` may be graded by a subset of the
         evaluator's qrels (:meth:`Rankings.regrade`): its own qrels give x_max and R.
+        A residual is the score under ``unjudged='max'`` minus the score under 'zero' (each
+        computed once, whichever measures ask for it).
         """
-        qrels = ranked.qrels
-        rows = ranked.topic_rows
-        n = len(rows)
-        groups_cache: dict[Any, list[Group]] = {}
-        gains_cache: dict[tuple, list[np.ndarray]] = {}
-        browse_cache: dict[tuple, list[kernel.Browsing]] = {}
+        scorer = _Scorer(ranked)
         out: dict[Measure, np.ndarray] = {}
         for m in self.measures:
-            spec = m.gain_spec()
-            cutoff = m.params.get("cutoff")
-            model = get_browsing_model(m["C"])
-            agg = get_aggregation(m["A"])
-            # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
-            # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
-            padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
-            layout = (cutoff, padded)
-            if layout not in groups_cache:
-                groups_cache[layout] = ranked.groups(cutoff, pad_to=cutoff if padded else None)
-            groups = groups_cache[layout]
-            gkey = (spec, layout)
-            if gkey not in gains_cache:
-                gains_cache[gkey] = [spec.apply(g.grades, qrels.x_max) for g in groups]
-            params = m.model_params()
-            bkey = (model.name, tuple(params[k] for k in model.params), gkey, m["tail"])
-            if bkey not in browse_cache:
-                total = qrels.total_gain(spec)[rows] if m["tail"] == "pad" else None
-                browse_cache[bkey] = [
-                    kernel.browse(gains, np.full(len(g.rows), cutoff, dtype=np.int64) if cutoff is not None
-                                  else g.kept, model, params, m["tail"],
-                                  None if total is None else total[g.rows], ranked.topics[g.rows])
-                    for g, gains in zip(groups, gains_cache[gkey])]
-            scores = np.zeros(n)
-            for g, b in zip(groups, browse_cache[bkey]):
-                scores[g.rows] = kernel.aggregate(b, agg, params)
-            out[m] = scores
+            policy = m["unjudged"]
+            if policy == "residual":
+                out[m] = scorer.score(m, "max") - scorer.score(m, "zero")
+            else:
+                out[m] = scorer.score(m, policy)
         return out
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
@@ -105,6 +94,109 @@ class CwlaEvaluator(providers.Evaluator):
         _, scores = self.score(run)
         n = len(self.qrel_qids)
         return {m: (float(v.sum()) / n if n else float("nan")) for m, v in scores.items()}
+
+
+class _Scorer:
+    """Scores measures on one ranked run, caching what measures share: the condensed lists,
+    the groups of each layout, the gain matrices of each gain mapping and unjudged policy,
+    and the browsing (C, V, L) of each model; the score of each (measure, policy)."""
+
+    def __init__(self, ranked: Rankings):
+        self.ranked = ranked
+        self._condensed: Optional[Rankings] = None
+        self.groups_cache: dict[Any, list[Group]] = {}
+        self.gains_cache: dict[tuple, list[np.ndarray]] = {}
+        self.browse_cache: dict[tuple, list[kernel.Browsing]] = {}
+        self.scores: dict[tuple, np.ndarray] = {}
+
+    def rankings(self, condensed: bool) -> Rankings:
+        if not condensed:
+            return self.ranked
+        if self._condensed is None:
+            self._condensed = self.ranked.condensed()
+        return self._condensed
+
+    def score(self, m: Measure, policy: str) -> np.ndarray:
+        """Per-topic scores of ``m`` with unjudged documents treated by ``policy`` (zero, max
+        or condense)."""
+        key = (tuple((k, v) for k, v in m.params.items() if k != "unjudged"), policy)
+        if key not in self.scores:
+            self.scores[key] = self._score(m, policy)
+        return self.scores[key]
+
+    def _score(self, m: Measure, policy: str) -> np.ndarray:
+        condensed = policy == "condense"
+        ranked = self.rankings(condensed)
+        qrels = ranked.qrels
+        rows = ranked.topic_rows
+        spec = m.gain_spec()
+        cutoff = m.params.get("cutoff")
+        model = get_browsing_model(m["C"])
+        agg = get_aggregation(m["A"])
+        tail = m["tail"]
+        if condensed:
+            _check_whole(ranked, cutoff, m, self.ranked.kept)
+        # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
+        # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
+        padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
+        layout = (condensed, cutoff, padded)
+        if layout not in self.groups_cache:
+            self.groups_cache[layout] = ranked.groups(cutoff, pad_to=cutoff if padded else None)
+        groups = self.groups_cache[layout]
+        gains_policy = "max" if policy == "max" else "zero"    # a condensed list has no unjudged document
+        gkey = (spec, layout, gains_policy)
+        if gkey not in self.gains_cache:
+            self.gains_cache[gkey] = [g.gains(spec, qrels.x_max, gains_policy) for g in groups]
+        params = m.model_params()
+        bkey = (model.name, tuple(params[k] for k in model.params), gkey, tail)
+        if bkey not in self.browse_cache:
+            total = _total_gain(ranked, spec, gains_policy, model, m) if tail == "pad" else None
+            zero_key = (model.name, tuple(params[k] for k in model.params), (spec, layout, "zero"), tail)
+            if gains_policy == "max" and not model.gain_dependent and zero_key in self.browse_cache:
+                # C ignores the gains: the same V and L, only the gains differ
+                self.browse_cache[bkey] = [b.with_gains(gains) for b, gains in
+                                           zip(self.browse_cache[zero_key], self.gains_cache[gkey])]
+            else:
+                self.browse_cache[bkey] = [
+                    kernel.browse(gains, np.full(len(g.rows), cutoff, dtype=np.int64) if cutoff is not None
+                                  else g.kept, model, params, tail,
+                                  None if total is None else total[g.rows], ranked.topics[g.rows])
+                    for g, gains in zip(groups, self.gains_cache[gkey])]
+        scores = np.zeros(len(rows))
+        for g, b in zip(groups, self.browse_cache[bkey]):
+            scores[g.rows] = kernel.aggregate(b, agg, params)
+        return scores
+
+
+def _incomplete(ranked: Rankings, depth: Optional[int]) -> np.ndarray:
+    """Rows cut short of what ``depth`` ranks (None: the whole ranking) need."""
+    cut = ranked.kept < ranked.lengths
+    return cut if depth is None else cut & (ranked.kept < depth)
+
+
+def _check_whole(condensed: Rankings, cutoff: Optional[int], m: Measure, ranked_depth: np.ndarray) -> None:
+    bad = _incomplete(condensed, cutoff)
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise ValueError(f"{short_name(m)}: topic {condensed.topics[t]!r} was ranked only to depth "
+                         f"{int(ranked_depth[t])} ({int(condensed.kept[t])} judged documents there); condensed lists "
+                         "need whole rankings (rank the run with max_depth=None)")
+
+
+def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.ndarray:
+    """R per row (read by AP under 'pad'): the total gain of the topic's judged documents;
+    under ``unjudged='max'`` plus the largest gain for every unjudged document the run ranks
+    (they are relevant documents of the topic under that bound), which needs whole rankings."""
+    qrels = ranked.qrels
+    total = qrels.total_gain(spec)[ranked.topic_rows]
+    if policy != "max" or not model.reads_total:
+        return total
+    bad = _incomplete(ranked, None)
+    if bad.any():
+        raise ValueError(f"{short_name(m)}: topic {ranked.topics[np.argmax(bad)]!r} was ranked only to depth "
+                         f"{int(ranked.kept[np.argmax(bad)])}; under unjudged='max' the total gain R counts every "
+                         "unjudged document ranked, which needs whole rankings (rank the run with max_depth=None)")
+    return total + spec.largest(qrels.x_max) * ranked.unjudged_counts()
 
 
 class CwlaProvider(providers.Provider):

@@ -177,3 +177,25 @@ def read_qrels(path) -> dict[str, dict[str, int]]:
 def ranked_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind: str, x_max: float,
                  rel: float = 1.0) -> list[float]:
     return [gain_of(qrels_topic.get(d, 0), kind, x_max, rel) for d in trec_order(run_topic)]
+
+
+def policy_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind: str, x_max: float,
+                 policy: str, rel: float = 1.0, max_rel=None) -> tuple[list[float], float]:
+    """(ranked gain list, R) of one topic with unjudged documents treated by ``policy``:
+    'zero' gain 0; 'max' the largest gain (that of grade max_rel or x_max, 1 for bin), and R
+    counts them as relevant documents of the topic; 'condense' removed from the ranking."""
+    top_grade = max_rel if max_rel is not None else x_max
+    scale = max_rel if max_rel is not None else x_max
+    top = gain_of(top_grade, kind, scale, rel)
+    gains, total = [], sum(gain_of(g, kind, scale, rel) for g in qrels_topic.values())
+    for d in trec_order(run_topic):
+        if d in qrels_topic:
+            gains.append(gain_of(qrels_topic[d], kind, scale, rel))
+        elif policy == "max":
+            gains.append(top)
+            total += top
+        elif policy == "zero":
+            gains.append(0.0)
+        elif policy != "condense":
+            raise KeyError(policy)
+    return gains, total

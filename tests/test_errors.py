@@ -43,6 +43,7 @@ def calc(measure, run=RUN, qrels=QRELS):
     (CWLA(C="ERR", A="ERG", tail="pad")@10, r"infinite expected depth V\+.*use tail='stop'"),
     (CWLA(C="RBP", tail="both"), r"unknown tail='both'; valid: stop, pad"),
     (CWLA(C="RBP", gain="log"), r"unknown gain='log'; valid: lin, exp, bin"),
+    (CWLA(C="RBP", unjudged="min"), r"unknown unjudged='min'; valid: zero, max, condense, residual"),
     (CWLA(C="RBP", gain="lin", rel=2), r"rel=2 only applies to gain='bin'"),
     (CWLA(C="RBP", rel=0), r"rel must be a finite number > 0"),
     (CWLA(C="RBP", max_rel=1), r"max_rel=1 is below the largest grade in the qrels \(2\)"),

@@ -54,6 +54,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a depth >= 1, got {text!r}")
+    return value
+
+
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
     """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`); ``default`` if none."""
     return parse_measures(list(texts)) if texts else list(default)
@@ -68,6 +78,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     runs = {name: read_run_arg(spec) for name, spec in zip(unique_run_names(args.runs), args.runs)}
     results = evaluate_runs(runs, qrels, measures, per_query=args.per_query,
                             progress=len(runs) > 1 and sys.stderr.isatty())
+    if args.judged:
+        from ir_cwla.app.coverage import coverage_frame, with_coverage
+
+        results = with_coverage(results, coverage_frame(runs, qrels, args.judged, per_query=args.per_query))
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
     return 0
@@ -212,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="measure(s) in ir-measures syntax, repeatable or space-separated "
                         "(default: the six canonical C/W/L/A measures @10)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print the score of every query")
+    p.add_argument("--judged", type=_positive_int, action="append", metavar="K",
+                   help="also print Judged@K, the share of judged documents in the top K (repeatable)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec", help="output format (default trec)")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals in the trec format (default 4)")
     p.set_defaults(func=cmd_eval)

@@ -1,0 +1,41 @@
+"""How much of each run the qrels judge: ``Judged@k`` rows for ``ir-cwla eval --judged K``.
+
+The share of judged documents among the first k ranks of each topic (as ir-measures'
+``Judged@k``, but in the ranking every ir_cwla measure reads: trec_eval's order), per topic
+and averaged over the topics the run answers. Next to a score it says how much of it rests
+on documents nobody judged; the residual of a measure (``CWLA(unjudged='residual')``) says
+by how much the score could move.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ir_cwla.app.evaluate import SUMMARY_QID, _natural_key
+from ir_cwla.gains import Qrels, rank_run
+
+
+def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths: Sequence[int],
+                   per_query: bool = True) -> pd.DataFrame:
+    """Rows ``name, qid, measure, value`` with measure ``Judged@k`` for every run and depth k:
+    per topic of the qrels the run answers (when ``per_query``) and their mean (qid 'all')."""
+    prepared = Qrels(qrels)
+    rows = []
+    for name, run in runs.items():
+        ranked = rank_run(run, prepared, max(depths), name)
+        for k in depths:
+            share = ranked.judged_share(k)
+            if per_query:
+                rows.extend((name, str(q), f"Judged@{k}", float(v)) for q, v in zip(ranked.topics, share))
+            rows.append((name, SUMMARY_QID, f"Judged@{k}", float(share.mean()) if len(share) else float("nan")))
+    return pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])
+
+
+def with_coverage(results: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
+    """``results`` of ``ir-cwla eval`` with the coverage rows after the measures of each query
+    (and of the summary), runs and queries kept in their order."""
+    out = pd.concat([results, coverage], ignore_index=True)
+    run_order = {n: i for i, n in enumerate(pd.unique(out["name"]))}
+    key = out.assign(_r=out["name"].map(run_order), _s=out["qid"] == SUMMARY_QID, _q=out["qid"].map(_natural_key))
+    return out.loc[key.sort_values(["_r", "_s", "_q"], kind="stable").index].reset_index(drop=True)
