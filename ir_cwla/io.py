@@ -19,6 +19,9 @@ import numpy as np
 import pandas as pd
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
+#: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
+#: cost files price; kept only when asked for (``element_type=True``).
+ELEMENT_TYPE = "element_type"
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -77,17 +80,18 @@ def _read_table(path: PathLike, names: list[str], dtypes: dict[str, Any], numeri
     return df
 
 
-def read_trec_run(path: PathLike, check: bool = True) -> pd.DataFrame:
+def read_trec_run(path: PathLike, check: bool = True, element_type: bool = False) -> pd.DataFrame:
     """Reads a TREC run file (6 columns ``qid Q0 docno rank score runid``; gzip or plain).
 
-    Returns a DataFrame with columns ``query_id, doc_id, score`` in file order. The rank
-    column is ignored (the ranking is by score, as in trec_eval).
+    Returns a DataFrame with columns ``query_id, doc_id, score`` in file order (and
+    ``element_type``, the second column, if ``element_type``). The rank column is ignored
+    (the ranking is by score, as in trec_eval).
     """
     names = ["query_id", "q0", "doc_id", "rank", "score", "run_id"]
     df = _read_table(path, names, {"query_id": str, "q0": str, "doc_id": str, "rank": str,
                                    "score": np.float64, "run_id": str},
                      {4: float}, "run")
-    df = df[list(RUN_COLUMNS)]
+    df = df.rename(columns={"q0": ELEMENT_TYPE})[list(RUN_COLUMNS) + ([ELEMENT_TYPE] if element_type else [])]
     if check:
         check_run(df, source=str(path))
     return df
@@ -200,14 +204,24 @@ def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, reader) -> pd.DataF
     return df
 
 
-def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
+def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.DataFrame:
     """Any run that ir-measures accepts (and a TREC file path or a named source) as a DataFrame.
 
     Accepted: a DataFrame with ``query_id, doc_id, score`` (or PyTerrier's ``qid, docno,
     score``); a dict ``{qid: {docid: score}}``; an iterable of ``ScoredDoc`` namedtuples or
     dicts; a path to a TREC run file; a registered source such as an ``irds:`` id of a dataset
-    that provides scored docs (:func:`register_source`).
+    that provides scored docs (:func:`register_source`). With ``element_type``, the frame also
+    has the run's ``element_type`` column (a TREC file's second column; a DataFrame must have
+    one).
     """
+    if element_type:
+        if not isinstance(run, (str, os.PathLike, pd.DataFrame)):
+            raise InputError(f"{name}: element types come from a TREC run file's second column or a DataFrame's "
+                             f"{ELEMENT_TYPE!r} column, not from a {type(run).__name__}")
+        columns = ("query_id", "doc_id", ELEMENT_TYPE, "score")     # the value column last
+        df = _as_frame(run, columns, "run", lambda path: read_trec_run(path, element_type=True))
+        check_run(df, source=name)
+        return df
     df = _as_frame(run, RUN_COLUMNS, "run", read_trec_run)
     check_run(df, source=name)
     return df
