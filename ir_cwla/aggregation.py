@@ -18,6 +18,24 @@ name      A(i)                                        past the ranking (r = 0)
 The last column is each aggregation's *tail*: for i > D, A(i) = const + coef / i, which is
 what ``tail='pad'`` needs to sum the infinite ranking exactly. Add your own with
 :func:`register_aggregation`.
+
+The other expectations cwl_eval reports (Azzopardi, Thomas & Moffat 2019; Moffat et al.
+2013, "Users versus models") are aggregations too, over the document costs c_i
+(:mod:`ir_cwla.costs`, 1 per document by default) with CC(i) = sum_{j<=i} c_j: the expected
+utility EU is ``ERG`` and the expected total utility ETU is ``ETG``;
+
+========  ==========================================  ============================
+``EC``    CC(i) / V+   (expected cost per document)   (CC(E) + c (i - E)) / V+
+``ETC``   CC(i)        (expected total cost)          CC(E) + c (i - E)
+``EI``    i            (expected items inspected)     i
+========  ==========================================  ============================
+
+with c the cost of a padding document past E. When every user stops (always under
+``tail='stop'``), EC = sum_i V(i) c_i / V+, ETC = sum_i V(i) c_i and EI = V+, cwl_eval's
+numbers; users who never stop would make them infinite, so these three are rejected under
+'pad' for models that never stop on a non-relevant document (ERR, RR). Under 'pad', AP's
+V+ = R/S counts relevant documents never retrieved, while EI counts the documents its users
+inspect.
 """
 from __future__ import annotations
 
@@ -31,21 +49,29 @@ Params = Mapping[str, object]
 
 @dataclass(frozen=True)
 class AggregationInput:
-    """What an aggregation may read: gains (n x W), CG, running max, ranks (1..W), V+ (n,)."""
+    """What an aggregation may read: gains (n x W), CG, running max, ranks (1..W), V+ (n,);
+    for aggregations registered with ``needs_costs``, the document costs (0 past D) and their
+    cumulative sums CC(i) = sum_{j<=i} c_j."""
 
     gains: np.ndarray
     cg: np.ndarray
     running_max: np.ndarray
     ranks: np.ndarray
     vplus: Optional[np.ndarray]
+    costs: Optional[np.ndarray] = None
+    cc: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
 class Aggregation:
     """A registered aggregation: ``fn(inp, params) -> A`` over the (topics x ranks) matrix.
 
-    ``tail(cg_D, max_D, vplus, params) -> (const, coef)`` gives A(i) = const + coef / i past
-    the last ranked document. ``needs_vplus`` asks the kernel for V+.
+    ``tail(cg_D, max_D, vplus, params) -> (const, coef[, slope])`` gives A(i) = const +
+    coef / i (+ slope i) past the last ranked document; with ``needs_costs`` it is
+    ``tail(cc_E, E, pad_cost, vplus, params)`` (CC at E, the last rank of the matrix, and the
+    cost of every rank past it). ``needs_vplus`` asks the kernel for V+; ``unbounded`` marks
+    aggregations that grow without bound with the depth inspected (costs, items): users who
+    never stop would make them infinite, so they are rejected under 'pad' for such models.
     """
 
     name: str
@@ -53,6 +79,8 @@ class Aggregation:
     tail: Optional[Callable[..., tuple]] = None
     params: tuple = ()
     needs_vplus: bool = False
+    needs_costs: bool = False
+    unbounded: bool = False
 
 
 AGGREGATIONS: dict[str, Aggregation] = {}
@@ -60,16 +88,19 @@ AGGREGATIONS: dict[str, Aggregation] = {}
 
 def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,
                          tail: Optional[Callable[..., tuple]] = None, params: tuple = (),
-                         needs_vplus: bool = False, replace: bool = False) -> Aggregation:
+                         needs_vplus: bool = False, needs_costs: bool = False, unbounded: bool = False,
+                         replace: bool = False) -> Aggregation:
     """Registers an aggregation so that ``CWLA(A=name, ...)`` works everywhere.
 
     ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
-    and returns A(i) for every cell. ``tail`` (needed only for ``tail='pad'``) returns
-    ``(const, coef)`` arrays over topics with A(i) = const + coef / i for ranks past the end.
+    and returns A(i) for every cell. ``tail`` (needed for ``tail='pad'`` and cutoffs deeper
+    than the ranking) returns ``(const, coef)`` or ``(const, coef, slope)`` arrays over topics
+    with A(i) = const + coef / i + slope i for ranks past the end (see :class:`Aggregation`).
+    ``needs_costs`` gives ``fn`` the document costs (``inp.costs``, ``inp.cc``).
     """
     if name in AGGREGATIONS and not replace:
         raise ValueError(f"aggregation {name!r} is already registered (pass replace=True)")
-    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus)
+    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus, needs_costs, unbounded)
     AGGREGATIONS[name] = agg
     return agg
 
@@ -135,3 +166,31 @@ register_aggregation("PE", peak_end, params=("beta",),
                      tail=lambda cg, mx, vplus, params: (float(params["beta"]) * mx, _zeros(cg)))
 register_aggregation("ERR", err_aggregation,
                      tail=lambda cg, mx, vplus, params: (_zeros(cg), np.ones_like(cg)))
+
+
+def expected_cost(inp: AggregationInput, params: Params) -> np.ndarray:
+    """EC: A(i) = CC(i) / V+, so M = sum_i V(i) c_i / V+, the C/W/L expected cost per document."""
+    return inp.cc / inp.vplus[:, None]
+
+
+def expected_total_cost(inp: AggregationInput, params: Params) -> np.ndarray:
+    """ETC: A(i) = CC(i), the cost a user who stops at rank i has spent."""
+    return inp.cc
+
+
+def expected_items(inp: AggregationInput, params: Params) -> np.ndarray:
+    """EI: A(i) = i, the number of documents a user who stops at rank i has inspected."""
+    return np.broadcast_to(inp.ranks[None, :], inp.gains.shape)
+
+
+def _cost_tail(cc, end, pad_cost, vplus, params):
+    """Past E, CC(i) = CC(E) + c (i - E)."""
+    return cc - pad_cost * end, _zeros(cc), np.full(cc.shape, float(pad_cost))
+
+
+register_aggregation("EC", expected_cost, needs_vplus=True, needs_costs=True, unbounded=True,
+                     tail=lambda cc, end, pad_cost, vplus, params: tuple(
+                         x / vplus for x in _cost_tail(cc, end, pad_cost, vplus, params)))
+register_aggregation("ETC", expected_total_cost, needs_costs=True, unbounded=True, tail=_cost_tail)
+register_aggregation("EI", expected_items, unbounded=True,
+                     tail=lambda cg, mx, vplus, params: (_zeros(cg), _zeros(cg), np.ones_like(cg)))

@@ -39,6 +39,8 @@ class TailInput:
     cg: np.ndarray           # CG(E)
     total_gain: np.ndarray   # R: total gain of the topic's judged documents
     horizon: Optional[np.ndarray] = None    # None: inf for every topic
+    costs: Optional[np.ndarray] = None      # (n, W) costs within the matrix (models with uses_costs)
+    pad_cost: float = 1.0                   # the cost of every rank past E
 
     def __post_init__(self) -> None:
         if self.horizon is None:
@@ -50,13 +52,16 @@ class TailSums:
     """Sums over the ranks i > D of the infinite zero-gain tail (``tail='pad'``).
 
     ``stop``: sum L(i) (users who stop somewhere in the tail); ``depth``: sum V(i) (their
-    contribution to the expected depth V+; may be inf); ``inverse_rank``: sum L(i) / i.
-    Users who never stop contribute to none of the three.
+    contribution to the expected depth V+; may be inf); ``inverse_rank``: sum L(i) / i;
+    ``rank``: sum L(i) i (for aggregations that grow with the rank, such as the expected
+    total cost). Users who never stop contribute to none but ``depth``. ``rank`` defaults to
+    E sum L + sum V (summation by parts), exact whenever V(i) i -> 0 (every user stops).
     """
 
     stop: np.ndarray
     depth: np.ndarray
     inverse_rank: np.ndarray
+    rank: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class BrowsingModel:
     finite_tail: bool = False
     check: Optional[Callable[[Params], Optional[str]]] = None
     reads_total: bool = False
+    uses_costs: bool = False
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
@@ -93,7 +99,8 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
                             finite_tail: bool = False,
                             check: Optional[Callable[[Params], Optional[str]]] = None,
-                            reads_total: bool = False, replace: bool = False) -> BrowsingModel:
+                            reads_total: bool = False, uses_costs: bool = False,
+                            replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
     ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains in
@@ -105,12 +112,15 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
     with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
     None); the measure calls it when it is built. ``reads_total=True`` says that ``tail``
     reads R (:attr:`TailInput.total_gain`), which ``unjudged='max'`` raises by the gain of
-    every unjudged document ranked.
+    every unjudged document ranked. ``uses_costs=True`` makes the kernel call
+    ``continuation(gains, params, costs)`` with the (topics x ranks) matrix of document costs
+    (:mod:`ir_cwla.costs`; 1 per document unless the measure names ``costs=``), and pass them
+    to ``tail`` in :attr:`TailInput.costs` (``pad_cost`` past the matrix).
     """
     if name in BROWSING_MODELS and not replace:
         raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail, finite_tail, check, reads_total)
+                          never_stops_on_zero, tail, finite_tail, check, reads_total, uses_costs)
     BROWSING_MODELS[name] = model
     return model
 
@@ -389,11 +399,11 @@ def _ap_tail(inp: TailInput, params: Params) -> TailSums:
     'stop', C = 0 past the last relevant document ranked: nothing past E."""
     z = np.zeros_like(inp.v_next)
     if _finite(inp).all():
-        return TailSums(z, z, z)
+        return TailSums(z, z, z, z)
     s = (inp.gains / _ranks(inp.gains.shape[1])[None, :]).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         vplus = np.where(s > 0, inp.total_gain / np.where(s > 0, s, 1.0), np.inf)
-    return TailSums(z, vplus - inp.v_sum, z)
+    return TailSums(z, vplus - inp.v_sum, z, z)     # nobody stops past E (rank: 0)
 
 
 def _never_stopping_tail(inp: TailInput, params: Params) -> TailSums:
@@ -405,11 +415,12 @@ def _never_stopping_tail(inp: TailInput, params: Params) -> TailSums:
     z = np.zeros_like(inp.v_next)
     if finite.all():
         return flat
-    never = TailSums(z, np.where(inp.v_next > 0, np.inf, 0.0), z)
+    never = TailSums(z, np.where(inp.v_next > 0, np.inf, 0.0), z, z)
     if not finite.any():
         return never
-    return TailSums(*(np.where(finite, f, g) for f, g in zip((flat.stop, flat.depth, flat.inverse_rank),
-                                                              (never.stop, never.depth, never.inverse_rank))))
+    flat_rank = inp.depth * flat.stop + flat.depth
+    return TailSums(*(np.where(finite, f, g) for f, g in zip((flat.stop, flat.depth, flat.inverse_rank, flat_rank),
+                                                              (never.stop, never.depth, never.inverse_rank, z))))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.io import ELEMENT_TYPE
+
 GAIN_NAMES = ("lin", "exp", "bin")
 
 #: Cell of a group matrix past the end of a topic's ranking (no document there).
@@ -193,13 +195,27 @@ class Group:
         return gains
 
 
+@dataclass(frozen=True)
+class CellLabels:
+    """A string label for every cell of a ragged layout (a doc_id, an element type), as
+    codes into ``names``."""
+
+    codes: np.ndarray      # (cells,) int64
+    names: np.ndarray      # object array of the distinct labels
+
+    def take(self, selection: np.ndarray) -> CellLabels:
+        return CellLabels(self.codes[selection], self.names)
+
+
 @dataclass
 class Rankings:
     """A ranked run in a ragged layout: one row per qrels topic present in the run.
 
     Row t holds the first ``kept[t]`` ranks of topic ``topics[t]`` (its whole ranking, or
     the ranks up to the deepest cutoff asked for) in ``judgments[offsets[t]:offsets[t+1]]``;
-    ``lengths[t]`` is the length of the whole ranking.
+    ``lengths[t]`` is the length of the whole ranking. ``doc_ids`` and ``element_types``
+    (kept only when asked for) label each cell with its document and its element type (the
+    run's second column), which cost files price.
     """
 
     topics: np.ndarray
@@ -208,6 +224,8 @@ class Rankings:
     offsets: np.ndarray         # (n + 1,) int64 into judgments
     judgments: np.ndarray       # (cells,) int64 judgment ids (UNJUDGED for unjudged documents)
     qrels: Qrels
+    doc_ids: Optional[CellLabels] = None
+    element_types: Optional[CellLabels] = None
 
     @property
     def kept(self) -> np.ndarray:
@@ -219,7 +237,8 @@ class Rankings:
         judgments = self.judgments
         if qrels.mask is not None and len(judgments):
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
-        return Rankings(self.topics, self.topic_rows, self.lengths, self.offsets, judgments, qrels)
+        return Rankings(self.topics, self.topic_rows, self.lengths, self.offsets, judgments, qrels,
+                        self.doc_ids, self.element_types)
 
     def _row_of_cells(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.topic_rows)), self.kept)
@@ -253,7 +272,8 @@ class Rankings:
         counts = np.bincount(self._row_of_cells()[judged], minlength=len(self.topic_rows)).astype(np.int64)
         lengths = counts + (self.lengths - self.kept)
         offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-        return Rankings(self.topics, self.topic_rows, lengths, offsets, self.judgments[judged], self.qrels)
+        labels = [None if x is None else x.take(judged) for x in (self.doc_ids, self.element_types)]
+        return Rankings(self.topics, self.topic_rows, lengths, offsets, self.judgments[judged], self.qrels, *labels)
 
     def groups(self, width: Optional[int] = None, pad_to: Optional[int] = None) -> list[Group]:
         """The rows as dense groups, each row cut to ``width`` ranks (None: all it keeps).
@@ -286,13 +306,23 @@ class Rankings:
         return out
 
     def _dense(self, rows: np.ndarray, width: int, kept: np.ndarray) -> Group:
-        judgments = np.full((len(rows), width), PADDING, dtype=np.int64)
+        judgments = self._scatter(self.judgments, rows, width, kept, PADDING)
+        return Group(rows, judgments, self.qrels.grades_of(judgments), kept.astype(np.int64))
+
+    def _scatter(self, values: np.ndarray, rows: np.ndarray, width: int, kept: np.ndarray, fill) -> np.ndarray:
+        """A per-cell array as the (rows x width) matrix of the first ``kept`` ranks of ``rows``."""
+        out = np.full((len(rows), width), fill, dtype=values.dtype)
         if width:
             r = np.repeat(np.arange(len(rows)), kept)
             starts = self.offsets[rows]
             rank = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
-            judgments[r, rank] = self.judgments[np.repeat(starts, kept) + rank]
-        return Group(rows, judgments, self.qrels.grades_of(judgments), kept.astype(np.int64))
+            out[r, rank] = values[np.repeat(starts, kept) + rank]
+        return out
+
+    def dense(self, group: Group, values: np.ndarray, fill) -> np.ndarray:
+        """A per-cell array (e.g. the codes of :attr:`element_types`) laid out as ``group``'s
+        matrix, ``fill`` past each ranking's end."""
+        return self._scatter(np.asarray(values), group.rows, group.width, group.kept, fill)
 
 
 def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_uniques: np.ndarray) -> np.ndarray:
@@ -313,11 +343,12 @@ def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_un
 
 
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
-             name: str = "run") -> Rankings:
+             name: str = "run", doc_ids: bool = False) -> Rankings:
     """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
 
     Topics absent from the qrels are ignored. ``max_depth`` keeps only the first ranks
-    (None keeps whole rankings).
+    (None keeps whole rankings). The cells keep their element type if the run has an
+    ``element_type`` column, and their doc_id if ``doc_ids``.
     """
     qids = run["query_id"].astype(str).to_numpy()
     t = qrels.topic_index.get_indexer(qids)
@@ -348,7 +379,7 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         warnings.warn(f"{name}: {int((~first).sum())} duplicate doc_id(s) within a topic, the best-scored "
                       f"occurrence kept (first: topic {qrels.topics[t[i]]!r}, doc_id {doc_uniques[doc_codes[i]]!r})",
                       stacklevel=3)
-        t, doc_codes = t[first], doc_codes[first]
+        t, doc_codes, order = t[first], doc_codes[first], order[first]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
     topic_rows = t[starts]
@@ -356,8 +387,13 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     if max_depth is not None and (kept < counts).any():
         rank = np.arange(len(t)) - np.repeat(starts, counts)
         sel = rank < max_depth
-        t, doc_codes = t[sel], doc_codes[sel]
+        t, doc_codes, order = t[sel], doc_codes[sel], order[sel]
     judgments = qrels.judgment_ids(t, doc_uniques[doc_codes])   # only for the ranks looked at
     offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
+    labels = CellLabels(doc_codes.astype(np.int64), doc_uniques) if doc_ids else None
+    types = None
+    if ELEMENT_TYPE in run.columns:
+        codes, names = pd.factorize(run[ELEMENT_TYPE].astype(str).to_numpy())
+        types = CellLabels(codes[order].astype(np.int64), np.asarray(names, dtype=object))
     return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
-                    judgments.astype(np.int64), qrels)
+                    judgments.astype(np.int64), qrels, labels, types)

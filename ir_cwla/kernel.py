@@ -41,6 +41,10 @@ class Browsing:
     V: np.ndarray              # (n, W), 0 past D
     tail: str
     tail_sums: Optional[TailSums]
+    #: under 'stop' (D within the matrix): V(D) C(D) with the model's own C(D), the users that
+    #: 'stop' makes stop at D although the model would have them go on (cwl_eval drops them
+    #: from its expected totals; see :mod:`ir_cwla.app.cwl`)
+    continuing: Optional[np.ndarray] = None
 
     def with_gains(self, gains: np.ndarray) -> Browsing:
         """The same browsing over other gains, for a model whose C (and tail) ignore the gains."""
@@ -80,14 +84,23 @@ def _check_continuation(c: np.ndarray, model: BrowsingModel, topics: Optional[np
                           "continuation probabilities must lie in [0, 1] (check its parameters)")
 
 
+def _continuation(model: BrowsingModel, gains: np.ndarray, params: Params, costs: Optional[np.ndarray]) -> np.ndarray:
+    if model.uses_costs:
+        return np.asarray(model.continuation(gains, params, np.ones_like(gains) if costs is None else costs),
+                          dtype=np.float64)
+    return np.asarray(model.continuation(gains, params), dtype=np.float64)
+
+
 def _numeric_tail(model: BrowsingModel, gains: np.ndarray, depth: np.ndarray, params: Params,
+                  costs: Optional[np.ndarray] = None, pad_cost: float = 1.0,
                   tol: float = 1e-13, limit: int = 1 << 20) -> TailSums:
     """Sums a model's zero-gain tail numerically, for models registered without a tail."""
     n, w = gains.shape
     extra = 1024
     while True:
         ext = np.concatenate([gains, np.zeros((n, extra))], axis=1)
-        c = np.asarray(model.continuation(ext, params), dtype=np.float64)
+        ext_costs = None if costs is None else np.concatenate([costs, np.full((n, extra), pad_cost)], axis=1)
+        c = _continuation(model, ext, params, ext_costs)
         _check_continuation(c, model, None)
         v = _exclusive_cumprod(c)
         past = np.arange(1, ext.shape[1] + 1)[None, :] > depth[:, None]
@@ -97,7 +110,8 @@ def _numeric_tail(model: BrowsingModel, gains: np.ndarray, depth: np.ndarray, pa
             ranks = np.arange(1, ext.shape[1] + 1, dtype=np.float64)
             never = v[:, -1] > tol
             depth_sum = np.where(never, np.inf, np.where(past, v_in, 0.0).sum(axis=1))
-            return TailSums(lv.sum(axis=1), depth_sum, (lv / ranks[None, :]).sum(axis=1))
+            return TailSums(lv.sum(axis=1), depth_sum, (lv / ranks[None, :]).sum(axis=1),
+                            (lv * ranks[None, :]).sum(axis=1))
         if extra >= limit:
             raise KernelError(f"browsing model {model.name!r}: its tail does not converge within {limit} ranks; "
                               "register it with a closed-form tail or use tail='stop'")
@@ -105,21 +119,26 @@ def _numeric_tail(model: BrowsingModel, gains: np.ndarray, depth: np.ndarray, pa
 
 
 def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: Params, tail: str = "stop",
-           total_gain: Optional[np.ndarray] = None, topics: Optional[np.ndarray] = None) -> Browsing:
+           total_gain: Optional[np.ndarray] = None, topics: Optional[np.ndarray] = None,
+           costs: Optional[np.ndarray] = None, pad_cost: float = 1.0) -> Browsing:
     """C -> V -> L for a gain matrix whose row t is looked at down to rank ``depth[t]``.
 
     Gains past ``depth[t]`` must be 0. ``depth`` may exceed the matrix's width W (a cutoff
     deeper than every ranking of the matrix): the ranks past W hold zero gains, summed by the
     model's closed-form tail (models registered with ``finite_tail``), so they cost nothing.
-    ``total_gain`` (R per topic) is needed by AP under 'pad'. ``topics`` only serves error
-    messages.
+    ``total_gain`` (R per topic) is needed by AP under 'pad'. ``costs`` (None: 1 per
+    document) are read by models registered with ``uses_costs``; past ``depth`` every
+    document costs ``pad_cost``. ``topics`` only serves error messages.
     """
     gains = np.asarray(gains, dtype=np.float64)
     depth = np.asarray(depth, dtype=np.int64)
     n, w = gains.shape
-    c = np.asarray(model.continuation(gains, params), dtype=np.float64)
     ranks = np.arange(1, w + 1)
     within = ranks[None, :] <= depth[:, None]
+    if model.uses_costs and (costs is not None or pad_cost != 1.0):
+        base = np.ones_like(gains) if costs is None else np.asarray(costs, dtype=np.float64)
+        costs = np.where(within, base, pad_cost)          # past D: padding documents
+    c = _continuation(model, gains, params, costs if model.uses_costs else None)
     _check_continuation(np.where(within, c, 0.0), model, topics)
     if tail not in TAILS:
         raise ValueError(f"unknown tail={tail!r}; valid: {', '.join(TAILS)}")
@@ -128,9 +147,11 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
         raise KernelError(f"browsing model {model.name!r} has no finite tail: give it a matrix as wide as "
                           "the cutoff (or register it with finite_tail=True)")
     if tail == "stop" and not beyond.any():
+        at_d = c[np.arange(n), np.maximum(depth, 1) - 1] if w else np.zeros(n)
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0
         v = np.where(within, _exclusive_cumprod(c)[:, :-1], 0.0)
-        return Browsing(gains, depth, v * (1 - c), v, tail, None)
+        continuing = v[np.arange(n), np.maximum(depth, 1) - 1] * at_d if w else np.zeros(n)
+        return Browsing(gains, depth, v * (1 - c), v, tail, None, np.where(depth > 0, continuing, 0.0))
     end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
     if tail == "stop":
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within
@@ -141,37 +162,59 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
     lv = np.where(within, v * (1 - c), 0.0)
     horizon = np.where(beyond, depth - end, 0).astype(np.float64) if tail == "stop" else np.full(n, np.inf)
     if model.tail is None:
-        sums = _numeric_tail(model, gains, depth, params)
+        sums = _numeric_tail(model, gains, depth, params, costs if model.uses_costs else None, pad_cost)
     else:
         cg = gains.sum(axis=1)
         inp = TailInput(gains, end, v_next, v.sum(axis=1), cg,
-                        total_gain if total_gain is not None else np.full(n, np.nan), horizon)
+                        total_gain if total_gain is not None else np.full(n, np.nan), horizon,
+                        costs if model.uses_costs else None, pad_cost)
         sums = model.tail(inp, params)
     return Browsing(gains, depth, lv, v, tail, sums)
 
 
-def aggregate(b: Browsing, agg: Aggregation, params: Params) -> np.ndarray:
-    """M = sum_i L(i) A(i) per topic (plus the zero-gain tail past the matrix, if any)."""
+def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray] = None,
+              pad_cost: float = 1.0) -> np.ndarray:
+    """M = sum_i L(i) A(i) per topic (plus the zero-gain tail past the matrix, if any).
+
+    ``costs`` (None: 1 per document) and ``pad_cost`` (past the matrix) are read by the
+    aggregations registered with ``needs_costs`` (EC, ETC).
+    """
     n, w = b.gains.shape
     cg, running_max = b.cg, b.running_max
     ranks = np.arange(1, w + 1, dtype=np.float64)
     vplus = b.vplus if agg.needs_vplus else None
-    a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus), params)
+    end = np.minimum(b.depth, w)
+    cc = None
+    if agg.needs_costs:
+        within = ranks[None, :] <= b.depth[:, None]
+        costs = np.where(within, 1.0 if costs is None else costs, 0.0)
+        cc = np.cumsum(costs, axis=1)
+    a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus, costs, cc), params)
     with np.errstate(invalid="ignore"):
         m = np.where(b.L > 0, b.L * a, 0.0).sum(axis=1)
     if b.tail_sums is not None:
         if agg.tail is None:
             raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
                              "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
-        cg_d = cg[:, -1] if w else np.zeros(n)
-        max_d = running_max[:, -1] if w else np.zeros(n)
-        const, coef = agg.tail(cg_d, max_d, vplus, params)
+        if agg.needs_costs:
+            parts = agg.tail(cc[:, -1] if w else np.zeros(n), end.astype(np.float64), pad_cost, vplus, params)
+        else:
+            cg_d = cg[:, -1] if w else np.zeros(n)
+            max_d = running_max[:, -1] if w else np.zeros(n)
+            parts = agg.tail(cg_d, max_d, vplus, params)
+        const, coef = parts[0], parts[1]
         s = b.tail_sums
         m = m + np.where(s.stop > 0, const * s.stop, 0.0) + np.where(s.inverse_rank > 0, coef * s.inverse_rank, 0.0)
+        if len(parts) > 2:
+            rank = s.rank if s.rank is not None else end * s.stop + s.depth
+            with np.errstate(invalid="ignore"):
+                m = m + np.where(parts[2] != 0, parts[2] * rank, 0.0)
     return m
 
 
 def score(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, agg: Aggregation, params: Params,
-          tail: str = "stop", total_gain: Optional[np.ndarray] = None) -> np.ndarray:
+          tail: str = "stop", total_gain: Optional[np.ndarray] = None, costs: Optional[np.ndarray] = None,
+          pad_cost: float = 1.0) -> np.ndarray:
     """One measure's per-topic scores: :func:`aggregate` of :func:`browse`."""
-    return aggregate(browse(gains, depth, model, params, tail, total_gain), agg, params)
+    return aggregate(browse(gains, depth, model, params, tail, total_gain, costs=costs, pad_cost=pad_cost),
+                     agg, params, costs, pad_cost)

@@ -9,6 +9,7 @@ from ir_measures import measures
 
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.costs import CostSpec
 from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.kernel import TAILS
 
@@ -95,6 +96,10 @@ class _CWLA(measures.Measure):
                                        desc="unjudged documents: 'zero' (gain 0), 'max' (the largest gain), "
                                             "'condense' (removed before the user model applies), 'residual' "
                                             "(the score under 'max' minus the score under 'zero')"),
+        "costs": measures.ParamInfo(dtype=str, required=False,
+                                    desc="document costs read by EC, ETC and the cost-aware models: "
+                                         "'grade:0:1;1:2;...' (per grade), 'type:PATH' (cwl_eval's cost file, "
+                                         "by element type), 'doc:PATH' (per doc_id); default 1 per document"),
     }
 
     def __init__(self, **params: Any):
@@ -153,6 +158,21 @@ class _CWLA(measures.Measure):
                                  f"A={agg.name!r} (their parameters: {', '.join(model.params + agg.params) or 'none'})")
         if max_rel is not _NP and rel is not _NP:
             raise ValueError("CWLA: max_rel has no effect with binary gains (rel=...); drop one of them")
+        costs = self.params.get("costs", _NP)
+        if costs is not _NP:
+            spec = CostSpec.parse(costs)        # ValueError says what is wrong
+            if not (agg.needs_costs or model.uses_costs):
+                readers = [n for n, a in AGGREGATIONS.items() if a.needs_costs] + \
+                    [n for n, c in BROWSING_MODELS.items() if c.uses_costs]
+                raise ValueError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
+                                 f"(costs are read by {', '.join(readers)})")
+            problem = spec.check()
+            if problem:
+                raise ValueError(f"CWLA: costs={costs!r}: {problem}")
+        if tail == "pad" and agg.unbounded and model.never_stops_on_zero:
+            raise ValueError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' is infinite (users past the "
+                             "last relevant document never stop, so the documents they inspect and their cost have "
+                             "no bound); use tail='stop'")
         if agg.name == "ERR" and not model.gain_dependent:
             raise ValueError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
                              "(C does not depend on the gains; the paper's crossed-out cells)")
@@ -190,6 +210,10 @@ class _CWLA(measures.Measure):
         max_rel = self.params.get("max_rel", _NP)
         return GainSpec(kind, (1.0 if rel is _NP else rel) if kind == "bin" else None,
                         None if max_rel is _NP or kind == "bin" else max_rel)
+
+    def cost_spec(self) -> CostSpec:
+        """Where document costs come from (:mod:`ir_cwla.costs`; unit costs by default)."""
+        return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> dict:
         return {"p": self["p"], "T": self["T"], "beta": self["beta"], "cutoff": self.params.get("cutoff")}

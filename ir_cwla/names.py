@@ -79,6 +79,8 @@ def _extras(measure: Measure) -> list[str]:
         extra.append(f"max_rel={format_number(params['max_rel'])}")
     if params.get("tail", "stop") != "stop":
         extra.append(str(params["tail"]))
+    if "costs" in params:
+        extra.append(f"costs={params['costs']}")
     unjudged = params.get("unjudged", "zero")
     if unjudged in UNJUDGED_KEYWORDS:
         extra.append(unjudged)

@@ -19,7 +19,8 @@ from ir_measures.util import Metric
 from ir_cwla import kernel
 from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
-from ir_cwla.gains import Group, Qrels, Rankings, rank_run
+from ir_cwla.costs import CostSpec
+from ir_cwla.gains import GainSpec, Group, Qrels, Rankings, rank_run
 from ir_cwla.io import as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases, short_name
@@ -52,11 +53,15 @@ class CwlaEvaluator(providers.Evaluator):
             if "max_rel" in m.params:
                 self.prepared_qrels.check_max_rel(m["max_rel"])
         self.max_depth: Optional[int] = ranking_depth(measures)
+        specs = [m.cost_spec() for m in measures if "costs" in m.params]
+        self.doc_ids = any(c.needs_doc_ids for c in specs)               # rank keeping each cell's doc_id
+        self.element_types = any(c.needs_element_types for c in specs)   # read the run's second column
         super().__init__(measures, set(self.prepared_qrels.topics.tolist()))
 
     def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""
-        ranked = rank_run(as_run_frame(run, name), self.prepared_qrels, self.max_depth, name)
+        frame = as_run_frame(run, name, element_type=self.element_types)
+        ranked = rank_run(frame, self.prepared_qrels, self.max_depth, name, doc_ids=self.doc_ids)
         return ranked.topics, self.score_rankings(ranked)
 
     def score_rankings(self, ranked: Rankings) -> dict[Measure, np.ndarray]:
@@ -107,6 +112,7 @@ class _Scorer:
         self.groups_cache: dict[Any, list[Group]] = {}
         self.gains_cache: dict[tuple, list[np.ndarray]] = {}
         self.browse_cache: dict[tuple, list[kernel.Browsing]] = {}
+        self.costs_cache: dict[tuple, list[Optional[np.ndarray]]] = {}
         self.scores: dict[tuple, np.ndarray] = {}
 
     def rankings(self, condensed: bool) -> Rankings:
@@ -148,11 +154,15 @@ class _Scorer:
         if gkey not in self.gains_cache:
             self.gains_cache[gkey] = [g.gains(spec, qrels.x_max, gains_policy) for g in groups]
         params = m.model_params()
-        bkey = (model.name, tuple(params[k] for k in model.params), gkey, tail)
+        costs_spec = m.cost_spec() if (agg.needs_costs or model.uses_costs) else None
+        costs, pad_cost = self._costs(costs_spec, ranked, groups, layout, gains_policy, spec)
+        model_costs = costs_spec if model.uses_costs else None
+        bkey = (model.name, tuple(params[k] for k in model.params), gkey, tail, model_costs)
         if bkey not in self.browse_cache:
             total = _total_gain(ranked, spec, gains_policy, model, m) if tail == "pad" else None
-            zero_key = (model.name, tuple(params[k] for k in model.params), (spec, layout, "zero"), tail)
-            if gains_policy == "max" and not model.gain_dependent and zero_key in self.browse_cache:
+            zero_key = (model.name, tuple(params[k] for k in model.params), (spec, layout, "zero"), tail, model_costs)
+            if gains_policy == "max" and not model.gain_dependent and not model.uses_costs \
+                    and zero_key in self.browse_cache:
                 # C ignores the gains: the same V and L, only the gains differ
                 self.browse_cache[bkey] = [b.with_gains(gains) for b, gains in
                                            zip(self.browse_cache[zero_key], self.gains_cache[gkey])]
@@ -160,12 +170,25 @@ class _Scorer:
                 self.browse_cache[bkey] = [
                     kernel.browse(gains, np.full(len(g.rows), cutoff, dtype=np.int64) if cutoff is not None
                                   else g.kept, model, params, tail,
-                                  None if total is None else total[g.rows], ranked.topics[g.rows])
-                    for g, gains in zip(groups, self.gains_cache[gkey])]
+                                  None if total is None else total[g.rows], ranked.topics[g.rows],
+                                  cst if model.uses_costs else None, pad_cost)
+                    for g, gains, cst in zip(groups, self.gains_cache[gkey], costs)]
         scores = np.zeros(len(rows))
-        for g, b in zip(groups, self.browse_cache[bkey]):
-            scores[g.rows] = kernel.aggregate(b, agg, params)
+        for g, b, cst in zip(groups, self.browse_cache[bkey], costs):
+            scores[g.rows] = kernel.aggregate(b, agg, params, cst, pad_cost)
         return scores
+
+    def _costs(self, costs_spec: Optional[CostSpec], ranked: Rankings, groups: list[Group], layout: tuple,
+               policy: str, spec: GainSpec) -> tuple[list[Optional[np.ndarray]], float]:
+        """The cost matrix of every group (None: unit costs) and the cost of a padding document."""
+        if costs_spec is None:
+            return [None] * len(groups), 1.0
+        # under 'max' an unjudged document costs what the largest grade costs
+        top = spec.max_rel if spec.max_rel is not None else ranked.qrels.x_max
+        key = (costs_spec, layout, policy, top if costs_spec.kind == "grade" else None)
+        if key not in self.costs_cache:
+            self.costs_cache[key] = [costs_spec.cell_costs(ranked, g, policy, top) for g in groups]
+        return self.costs_cache[key], costs_spec.pad_cost(policy)
 
 
 def _incomplete(ranked: Rankings, depth: Optional[int]) -> np.ndarray:

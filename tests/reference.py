@@ -64,17 +64,24 @@ def continuations(model: str, r: list[float], k, p: float, T: float) -> list[flo
     return out
 
 
-def agg_values(agg: str, r: list[float], vplus: float, beta: float) -> list[float]:
-    """A(1..len(r)), one rank at a time."""
-    out, cg, mx = [], 0.0, 0.0
+def agg_values(agg: str, r: list[float], vplus: float, beta: float, costs=None) -> list[float]:
+    """A(1..len(r)), one rank at a time (``costs``: the cost of each rank, 1 if None)."""
+    out, cg, mx, cc = [], 0.0, 0.0, 0.0
     for i, ri in enumerate(r, start=1):
         cg += ri
         mx = max(mx, ri)
-        out.append(agg_value(agg, i, ri, cg, mx, vplus, beta))
+        cc += 1.0 if costs is None else costs[i - 1]
+        out.append(agg_value(agg, i, ri, cg, mx, vplus, beta, cc))
     return out
 
 
-def agg_value(agg: str, i: int, ri: float, cg: float, mx: float, vplus: float, beta: float) -> float:
+def agg_value(agg: str, i: int, ri: float, cg: float, mx: float, vplus: float, beta: float, cc: float = 0.0) -> float:
+    if agg == "EC":
+        return cc / vplus
+    if agg == "ETC":
+        return cc
+    if agg == "EI":
+        return float(i)
     if agg == "ERG":
         return cg / vplus if vplus != math.inf else 0.0
     if agg == "ETG":
@@ -93,8 +100,12 @@ def agg_value(agg: str, i: int, ri: float, cg: float, mx: float, vplus: float, b
 
 
 def score(r: list[float], model: str, agg: str, depth: int, tail: str = "stop", k=None,
-          p: float = 0.8, T: float = 2.25, beta: float = 0.5, total_gain: float = 0.0) -> float:
-    """M = sum_i L(i) A(i) for one topic whose gain list r is looked at down to ``depth``."""
+          p: float = 0.8, T: float = 2.25, beta: float = 0.5, total_gain: float = 0.0,
+          costs=None, pad_cost: float = 1.0) -> float:
+    """M = sum_i L(i) A(i) for one topic whose gain list r is looked at down to ``depth``
+    (``costs``: of each ranked document, for EC and ETC; ``pad_cost`` past the ranking)."""
+    costs = [1.0] * len(r) if costs is None else list(costs)
+    costs = costs[:depth] + [pad_cost] * max(0, depth - len(costs))
     r = list(r[:depth]) + [0.0] * max(0, depth - len(r))
     C = continuations(model, r, k, p, T)
     if tail == "stop":
@@ -104,30 +115,35 @@ def score(r: list[float], model: str, agg: str, depth: int, tail: str = "stop", 
         V.append(V[-1] * C[i - 1])          # V[i] = V(i+1)
     L = [V[i - 1] * (1 - C[i - 1]) for i in range(1, depth + 1)]
     vplus = sum(V[:depth])
-    tail_stop = tail_depth = tail_inv = 0.0
+    tail_stop = tail_depth = tail_inv = tail_rank = 0.0
     if tail == "pad":
         v_next = V[depth]
-        tail_stop, tail_depth, tail_inv = pad_tail(model, tuple(r), depth, v_next, p, T, total_gain, vplus)
+        tail_stop, tail_depth, tail_inv, tail_rank = pad_tail(model, tuple(r), depth, v_next, p, T, total_gain,
+                                                              vplus, agg in ("EI", "ETC", "EC"))
         vplus += tail_depth
-    A = agg_values(agg, r, vplus, beta)
+    A = agg_values(agg, r, vplus, beta, costs)
     m = sum(L[i] * A[i] for i in range(depth) if L[i] != 0)
     if tail == "pad":
         cg = sum(r)
         mx = max(r) if r else 0.0
+        cc = sum(costs)
+        # past D: A(i) = const + coef / i + slope * i
         const = {"ERG": (cg / vplus if vplus != math.inf else 0.0), "ETG": cg, "avg": 0.0, "max": mx,
-                 "fin": 0.0, "PE": beta * mx, "ERR": 0.0}[agg]
+                 "fin": 0.0, "PE": beta * mx, "ERR": 0.0, "EI": 0.0, "ETC": cc - pad_cost * depth,
+                 "EC": (cc - pad_cost * depth) / vplus}[agg]
         coef = {"avg": cg, "ERR": 1.0}.get(agg, 0.0)
-        m += const * tail_stop + coef * tail_inv
+        slope = {"EI": 1.0, "ETC": pad_cost, "EC": pad_cost / vplus}.get(agg, 0.0)
+        m += const * tail_stop + coef * tail_inv + slope * tail_rank
     return m
 
 
 @functools.cache
 def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float,
-             total_gain: float, vsum: float) -> tuple[float, float, float]:
-    """(sum L, sum V, sum L/i) over ranks i > depth, where every gain is 0."""
+             total_gain: float, vsum: float, with_rank: bool = False) -> tuple[float, float, float, float]:
+    """(sum L, sum V, sum L/i, sum L i) over ranks i > depth, where every gain is 0."""
     n = depth + 1
     if model in ("P", "DCG") or v_next == 0 and model not in ("AP",):
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     if model == "RBP":
         v = lambda i: v_next * mpmath.power(p, i - n)  # noqa: E731
     elif model in ("INST", "INSQ"):
@@ -137,9 +153,9 @@ def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float
     elif model == "AP":
         s = sum(r[i - 1] / i for i in range(1, depth + 1))
         vplus = total_gain / s if s > 0 else math.inf
-        return 0.0, vplus - vsum, 0.0
+        return 0.0, vplus - vsum, 0.0, 0.0
     elif model in ("ERR", "RR"):
-        return 0.0, math.inf, 0.0
+        return 0.0, math.inf, 0.0, 0.0
     else:
         raise KeyError(model)
     l_ = lambda i: v(i) - v(i + 1)  # noqa: E731
@@ -150,7 +166,8 @@ def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float
         stop = mpmath.nsum(l_, [n, mpmath.inf], method=method)
         dep = mpmath.nsum(v, [n, mpmath.inf], method=method)
         inv = mpmath.nsum(lambda i: l_(i) / i, [n, mpmath.inf], method=method)
-    return float(stop), float(dep), float(inv)
+        rank = mpmath.nsum(lambda i: l_(i) * i, [n, mpmath.inf], method=method) if with_rank else 0
+    return float(stop), float(dep), float(inv), float(rank)
 
 
 def read_run(path) -> dict[str, dict[str, float]]:

@@ -39,7 +39,8 @@ def test_sum_of_L_is_one_under_stop(gains, data, model):
 @settings(max_examples=60, deadline=None)
 @given(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS), tail=st.sampled_from(["stop", "pad"]))
 def test_bounds(gains, data, model, tail):
-    """Every aggregation but ETG lies in [0, 1]; ETG <= V+ (its gains are at most 1 per rank)."""
+    """Every aggregation of gains but ETG lies in [0, 1]; ETG, ETC and EI (unit costs) <= V+ (at
+    most 1 per rank); EC with unit costs is 1."""
     depth = _depths(gains, data)
     gains = np.where(np.arange(gains.shape[1])[None, :] < depth[:, None], gains, 0.0)
     params = dict(PARAMS, cutoff=gains.shape[1])
@@ -48,12 +49,14 @@ def test_bounds(gains, data, model, tail):
     total = gains.sum(axis=1) + data.draw(st.floats(0, 5))
     b = kernel.browse(gains, depth, get_browsing_model(model), params, tail, total_gain=total)
     for name, agg in AGGREGATIONS.items():
-        if tail == "pad" and agg.needs_vplus and get_browsing_model(model).never_stops_on_zero:
+        if tail == "pad" and (agg.needs_vplus or agg.unbounded) and get_browsing_model(model).never_stops_on_zero:
             continue
         m = kernel.aggregate(b, agg, params)
         assert np.isfinite(m).all(), name
-        if name == "ETG":
-            assert (m <= b.vplus + 1e-12).all()
+        if name in ("ETG", "ETC", "EI"):
+            assert (m <= b.vplus * (1 + 1e-12) + 1e-12).all(), name
+        elif name == "EC" and model != "AP":
+            np.testing.assert_allclose(m, 1.0, rtol=1e-12)
         else:
             assert ((m >= -1e-12) & (m <= 1 + 1e-12)).all(), name
 

@@ -29,11 +29,12 @@ from ir_cwla.datasets.irds import (
     load_qrels,
     load_run,
     register,
+    write_document_lengths,
 )
 
 __all__ = [
     "CRANFIELD", "CRANFIELD_GRADE_REMAP", "MINUS_ONE_CONVENTIONS", "MinusOne", "as_pyterrier_qrels",
     "bundled_cranfield_archive", "cranfield_cache_path", "cranfield_qrels", "cranfield_topics",
     "ensure_cranfield", "remap_cranfield_grades", "IRDS_PREFIX", "dataset_id", "is_cranfield", "load",
-    "load_qrels", "load_run", "register", "conventions_note",
+    "load_qrels", "load_run", "register", "conventions_note", "write_document_lengths",
 ]

@@ -9,6 +9,7 @@ the Cranfield grade conventions of :mod:`ir_cwla.datasets.cranfield`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Optional
 
 import pandas as pd
@@ -61,6 +62,27 @@ def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFr
 def load_run(spec: str) -> pd.DataFrame:
     """The scored documents of an ``irds:`` id as a run (``query_id, doc_id, score``)."""
     return pd.DataFrame(load(spec).scoreddocs_iter())
+
+
+def write_document_lengths(dataset: str, doc_ids: Iterable[str], path: str, field: Optional[str] = None) -> int:
+    """Writes ``doc_id length`` lines (the length in characters of each document's text, from
+    the dataset's ir_datasets docstore) to ``path``: a per-document cost file for
+    ``CWLA(costs='doc:PATH')``, the U-measure's reading positions and TBG's reading times
+    (scale them to seconds first). ``field`` names the text field (default: the document's
+    ``default_text()``). Returns the number of documents written; an unknown doc_id is an error.
+    """
+    store = load(dataset).docs_store()
+    ids = list(dict.fromkeys(str(d) for d in doc_ids))
+    docs = store.get_many(ids)
+    missing = [d for d in ids if d not in docs]
+    if missing:
+        raise KeyError(f"{dataset}: the docstore has no document {missing[0]!r} ({len(missing)} missing)")
+    with open(path, "w", encoding="utf-8") as f:
+        for d in ids:
+            doc = docs[d]
+            text = getattr(doc, field) if field is not None else doc.default_text()
+            f.write(f"{d} {max(len(text), 1)}\n")
+    return len(ids)
 
 
 def _checked(spec: str, kind: str) -> Any:
