@@ -13,7 +13,7 @@ ranked document (where every gain is 0): its :class:`TailSums`. Add your own wit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 from scipy import special
@@ -37,7 +37,7 @@ class TailInput:
     v_next: np.ndarray       # V(E+1) = prod_{j<=E} C(j), the chance of going past E
     v_sum: np.ndarray        # sum_{i<=E} V(i)
     cg: np.ndarray           # CG(E)
-    total_gain: np.ndarray   # R: total gain of the topic's judged documents
+    total_gain: np.ndarray   # R: total gain of the topic's judged documents (or their number, see reads_total)
     horizon: Optional[np.ndarray] = None    # None: inf for every topic
     costs: Optional[np.ndarray] = None      # (n, W) costs within the matrix (models with uses_costs)
     pad_cost: float = 1.0                   # the cost of every rank past E
@@ -86,7 +86,7 @@ class BrowsingModel:
     tail: Optional[Callable[[TailInput, Params], TailSums]] = None
     finite_tail: bool = False
     check: Optional[Callable[[Params], Optional[str]]] = None
-    reads_total: bool = False
+    reads_total: Union[bool, str] = False
     uses_costs: bool = False
 
 
@@ -99,7 +99,7 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
                             finite_tail: bool = False,
                             check: Optional[Callable[[Params], Optional[str]]] = None,
-                            reads_total: bool = False, uses_costs: bool = False,
+                            reads_total: Union[bool, str] = False, uses_costs: bool = False,
                             replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
@@ -111,8 +111,9 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
     lets a cutoff deeper than the ranking cost nothing; without it such a ranking is padded
     with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
     None); the measure calls it when it is built. ``reads_total=True`` says that ``tail``
-    reads R (:attr:`TailInput.total_gain`), which ``unjudged='max'`` raises by the gain of
-    every unjudged document ranked. ``uses_costs=True`` makes the kernel call
+    reads R (:attr:`TailInput.total_gain`), the total gain of the topic's judged documents
+    (``'count'``: their number with a gain > 0), which ``unjudged='max'`` raises by the gain
+    of (by one for) every unjudged document ranked. ``uses_costs=True`` makes the kernel call
     ``continuation(gains, params, costs)`` with the (topics x ranks) matrix of document costs
     (:mod:`ir_cwla.costs`; 1 per document unless the measure names ``costs=``), and pass them
     to ``tail`` in :attr:`TailInput.costs` (``pad_cost`` past the matrix).

@@ -144,6 +144,13 @@ class Qrels:
             self._gain_totals[spec] = np.bincount(self.judgment_topic, weights=g, minlength=len(self.topics))
         return self._gain_totals[spec]
 
+    def relevant_count(self, spec: GainSpec) -> np.ndarray:
+        """Per topic, the number of judged documents with a gain > 0 (read by TrAP under 'pad')."""
+        g = spec.apply(self.grades, self.x_max) > 0
+        if self.mask is not None:
+            g &= self.mask
+        return np.bincount(self.judgment_topic, weights=g.astype(np.float64), minlength=len(self.topics))
+
     def judgment_ids(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """The judgment id of each (topic, doc) pair, :data:`UNJUDGED` where there is none in force."""
         if not len(self._keys):

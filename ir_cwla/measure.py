@@ -7,6 +7,7 @@ from typing import Any
 
 from ir_measures import measures
 
+from ir_cwla import cwl_models  # noqa: F401  (registers cwl_eval's browsing models)
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.costs import CostSpec
@@ -14,7 +15,10 @@ from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.kernel import TAILS
 
 _NP = measures.base._NOT_PROVIDED
-_FLOAT_PARAMS = ("p", "T", "beta", "max_rel", "rel")
+#: The numeric parameters of browsing models and aggregations (each read by some of them).
+MODEL_PARAMS = ("p", "T", "beta", "K", "hb", "hc", "gain_med", "b1", "R1", "rate", "b2", "R2", "phi", "discount",
+                "exponent", "halflife", "L")
+_FLOAT_PARAMS = MODEL_PARAMS + ("max_rel", "rel")
 #: Largest INST/INSQ target T: its users look about 2T documents deep, and beyond 1e12 the
 #: closed-form tail's intermediate terms ((i + 2T)^2) would lose their meaning in float64.
 MAX_T = 1e12
@@ -83,6 +87,21 @@ class _CWLA(measures.Measure):
         "p": measures.ParamInfo(dtype=float, default=0.8, desc="RBP persistence, 0 < p < 1"),
         "T": measures.ParamInfo(dtype=float, default=2.25, desc="INST/INSQ target gain, T > 0"),
         "beta": measures.ParamInfo(dtype=float, default=0.5, desc="peak-end weight, 0 <= beta <= 1"),
+        "K": measures.ParamInfo(dtype=float, default=10.0, desc="BPM/BPMD cost budget, K > 0 (documents, with "
+                                                                "unit costs); T is their gain budget"),
+        "hb": measures.ParamInfo(dtype=float, default=1.0, desc="BPMD: how far a document moves the gain budget"),
+        "hc": measures.ParamInfo(dtype=float, default=1.0, desc="BPMD: how far a document moves the cost budget"),
+        "gain_med": measures.ParamInfo(dtype=float, default=0.5, desc="BPMD: the gain that moves no budget"),
+        "b1": measures.ParamInfo(dtype=float, default=0.9, desc="IFT goal intercept, b1 > 0 (T is the goal)"),
+        "R1": measures.ParamInfo(dtype=float, default=10.0, desc="IFT goal rationality, R1 >= 0"),
+        "rate": measures.ParamInfo(dtype=float, default=0.2, desc="IFT expected rate of gain per unit of cost"),
+        "b2": measures.ParamInfo(dtype=float, default=0.9, desc="IFT rate intercept, b2 > 0"),
+        "R2": measures.ParamInfo(dtype=float, default=10.0, desc="IFT rate rationality, R2 >= 0"),
+        "phi": measures.ParamInfo(dtype=float, default=0.9, desc="NERR10 persistence, 0 < phi < 1"),
+        "discount": measures.ParamInfo(dtype=float, default=0.1, desc="NPV discount rate, > 0 (C = 1/(1+rate))"),
+        "exponent": measures.ParamInfo(dtype=float, default=0.5, desc="SET diminishing returns, 0 < e <= 1"),
+        "halflife": measures.ParamInfo(dtype=float, default=224.0, desc="TBG half-life H > 0, in the costs' unit"),
+        "L": measures.ParamInfo(dtype=float, default=1000.0, desc="U-measure patience L > 0, in the costs' unit"),
         "gain": measures.ParamInfo(dtype=str, required=False,
                                    desc="lin (x/x_max), exp ((2^x-1)/2^x_max) or bin (x >= rel); "
                                         "default: exp for ERR, lin otherwise, bin when rel is given"),
@@ -152,7 +171,7 @@ class _CWLA(measures.Measure):
         max_rel = self.params.get("max_rel", _NP)
         if max_rel is not _NP and not (max_rel > 0 and math.isfinite(max_rel)):
             raise ValueError(f"CWLA: max_rel must be a finite number > 0 (got max_rel={max_rel:g})")
-        for name in ("p", "T", "beta"):
+        for name in MODEL_PARAMS:
             if name in self.params and name not in model.params and name not in agg.params:
                 raise ValueError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "
                                  f"A={agg.name!r} (their parameters: {', '.join(model.params + agg.params) or 'none'})")
@@ -216,7 +235,9 @@ class _CWLA(measures.Measure):
         return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> dict:
-        return {"p": self["p"], "T": self["T"], "beta": self["beta"], "cutoff": self.params.get("cutoff")}
+        params = {name: self[name] for name in MODEL_PARAMS}
+        params["cutoff"] = self.params.get("cutoff")
+        return params
 
 
 CWLA = _CWLA()

@@ -207,11 +207,13 @@ def _check_whole(condensed: Rankings, cutoff: Optional[int], m: Measure, ranked_
 
 
 def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.ndarray:
-    """R per row (read by AP under 'pad'): the total gain of the topic's judged documents;
-    under ``unjudged='max'`` plus the largest gain for every unjudged document the run ranks
+    """R per row (read by AP under 'pad'): the total gain of the topic's judged documents (for
+    a model with ``reads_total='count'``, their number with a gain > 0); under
+    ``unjudged='max'`` plus the largest gain (one) for every unjudged document the run ranks
     (they are relevant documents of the topic under that bound), which needs whole rankings."""
     qrels = ranked.qrels
-    total = qrels.total_gain(spec)[ranked.topic_rows]
+    counted = model.reads_total == "count"
+    total = (qrels.relevant_count(spec) if counted else qrels.total_gain(spec))[ranked.topic_rows]
     if policy != "max" or not model.reads_total:
         return total
     bad = _incomplete(ranked, None)
@@ -219,7 +221,8 @@ def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.nd
         raise ValueError(f"{short_name(m)}: topic {ranked.topics[np.argmax(bad)]!r} was ranked only to depth "
                          f"{int(ranked.kept[np.argmax(bad)])}; under unjudged='max' the total gain R counts every "
                          "unjudged document ranked, which needs whole rankings (rank the run with max_depth=None)")
-    return total + spec.largest(qrels.x_max) * ranked.unjudged_counts()
+    top = spec.largest(qrels.x_max)
+    return total + (float(top > 0) if counted else top) * ranked.unjudged_counts()
 
 
 class CwlaProvider(providers.Provider):

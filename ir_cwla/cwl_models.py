@@ -1,0 +1,348 @@
+"""The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define, registered
+like the built-in ones, so that every aggregation (and both tails) works with them.
+
+cwl_eval (Azzopardi, Thomas & Moffat, "cwl_eval: An Evaluation Tool for Information
+Retrieval", SIGIR 2019) implements each metric as a continuation vector C(i) over a ranking
+cut or padded to 1000 documents and reports its expected utility EU = sum_i W(i) r_i, which
+is ``CWLA(C=..., A='ERG')@1000`` under ``tail='stop'`` (TrAP: under ``tail='pad'``). The
+models here are those C(i), as pure functions of the (topics x ranks) gain matrix and, for
+the models marked *costs*, of the matrix of document costs c_i (:mod:`ir_cwla.costs`; 1
+per document unless the measure names ``costs=``), with CG(i) = sum_{j<=i} r_j and
+CC(i) = sum_{j<=i} c_j:
+
+=========  ====================================================================  ==============
+name       C(i)                                                                  parameters
+=========  ====================================================================  ==============
+``NPV``    1 / (1 + discount)  (net present value; RBP with p = 1/(1+discount))   discount=0.1
+``NERR8``  1 - r_i for i < k, else 0  (Azzopardi et al. 2021, Eq. 8)              cutoff k
+``NERR9``  i / (i + 1) (1 - r_i) for i < k, else 0  (Eq. 9)                       cutoff k
+``NERR10`` phi (1 - r_i)  (Eq. 10)                                                phi=0.9
+``NERR11`` ((i + 2T - 1) / (i + 2T))^2 (1 - r_i)  (Eq. 11)                        T
+``SET``    w(i+1) / w(i) for i < k, else 0, w(i) = (i+1)^e - i^e (Azzopardi 2014) exponent=0.5, k
+``TBG``    2^(-c_i / H)  (time-biased gain, Smucker & Clarke 2012; *costs*)       halflife=224
+``U``      u(CC(i)) / u(CC(i-1)), u(x) = max(0, 1 - x/L) (Sakai & Dou 2013;      L=1000
+           *costs*; 0 once u(CC(i-1)) = 0)
+``IFTgoal``   1 - 1 / (1 + b1 e^{R1 (T - CG(i))})  (Azzopardi et al. 2018, C1)   T, b1=0.9, R1=10
+``IFTrate``   1 / (1 + b2 e^{R2 (rate - CG(i)/CC(i))})  (C2; *costs*)            rate=0.2, b2=0.9, R2=10
+``IFT``       C1 C2, goal and rate  (*costs*)                                    all six
+``BPM``    1 while CG(i) < T and CC(i) < K, then 0 (Zhang et al. 2017, static;   T, K=10
+           *costs*)
+``BPMD``   1 while CG(j) < T_j and CC(j) < K_j for every j <= i, then 0          T, K, hb=1, hc=1,
+           (dynamic), T_j = T + hb sum_{l<j} (r_l - gain_med), K_j likewise      gain_med=0.5
+           with hc (*costs*)
+``TrAP``   S_{i+1} / S_i, S_i = sum_{j>=i} r_j / CC(j) (0 where S_i = 0)          -
+           (Harman's AP with costs as positions; *costs*)
+=========  ====================================================================  ==============
+
+cwl_eval's other metrics are the built-in models: ``PrecisionCWLMetric(k)`` is ``P@k``,
+``RBPCWLMetric(p)`` ``RBP``, ``NDCGCWLMetric(k)`` ``DCG@k``, ``RRCWLMetric`` ``RR``,
+``APCWLMetric`` ``AP``, ``INSTCWLMetric(T)`` ``INST``, ``INSQCWLMetric(T)`` ``INSQ``.
+
+Where cwl_eval differs (``ir-cwla cwl`` documents each):
+
+- BPMD: cwl_eval's cost loop updates T instead of K (``T = T + self.hc * ...``), so its K
+  never moves; here K_j moves with hc as in Zhang et al. The two agree when hc = 0.
+- TrAP: cwl_eval reports sum_i W(i) r_i with W(i) = CG(i) / CC(i) / R (leading zero CG(i)
+  read as 1), an unnormalised W whose ratios can exceed 1; its EU is Harman's AP with
+  R = the number of relevant documents of the topic, which is ``CWLA(C='TrAP', A='ERG',
+  tail='pad')``: under 'pad' V+ = R / S_1 (R counted in documents, as in cwl_eval), as for
+  AP. Its other quantities have no C/W/L reading and differ.
+- U: cwl_eval sets the weight of its last rank (1000) to 0; ``ir-cwla cwl`` evaluates the
+  U-measure at depth 999 to match.
+
+Tails: NPV, NERR10 and TBG past the ranking are geometric (RBP's closed form), NERR11 is
+INSQ's, NERR8 P's, IFTgoal geometric with a per-topic ratio; the others are summed
+numerically (their matrices are padded to a cutoff deeper than the ranking).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+from scipy import special
+
+from ir_cwla.browsing import (
+    Params,
+    TailInput,
+    TailSums,
+    _insq_tail,
+    _precision_tail,
+    _ranks,
+    _rbp_tail,
+    register_browsing_model,
+)
+
+
+def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
+    """True for ranks i < k (the model may go on), False from rank k on."""
+    return (_ranks(gains.shape[1]) < int(params["cutoff"]))[None, :]
+
+
+def _per_topic_geometric_tail(inp: TailInput, p: np.ndarray) -> TailSums:
+    """Past E, C = p[t] for topic t (a geometric tail per topic): RBP's closed form for each
+    distinct p; p = 1 (in floating point) stops nobody at a finite rank: sum L = V(E+1), the
+    expected depth infinite, sum L(i)/i = 0."""
+    parts = [np.zeros_like(inp.v_next) for _ in range(4)]
+    for value in np.unique(p):
+        rows = p == value
+        sub = TailInput(inp.gains[rows], inp.depth[rows], inp.v_next[rows], inp.v_sum[rows], inp.cg[rows],
+                        inp.total_gain[rows], inp.horizon[rows])
+        if value >= 1.0:
+            bounded = np.isfinite(sub.horizon)
+            some = bounded & (sub.horizon >= 1)
+            h = np.where(some, sub.horizon, 0.0)
+            v = np.where(some | ~bounded, sub.v_next, 0.0)
+            unbounded = np.where(~bounded & (v > 0), np.inf, 0.0)
+            end = sub.depth + h
+            sums = TailSums(v, np.where(bounded, h * v, unbounded), np.where(bounded, v / np.maximum(end, 1), 0.0),
+                            np.where(bounded, v * end, unbounded))
+        else:
+            with np.errstate(divide="ignore"):      # p = 0: everyone stops at E + 1
+                sums = _rbp_tail(sub, {"p": float(value)})
+        for part, got in zip(parts, (sums.stop, sums.depth, sums.inverse_rank,
+                                     sums.rank if sums.rank is not None else sub.depth * sums.stop + sums.depth)):
+            part[rows] = got
+    return TailSums(*parts)
+
+
+# ------------------------------------------------------------------------------ gain-only models
+
+def npv(gains: np.ndarray, params: Params) -> np.ndarray:
+    """NPV (cwl_eval): C(i) = 1 / (1 + discount), the net present value of a list whose
+    future is discounted at that rate; RBP with p = 1 / (1 + discount)."""
+    return np.full(gains.shape, 1.0 / (1.0 + float(params["discount"])))
+
+
+def nerr8(gains: np.ndarray, params: Params) -> np.ndarray:
+    """NERR, Eq. 8 (Azzopardi, Mackenzie & Moffat, "ERR is not C/W/L", ICTIR 2021):
+    C(i) = 1 - r_i for i < k, else 0."""
+    return np.where(_cutoff_mask(gains, params), 1.0 - gains, 0.0)
+
+
+def nerr9(gains: np.ndarray, params: Params) -> np.ndarray:
+    """NERR, Eq. 9: C(i) = i / (i + 1) (1 - r_i) for i < k, else 0."""
+    i = _ranks(gains.shape[1])[None, :]
+    return np.where(_cutoff_mask(gains, params), i / (i + 1.0) * (1.0 - gains), 0.0)
+
+
+def nerr10(gains: np.ndarray, params: Params) -> np.ndarray:
+    """NERR, Eq. 10: C(i) = phi (1 - r_i), to full depth (akin to RBP)."""
+    return float(params["phi"]) * (1.0 - gains)
+
+
+def nerr11(gains: np.ndarray, params: Params) -> np.ndarray:
+    """NERR, Eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - r_i), to full depth (akin to INSQ)."""
+    T = float(params["T"])
+    i = _ranks(gains.shape[1])[None, :]
+    return ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1.0 - gains)
+
+
+def _set_weight(i: np.ndarray, e: float) -> np.ndarray:
+    return (i + 1.0) ** e - i ** e
+
+
+def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
+    """SET (Azzopardi 2014, economic models of search; cwl_eval): C(i) = w(i+1) / w(i) for
+    i < k, else 0, with w(i) = (i+1)^e - i^e, so V(i) = w(i) / w(1): diminishing returns of
+    exponent e (e = 1 is P@k)."""
+    e = float(params["exponent"])
+    i = _ranks(gains.shape[1])
+    c = np.where(i < int(params["cutoff"]), _set_weight(i + 1, e) / _set_weight(i, e), 0.0)
+    return np.broadcast_to(c, gains.shape).copy()
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x), without overflow."""
+    return special.expit(x)
+
+
+def ift_goal(gains: np.ndarray, params: Params) -> np.ndarray:
+    """IFT, goal (C1; Azzopardi, Thomas & Craswell, SIGIR 2018):
+    C(i) = 1 - 1 / (1 + b1 e^{R1 (T - CG(i))}), the user goes on while the gain gathered is
+    below the goal T (R1: how strictly; b1: the intercept)."""
+    x = float(params["R1"]) * (float(params["T"]) - np.cumsum(gains, axis=1)) + math.log(float(params["b1"]))
+    return _logistic(x)
+
+
+def _ift_goal_tail(inp: TailInput, params: Params) -> TailSums:
+    """Past E, CG stays CG(E): C is constant per topic (a geometric tail)."""
+    x = float(params["R1"]) * (float(params["T"]) - inp.cg) + math.log(float(params["b1"]))
+    return _per_topic_geometric_tail(inp, _logistic(x))
+
+
+# ------------------------------------------------------------------------------ models that read costs
+
+def _rate_term(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    rate = np.cumsum(gains, axis=1) / np.cumsum(costs, axis=1)
+    return _logistic(-(float(params["R2"]) * (float(params["rate"]) - rate) + math.log(float(params["b2"]))))
+
+
+def ift_rate(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """IFT, rate (C2): C(i) = 1 / (1 + b2 e^{R2 (rate - CG(i)/CC(i))}), the user goes on while
+    the rate of gain per unit of cost stays above ``rate``."""
+    return _rate_term(gains, params, costs)
+
+
+def ift(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """IFT, goal and rate (C1 C2; the most accurate variant in Azzopardi et al. 2018)."""
+    return ift_goal(gains, params) * _rate_term(gains, params, costs)
+
+
+def time_biased_gain(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """TBG (Smucker & Clarke 2012): the chance of still reading decays with the time spent,
+    V(i) = 2^(-CC(i-1) / H), so C(i) = 2^(-c_i / H) (H: the half-life, in the costs' unit)."""
+    return np.exp2(-costs / float(params["halflife"]))
+
+
+def _tbg_tail(inp: TailInput, params: Params) -> TailSums:
+    """Past E every document costs ``pad_cost``: RBP's tail with p = 2^(-pad_cost / H)."""
+    return _rbp_tail(inp, {"p": 2.0 ** (-inp.pad_cost / float(params["halflife"]))})
+
+
+def u_measure(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """U-measure (Sakai & Dou 2013): a document starting at position CC(i-1) of the text read
+    is reached with weight u(CC(i-1)) = max(0, 1 - CC(i-1)/L), so C(i) = u(CC(i)) /
+    u(CC(i-1)) (0 once the weight is 0). Costs are lengths (characters) or reading times."""
+    L = float(params["L"])
+    cc = np.cumsum(costs, axis=1)
+    after = np.maximum(0.0, 1.0 - cc / L)
+    before = np.concatenate([np.ones((cc.shape[0], 1)), after[:, :-1]], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(before > 0, after / np.where(before > 0, before, 1.0), 0.0)
+
+
+def _budgets_met(gains: np.ndarray, costs: np.ndarray, T: np.ndarray, K: np.ndarray) -> np.ndarray:
+    ok = (np.cumsum(gains, axis=1) < T) & (np.cumsum(costs, axis=1) < K)
+    return np.logical_and.accumulate(ok, axis=1).astype(np.float64)
+
+
+def bpm_static(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """BPM, static (Zhang et al., "Evaluating Web Search with a Bejeweled Player Model",
+    SIGIR 2017): C(i) = 1 while the gain gathered CG(i) < T and the cost spent CC(i) < K."""
+    return _budgets_met(gains, costs, float(params["T"]), float(params["K"]))
+
+
+def bpm_dynamic(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """BPM, dynamic: as static, but each document moves both budgets by how far its gain is
+    from ``gain_med``: T_{i+1} = T_i + hb (r_i - gain_med), K_{i+1} = K_i + hc (r_i - gain_med)
+    (T_1 = T, K_1 = K); C(i) = 1 while CG(j) < T_j and CC(j) < K_j for every j <= i."""
+    step = gains - float(params["gain_med"])
+    n = gains.shape[0]
+
+    def budget(start: float, h: float) -> np.ndarray:
+        # summed left to right, as a loop T = T + h (r_i - gain_med) would
+        first = np.full((n, 1), start)
+        return np.cumsum(np.concatenate([first, h * step[:, :-1]], axis=1), axis=1)
+
+    return _budgets_met(gains, costs, budget(float(params["T"]), float(params["hb"])),
+                        budget(float(params["K"]), float(params["hc"])))
+
+
+def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+    """TrAP (Harman 1992, as in cwl_eval): AP's continuation with the cost spent CC(j) in place
+    of the rank j: C(i) = S_{i+1} / S_i, S_i = sum_{j>=i} r_j / CC(j) (0 where S_i = 0)."""
+    w = gains / np.cumsum(costs, axis=1)
+    s = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([s[:, 1:], np.zeros((s.shape[0], 1))], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, nxt / np.where(s > 0, s, 1.0), 0.0)
+
+
+def _trap_tail(inp: TailInput, params: Params) -> TailSums:
+    """AP's tail (:func:`ir_cwla.browsing._ap_tail`) with S_1 = sum_i r_i / CC(i): under 'pad'
+    V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval counts it)."""
+    z = np.zeros_like(inp.v_next)
+    if np.isfinite(inp.horizon).all():
+        return TailSums(z, z, z, z)
+    costs = np.ones_like(inp.gains) if inp.costs is None else inp.costs
+    s = (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vplus = np.where(s > 0, inp.total_gain / np.where(s > 0, s, 1.0), np.inf)
+    return TailSums(z, vplus - inp.v_sum, z, z)
+
+
+# ------------------------------------------------------------------------------ parameter checks
+
+def _positive(*names: str):
+    def check(params: Params) -> Optional[str]:
+        for name in names:
+            v = float(params[name])
+            if not (v > 0 and math.isfinite(v)):
+                return f"{name} must be a finite number > 0 (got {name}={v:g})"
+        return None
+    return check
+
+
+def _all(*checks):
+    def check(params: Params) -> Optional[str]:
+        for c in checks:
+            problem = c(params)
+            if problem:
+                return problem
+        return None
+    return check
+
+
+def _finite(*names: str):
+    def check(params: Params) -> Optional[str]:
+        for name in names:
+            if not math.isfinite(float(params[name])):
+                return f"{name} must be a finite number (got {name}={params[name]})"
+        return None
+    return check
+
+
+def _nonnegative(*names: str):
+    def check(params: Params) -> Optional[str]:
+        for name in names:
+            v = float(params[name])
+            if not (v >= 0 and math.isfinite(v)):
+                return f"{name} must be a finite number >= 0 (got {name}={v:g})"
+        return None
+    return check
+
+
+def _check_phi(params: Params) -> Optional[str]:
+    phi = float(params["phi"])
+    return None if 0 < phi < 1 else f"phi must lie in (0, 1) (got phi={phi:g})"
+
+
+def _check_exponent(params: Params) -> Optional[str]:
+    e = float(params["exponent"])
+    return None if 0 < e <= 1 else f"exponent must lie in (0, 1] (got exponent={e:g}; above 1, C(i) > 1)"
+
+
+def _check_gain_med(params: Params) -> Optional[str]:
+    g = float(params["gain_med"])
+    return None if 0 <= g <= 1 else f"gain_med must lie in [0, 1] (got gain_med={g:g})"
+
+
+_GOAL = ("T", "b1", "R1")
+_RATE = ("rate", "b2", "R2")
+
+register_browsing_model("NPV", npv, params=("discount",), gain_dependent=False, finite_tail=True,
+                        tail=lambda inp, params: _rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}),
+                        check=_positive("discount"))
+register_browsing_model("NERR8", nerr8, params=("cutoff",), requires_cutoff=True, tail=_precision_tail,
+                        finite_tail=True)
+register_browsing_model("NERR9", nerr9, params=("cutoff",), requires_cutoff=True)
+register_browsing_model("NERR10", nerr10, params=("phi",), finite_tail=True, check=_check_phi,
+                        tail=lambda inp, params: _rbp_tail(inp, {"p": float(params["phi"])}))
+register_browsing_model("NERR11", nerr11, params=("T",), tail=_insq_tail, finite_tail=True)
+register_browsing_model("SET", search_economic, params=("cutoff", "exponent"), requires_cutoff=True,
+                        gain_dependent=False, check=_check_exponent)
+register_browsing_model("IFTgoal", ift_goal, params=_GOAL, tail=_ift_goal_tail, finite_tail=True,
+                        check=_all(_positive("b1"), _nonnegative("R1")))
+register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True,
+                        check=_all(_positive("b2"), _nonnegative("R2"), _finite("rate")))
+register_browsing_model("IFT", ift, params=_GOAL + _RATE, uses_costs=True,
+                        check=_all(_positive("b1", "b2"), _nonnegative("R1", "R2"), _finite("rate")))
+register_browsing_model("TBG", time_biased_gain, params=("halflife",), gain_dependent=False, uses_costs=True,
+                        tail=_tbg_tail, finite_tail=True, check=_positive("halflife"))
+register_browsing_model("U", u_measure, params=("L",), gain_dependent=False, uses_costs=True,
+                        check=_positive("L"))
+register_browsing_model("BPM", bpm_static, params=("T", "K"), uses_costs=True, check=_positive("K"))
+register_browsing_model("BPMD", bpm_dynamic, params=("T", "K", "hb", "hc", "gain_med"), uses_costs=True,
+                        check=_all(_positive("K"), _finite("hb", "hc"), _check_gain_med))
+register_browsing_model("TrAP", trap, uses_costs=True, tail=_trap_tail, finite_tail=True, reads_total="count")
