@@ -1,10 +1,11 @@
-"""The ``ir-cwla`` command line: ``eval``, ``meta``, ``leaderboard`` and ``demo``.
+"""The ``ir-cwla`` command line: ``eval``, ``meta``, ``leaderboard``, ``cwl`` and ``demo``.
 
 ::
 
     ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [--format trec|csv|json]
     ir-cwla meta QRELS RUNDIR [-m MEASURE...] [--trials N] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
+    ir-cwla cwl GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-n] [-r] [--max_depth N]
     ir-cwla demo [--out REPORT]
 
 QRELS and RUN are TREC files (plain or gzipped) or ir_datasets ids written ``irds:ID``
@@ -183,6 +184,22 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------- cwl
+
+def cmd_cwl(args: argparse.Namespace) -> int:
+    """``ir-cwla cwl``: cwl_eval's command and output (see :mod:`ir_cwla.app.cwl`)."""
+    from ir_cwla.app import cwl
+
+    metrics = cwl.read_metrics_file(args.metrics_file) if args.metrics_file else cwl.DEFAULT_METRICS
+    table = cwl.evaluate(args.gain_file, args.result_file, metrics, cost_file=args.cost_file,
+                         residuals=args.residuals, max_gain=args.max_gain, min_gain=args.min_gain,
+                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth)
+    sys.stdout.write(cwl.format_table(table, colnames=args.colnames))
+    if args.bib_file:
+        cwl.write_bibtex(metrics, args.bib_file)
+    return 0
+
+
 # ------------------------------------------------------------------------- demo
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -260,6 +277,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-accuracy", type=float, help="also rank the systems above this accuracy by cost")
     p.add_argument("--out", metavar="REPORT", help="write an HTML report with figures to this directory")
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("cwl", help="cwl_eval's command: EU, ETU, EC, ETC, ED (and residuals) per topic",
+                       description="cwl_eval's arguments, metrics files and output, computed by ir_cwla (rankings "
+                                   "in trec_eval order). Gains are real values, costs priced by element type.")
+    p.add_argument("gain_file", help="TREC qrels whose fourth column is a gain in [--min_gain, --max_gain]")
+    p.add_argument("result_file", help="TREC run: topic element_type doc_id rank score run_id")
+    p.add_argument("-c", "--cost_file", help="costs of the element types (lines: element_type cost)")
+    p.add_argument("-m", "--metrics_file", help="cwl_eval metrics, one ClassName(args) per line "
+                                                "(default: cwl_eval's 16 default metrics)")
+    p.add_argument("-b", "--bib_file", help="write the BibTeX of the metrics used to this file")
+    p.add_argument("-n", "--colnames", action="store_true", help="print the column names")
+    p.add_argument("-r", "--residuals", action="store_true", help="also print the residuals (best - worst case)")
+    p.add_argument("--max_gain", type=float, default=1.0, help="largest gain; an unjudged document's in the best "
+                                                               "case (default 1.0)")
+    p.add_argument("--min_gain", type=float, default=0.0, help="smallest gain of the gain file (default 0.0)")
+    p.add_argument("--max_cost", type=float, default=1.0, help="cost of an unpriced element in the worst case "
+                                                               "(default 1.0)")
+    p.add_argument("--min_cost", type=float, default=1.0, help="cost of an unpriced element in the best case "
+                                                               "(default 1.0)")
+    p.add_argument("--max_depth", type=int, default=1000, help="depth of every ranking (default 1000)")
+    p.set_defaults(func=cmd_cwl)
 
     p = sub.add_parser("demo", help="the offline end-to-end demo on Cranfield (what `make demo` runs)",
                        description="Index Cranfield with pyterrier-pisa and bm25s, evaluate with pt.Experiment, "
