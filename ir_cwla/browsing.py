@@ -398,13 +398,24 @@ def _ap_tail(inp: TailInput, params: Params) -> TailSums:
     """The relevant documents not retrieved lie beyond every rank: L is unchanged (nobody
     stops in the tail) and V+ = R / S with S = sum_{i<=D} r_i / i (inf where S = 0). Under
     'stop', C = 0 past the last relevant document ranked: nothing past E."""
-    z = np.zeros_like(inp.v_next)
-    if _finite(inp).all():
-        return TailSums(z, z, z, z)
     s = (inp.gains / _ranks(inp.gains.shape[1])[None, :]).sum(axis=1)
+    return _ap_like_tail(inp, s)
+
+
+def _ap_like_tail(inp: TailInput, s: np.ndarray) -> TailSums:
+    """The tail of AP-like models: C = 0 at the last relevant document ranked, so nobody goes
+    past E, except from an empty ranking (E = 0, a condensed list with no judged document):
+    its users look at rank 1 and stop there (C(1) = 0 as S = 0). Under 'pad' the expected
+    depth is V+ = R / S (inf where S = 0)."""
+    first = inp.depth + 1.0
+    reach = np.where(np.isfinite(inp.horizon) & (inp.horizon < 1), 0.0, inp.v_next)
+    stop, inv, rank = reach, reach / first, reach * first
+    if _finite(inp).all():
+        return TailSums(stop, reach, inv, rank)
     with np.errstate(divide="ignore", invalid="ignore"):
         vplus = np.where(s > 0, inp.total_gain / np.where(s > 0, s, 1.0), np.inf)
-    return TailSums(z, vplus - inp.v_sum, z, z)     # nobody stops past E (rank: 0)
+    depth = np.where(_finite(inp), reach, vplus - inp.v_sum)
+    return TailSums(stop, depth, inv, rank)
 
 
 def _never_stopping_tail(inp: TailInput, params: Params) -> TailSums:

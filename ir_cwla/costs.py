@@ -186,15 +186,19 @@ def read_cost_file(path: str) -> dict[str, float]:
     stat = os.stat(path)
     key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
     if key not in _FILES:
-        table: dict[str, float] = {}
-        with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 2:
-                    raise CostError(f"{path}:{lineno}: expected 2 fields (label cost), found {len(parts)}: "
-                                    f"{line.strip()[:80]!r}")
-                table[parts[0]] = _cost(parts[1], f"{path}:{lineno}")
-        _FILES[key] = table
+        _FILES[key] = {parts[0]: _cost(parts[1], where) for where, parts in read_fields(path, ("label", "cost"))}
     return _FILES[key]
+
+
+def read_fields(path: str, names: tuple, error: type = CostError):
+    """(``path:line``, fields) of every non-blank line of a whitespace-separated file whose
+    lines hold the ``names`` fields; ``error`` names the file and line of any other line."""
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != len(names):
+                raise error(f"{path}:{lineno}: expected {len(names)} fields ({' '.join(names)}), found "
+                            f"{len(parts)}: {line.strip()[:80]!r}")
+            yield f"{path}:{lineno}", parts

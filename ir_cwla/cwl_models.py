@@ -66,6 +66,7 @@ from ir_cwla.browsing import (
     Params,
     TailInput,
     TailSums,
+    _ap_like_tail,
     _insq_tail,
     _precision_tail,
     _ranks,
@@ -250,16 +251,10 @@ def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
 
 
 def _trap_tail(inp: TailInput, params: Params) -> TailSums:
-    """AP's tail (:func:`ir_cwla.browsing._ap_tail`) with S_1 = sum_i r_i / CC(i): under 'pad'
-    V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval counts it)."""
-    z = np.zeros_like(inp.v_next)
-    if np.isfinite(inp.horizon).all():
-        return TailSums(z, z, z, z)
+    """AP's tail (:func:`ir_cwla.browsing._ap_like_tail`) with S_1 = sum_i r_i / CC(i): under
+    'pad' V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval counts it)."""
     costs = np.ones_like(inp.gains) if inp.costs is None else inp.costs
-    s = (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vplus = np.where(s > 0, inp.total_gain / np.where(s > 0, s, 1.0), np.inf)
-    return TailSums(z, vplus - inp.v_sum, z, z)
+    return _ap_like_tail(inp, (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1))
 
 
 # ------------------------------------------------------------------------------ parameter checks

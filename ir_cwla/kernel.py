@@ -189,8 +189,10 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
         within = ranks[None, :] <= b.depth[:, None]
         costs = np.where(within, 1.0 if costs is None else costs, 0.0)
         cc = np.cumsum(costs, axis=1)
-    a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus, costs, cc), params)
-    with np.errstate(invalid="ignore"):
+    # V+ is 0 only for a topic that looks at nothing (an empty condensed list, no cutoff, 'stop'):
+    # its A = CG / V+ is 0/0, but its L is 0 everywhere, so it never counts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus, costs, cc), params)
         m = np.where(b.L > 0, b.L * a, 0.0).sum(axis=1)
     if b.tail_sums is not None:
         if agg.tail is None:

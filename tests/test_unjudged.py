@@ -160,3 +160,21 @@ def test_eval_prints_judged_share(dl19_qrels_path, dl19_dir, capsys):
     assert [line.split("\t")[0].strip() for line in lines] == ["runid", "RBP_ERG[residual]@100", "Judged@10",
                                                                "Judged@100"]
     assert lines[2].endswith("0.9977") and lines[3].endswith("0.1872")
+
+
+def test_a_condensed_list_may_be_empty():
+    """A topic whose ranked documents are all unjudged condenses to nothing: with a cutoff the
+    user looks at padding (AP's user stops at rank 1: AP_ERR = 1, AP_ERG = 0, as when no
+    relevant document is ranked); without one, under 'stop', nothing is looked at."""
+    import warnings
+
+    qrels = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "c"], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["x", "y", "c"], "score": [2.0, 1.0, 1.0]})
+    ms = [CWLA(C="AP", A="ERR", unjudged="condense")@5, CWLA(C="AP", A="ERG", unjudged="condense", tail="pad"),
+          CWLA(C="RBP", A="EI", unjudged="condense")@5, CWLA(C="RBP", unjudged="condense"),
+          CWLA(C="INST", A="ETC", unjudged="condense", tail="pad")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, s = ir_cwla.CwlaEvaluator(ms, qrels).score(run)
+    assert [s[m][0] for m in ms[:4]] == [1.0, 0.0, pytest.approx(sum(0.8 ** i for i in range(5))), 0.0]
+    assert s[ms[1]][1] == 1.0 and s[ms[4]][0] > 0

@@ -46,7 +46,7 @@ import pandas as pd
 from ir_cwla import io, kernel
 from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
-from ir_cwla.costs import CostSpec
+from ir_cwla.costs import CostSpec, read_fields
 from ir_cwla.gains import PADDING, UNJUDGED, GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.measure import CWLA
 
@@ -241,21 +241,14 @@ def read_metrics_file(path: str) -> list[CwlMetric]:
 def read_gain_file(path: str, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
     """A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]."""
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                raise CwlError(f"{path}:{lineno}: expected 4 fields (topic unused doc_id gain), found {len(parts)}")
-            try:
-                gain = float(parts[3])
-            except ValueError:
-                raise CwlError(f"{path}:{lineno}: gain {parts[3]!r} is not a number") from None
-            if not (min_gain <= gain <= max_gain):
-                raise CwlError(f"{path}:{lineno}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] "
-                               "(--min_gain, --max_gain)")
-            rows.append((parts[0], parts[2], gain))
+    for where, (topic, _, doc, text) in read_fields(path, ("topic", "unused", "doc_id", "gain"), CwlError):
+        try:
+            gain = float(text)
+        except ValueError:
+            raise CwlError(f"{where}: gain {text!r} is not a number") from None
+        if not (min_gain <= gain <= max_gain):
+            raise CwlError(f"{where}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] (--min_gain, --max_gain)")
+        rows.append((topic, doc, gain))
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
 
 
