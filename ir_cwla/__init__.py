@@ -8,7 +8,8 @@
 Data flows one way through the package, and the tree shows it:
 
 1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`) -> gain matrix
-   (:mod:`ir_cwla.gains`) -> browsing models C, V, L (:mod:`ir_cwla.browsing`) ->
+   (:mod:`ir_cwla.gains`; document costs :mod:`ir_cwla.costs`) -> browsing models C, V, L
+   (:mod:`ir_cwla.browsing`, cwl_eval's others in :mod:`ir_cwla.cwl_models`) ->
    aggregations A (:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`);
    the measure (:mod:`ir_cwla.measure`), its names (:mod:`ir_cwla.names`), the
    ir-measures provider (:mod:`ir_cwla.provider`) and the paper's 39 measures
@@ -16,7 +17,8 @@ Data flows one way through the package, and the tree shows it:
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
    ``irds:`` ids, the bundled Cranfield);
-3. the application (:mod:`ir_cwla.app`): command line, HTML report, demo.
+3. the application (:mod:`ir_cwla.app`): command line (with cwl_eval's command,
+   :mod:`ir_cwla.app.cwl`), HTML report, demo.
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """

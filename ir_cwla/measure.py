@@ -58,8 +58,10 @@ def _canonical_params(params: dict[str, Any], supported: dict[str, Any]) -> dict
 class _CWLA(measures.Measure):
     """A C/W/L/A measure: M = sum_i L(i) A(i), L(i) = (1 - C(i)) prod_{j<i} C(j).
 
-    ``C`` names the browsing model (P, DCG, RBP, INST, INSQ, AP, ERR, RR, or a registered
-    one), ``A`` the aggregation (ERG, ETG, avg, max, fin, PE, ERR, or a registered one).
+    ``C`` names the browsing model (P, DCG, RBP, INST, INSQ, AP, ERR, RR, cwl_eval's NPV,
+    NERR8-11, SET, TBG, U, IFTgoal, IFTrate, IFT, BPM, BPMD, TrAP, or a registered one), ``A``
+    the aggregation (ERG, ETG, avg, max, fin, PE, ERR; the expectations EC, ETC, EI over
+    document costs, ``costs=``; or a registered one). cwl_eval's EU is ERG, ETU ETG.
     The exact semantics (ranking order, gains, depth, the two tails) are those of
     ``cwla-semantics.md``, summarised in the README.
 
