@@ -262,7 +262,7 @@ def _exp_e1(z: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lerch_phi_1(p: float, n: np.ndarray) -> np.ndarray:
+def _lerch_phi_1(p: float, n: np.ndarray, q: Optional[float] = None) -> np.ndarray:
     """Phi(p, 1, n) = sum_{m>=0} p^m / (n + m), in O(1) per distinct n.
 
     For p up to about 0.99 (at most :data:`LERCH_DIRECT_TERMS` terms until they fall below
@@ -270,17 +270,21 @@ def _lerch_phi_1(p: float, n: np.ndarray) -> np.ndarray:
     the rest, p^N sum_{m>=0} g(m) with g(x) = e^{-lambda x} / (b + x), lambda = -ln p and
     b = n + N, by Euler-Maclaurin: int_0^inf g = e^{lambda b} E1(lambda b), plus g(0)/2, minus
     sum_k B_2k / (2k)! g^(2k-1)(0) for k = 1..4 (lambda < 0.011 and b > 64 bound the next
-    term below 1e-20 relative).
+    term below 1e-20 relative). ``q`` = 1 - p, when known more precisely than 1 - p (p within
+    a few float spacings of 1), is used for lambda and the powers of p.
     """
     uniq, inv = np.unique(np.asarray(n, dtype=np.float64), return_inverse=True)
-    terms = int(np.ceil(np.log(1e-18) / np.log(p))) + 1
+    log_p = np.log(p) if q is None else np.log1p(-q)
+    terms = int(np.ceil(np.log(1e-18) / log_p)) + 1
     if terms <= LERCH_DIRECT_TERMS:
         m = np.arange(terms, dtype=np.float64)
-        vals = ((p ** m)[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
+        powers = p ** m if q is None else np.exp(m * log_p)
+        vals = (powers[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
         return vals[inv]
-    lam = -np.log1p(-(1.0 - p))
+    lam = -np.log1p(-(1.0 - p)) if q is None else -log_p
     m = np.arange(LERCH_HEAD, dtype=np.float64)
-    head = ((p ** m)[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
+    powers = p ** m if q is None else np.exp(m * log_p)
+    head = (powers[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
     b = uniq + LERCH_HEAD
     rest = _exp_e1(lam * b) + 0.5 / b
     from math import comb, factorial
@@ -290,7 +294,7 @@ def _lerch_phi_1(p: float, n: np.ndarray) -> np.ndarray:
         deriv = sum(comb(order, j) * (-lam) ** (order - j) * (-1) ** j * factorial(j) / b ** (j + 1)
                     for j in range(order + 1))
         rest = rest - bern / factorial(2 * k) * deriv
-    return (head + p ** LERCH_HEAD * rest)[inv]
+    return (head + (p ** LERCH_HEAD if q is None else np.exp(LERCH_HEAD * log_p)) * rest)[inv]
 
 
 def _rbp_tail(inp: TailInput, params: Params) -> TailSums:

@@ -68,6 +68,7 @@ from ir_cwla.browsing import (
     TailSums,
     _ap_like_tail,
     _insq_tail,
+    _lerch_phi_1,
     _precision_tail,
     _ranks,
     _rbp_tail,
@@ -80,29 +81,40 @@ def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
     return (_ranks(gains.shape[1]) < int(params["cutoff"]))[None, :]
 
 
-def _per_topic_geometric_tail(inp: TailInput, p: np.ndarray) -> TailSums:
-    """Past E, C = p[t] for topic t (a geometric tail per topic): RBP's closed form for each
-    distinct p; p = 1 (in floating point) stops nobody at a finite rank: sum L = V(E+1), the
-    expected depth infinite, sum L(i)/i = 0."""
+#: Below this q = 1 - C, geometric tails take their sums from q itself, not from 1 - q.
+SMALL_Q = 1e-3
+
+
+def _per_topic_geometric_tail(inp: TailInput, q: np.ndarray) -> TailSums:
+    """Past E, C = 1 - q[t] for topic t (a geometric tail per topic), with q given exactly
+    (it may be far below the spacing of floats near 1): RBP's closed form for the sums over
+    L, and the expected depth from q itself, sum V = V(E+1) (1 - (1-q)^h) / q (h ranks; V(E+1)
+    / q under 'pad'); for small q, sum L(i) / i = V(E+1) q Phi(1-q, 1, E+1) (minus its part from
+    a last rank b on, plus V(b) / b) with Lerch's Phi computed from q (even where 1 - q rounds to 1)."""
     parts = [np.zeros_like(inp.v_next) for _ in range(4)]
-    for value in np.unique(p):
-        rows = p == value
+    for value in np.unique(q):
+        rows = q == value
         sub = TailInput(inp.gains[rows], inp.depth[rows], inp.v_next[rows], inp.v_sum[rows], inp.cg[rows],
                         inp.total_gain[rows], inp.horizon[rows])
-        if value >= 1.0:
-            bounded = np.isfinite(sub.horizon)
-            some = bounded & (sub.horizon >= 1)
-            h = np.where(some, sub.horizon, 0.0)
-            v = np.where(some | ~bounded, sub.v_next, 0.0)
-            unbounded = np.where(~bounded & (v > 0), np.inf, 0.0)
-            end = sub.depth + h
-            sums = TailSums(v, np.where(bounded, h * v, unbounded), np.where(bounded, v / np.maximum(end, 1), 0.0),
-                            np.where(bounded, v * end, unbounded))
-        else:
-            with np.errstate(divide="ignore"):      # p = 0: everyone stops at E + 1
-                sums = _rbp_tail(sub, {"p": float(value)})
-        for part, got in zip(parts, (sums.stop, sums.depth, sums.inverse_rank,
-                                     sums.rank if sums.rank is not None else sub.depth * sums.stop + sums.depth)):
+        bounded = np.isfinite(sub.horizon)
+        h = np.where(bounded, np.maximum(sub.horizon, 0.0), 0.0)
+        some = bounded & (h >= 1)
+        v = sub.v_next
+        n = sub.depth + 1.0
+        if value > SMALL_Q:
+            with np.errstate(divide="ignore"):      # q = 1: everyone stops at E + 1
+                inv = _rbp_tail(sub, {"p": 1.0 - float(value)}).inverse_rank
+        else:                                        # 1 - q is not precise enough: Phi from q itself
+            b = n + h - 1
+            left = np.exp((h - 1) * np.log1p(-value))
+            phi_n = _lerch_phi_1(1.0 - value, n, q=float(value))
+            phi_b = _lerch_phi_1(1.0 - value, np.maximum(b, 1.0), q=float(value))
+            inv = np.where(bounded, np.where(some, v * value * (phi_n - left * phi_b) + v * left / np.maximum(b, 1.0),
+                                             0.0), v * value * phi_n)
+        stop = np.where(bounded & ~some, 0.0, v)
+        with np.errstate(divide="ignore", invalid="ignore"):     # q = 1: (1 - q)^h = 0
+            depth = np.where(bounded, np.where(some, v * -np.expm1(h * np.log1p(-value)) / value, 0.0), v / value)
+        for part, got in zip(parts, (stop, depth, inv, sub.depth * stop + depth)):
             part[rows] = got
     return TailSums(*parts)
 
@@ -167,9 +179,19 @@ def ift_goal(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 def _ift_goal_tail(inp: TailInput, params: Params) -> TailSums:
-    """Past E, CG stays CG(E): C is constant per topic (a geometric tail)."""
+    """Past E, CG stays CG(E): C is constant per topic, 1 - q with q = 1 / (1 + b1 e^{R1 (T -
+    CG(E))}) computed directly (a geometric tail)."""
     x = float(params["R1"]) * (float(params["T"]) - inp.cg) + math.log(float(params["b1"]))
-    return _per_topic_geometric_tail(inp, _logistic(x))
+    return _per_topic_geometric_tail(inp, _logistic(-x))
+
+
+def _check_goal(params: Params) -> Optional[str]:
+    """C1 must stay below 1 in floating point where no gain was gathered: R1 T + ln b1 <= 700."""
+    x = float(params["R1"]) * float(params["T"]) + math.log(float(params["b1"]))
+    if x > 700:
+        return (f"R1 T + ln b1 = {x:g} makes C = 1 to machine precision before any gain (users who never stop); "
+                "lower R1 or T (R1 T + ln b1 <= 700)")
+    return None
 
 
 # ------------------------------------------------------------------------------ models that read costs
@@ -328,11 +350,11 @@ register_browsing_model("NERR11", nerr11, params=("T",), tail=_insq_tail, finite
 register_browsing_model("SET", search_economic, params=("cutoff", "exponent"), requires_cutoff=True,
                         gain_dependent=False, check=_check_exponent)
 register_browsing_model("IFTgoal", ift_goal, params=_GOAL, tail=_ift_goal_tail, finite_tail=True,
-                        check=_all(_positive("b1"), _nonnegative("R1")))
+                        check=_all(_positive("b1"), _nonnegative("R1"), _check_goal))
 register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True,
                         check=_all(_positive("b2"), _nonnegative("R2"), _finite("rate")))
 register_browsing_model("IFT", ift, params=_GOAL + _RATE, uses_costs=True,
-                        check=_all(_positive("b1", "b2"), _nonnegative("R1", "R2"), _finite("rate")))
+                        check=_all(_positive("b1", "b2"), _nonnegative("R1", "R2"), _finite("rate"), _check_goal))
 register_browsing_model("TBG", time_biased_gain, params=("halflife",), gain_dependent=False, uses_costs=True,
                         tail=_tbg_tail, finite_tail=True, check=_positive("halflife"))
 register_browsing_model("U", u_measure, params=("L",), gain_dependent=False, uses_costs=True,

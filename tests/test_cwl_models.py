@@ -328,3 +328,34 @@ def test_names_round_trip_for_every_model_and_aggregation():
                 assert parse_measure(str(m)) == m, str(m)
                 n += 1
     assert n > 800
+
+
+@pytest.mark.parametrize("q", [0.3, 1e-6, 1e-13, 1e-30])
+@pytest.mark.parametrize("horizon", [np.inf, 7.0, 1e9])
+def test_per_topic_geometric_tail_against_mpmath(q, horizon):
+    """IFTgoal's tail past E with C = 1 - q, q down to far below the float spacing near 1."""
+    import mpmath
+
+    from ir_cwla.browsing import TailInput
+    from ir_cwla.cwl_models import _per_topic_geometric_tail
+
+    E, v = 4, 0.25
+    inp = TailInput(np.zeros((1, E)), np.array([E]), np.array([v]), np.array([1.0]), np.array([0.0]),
+                    np.array([0.0]), np.array([horizon]))
+    got = _per_topic_geometric_tail(inp, np.array([q]))
+    with mpmath.workdps(60):
+        p, n = 1 - mpmath.mpf(q), E + 1
+        if math.isinf(horizon):
+            stop, depth = v, v / mpmath.mpf(q)
+            inv = v * mpmath.mpf(q) * mpmath.lerchphi(p, 1, n)
+        else:
+            h = int(horizon)
+            b = n + h - 1
+            depth = v * (1 - p ** h) / mpmath.mpf(q)
+            stop = v
+            # ranks n..b-1 stop with probability V(i) q, everyone left stops at b
+            inv = v * mpmath.mpf(q) * (mpmath.lerchphi(p, 1, n) - p ** (h - 1) * mpmath.lerchphi(p, 1, b)) \
+                + v * p ** (h - 1) / b
+        rank = E * stop + depth
+    for name, expected in (("stop", stop), ("depth", depth), ("inverse_rank", inv), ("rank", rank)):
+        assert getattr(got, name)[0] == pytest.approx(float(expected), rel=1e-9, abs=1e-300), name
