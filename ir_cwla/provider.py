@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import ir_measures
 import numpy as np
+import pandas as pd
 from ir_measures import providers
 from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Any as AnyParam
@@ -21,7 +22,7 @@ from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
 from ir_cwla.costs import CostSpec
 from ir_cwla.gains import GainSpec, Group, Qrels, Rankings, rank_run
-from ir_cwla.io import as_qrels_frame, as_run_frame
+from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases, short_name
 
@@ -60,6 +61,12 @@ class CwlaEvaluator(providers.Evaluator):
 
     def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""
+        if self.element_types and isinstance(run, pd.DataFrame) and ELEMENT_TYPE not in run.columns:
+            priced = next(short_name(m) for m in self.measures if "costs" in m.params
+                          and m.cost_spec().needs_element_types)
+            raise ValueError(f"{name}: {priced} prices element types, but the run has no {ELEMENT_TYPE!r} column "
+                             "(a TREC run's second column: give the file's path, or read it with "
+                             "ir_cwla.io.read_trec_run(path, element_type=True))")
         frame = as_run_frame(run, name, element_type=self.element_types)
         ranked = rank_run(frame, self.prepared_qrels, self.max_depth, name, doc_ids=self.doc_ids)
         return ranked.topics, self.score_rankings(ranked)

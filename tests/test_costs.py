@@ -216,7 +216,8 @@ def test_unpriced_elements_are_errors(qrels, dl19_dir, tmp_path):
     with pytest.raises(ValueError, match=rf"cost file {path} prices no element type 'c' \(topic '\d+', rank \d+\); "
                                          r"add it, or a line '\* COST'"):
         per_topic([m], qrels, frame)
-    with pytest.raises(ValueError, match=r"run DataFrame lacks columns \['element_type'\]"):
+    with pytest.raises(ValueError, match=r"run: RBP_EC\[costs=type:.*\]@10 prices element types, but the run has no "
+                                         r"'element_type' column \(a TREC run's second column"):
         per_topic([m], qrels, frame.drop(columns="element_type"))
     ev = ir_cwla.CwlaEvaluator([m], qrels)
     from ir_cwla.gains import rank_run
