@@ -269,16 +269,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- entry point
 
 EVAL_EPILOG = """\
-inputs: QRELS and RUN are paths, - (stdin), /dev/stdin, <(zcat run.gz) or FIFOs, plain, gzip,
-bzip2 or xz, each read once; or ir_datasets ids written irds:ID.
+inputs: QRELS and RUN are paths, - (stdin), /dev/stdin, <(zcat run.gz) or FIFOs,
+  plain, gzip, bzip2 or xz, each read once; or ir_datasets ids written irds:ID.
 averaging in force: {averaging}.
-measures: ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max', p=0.9)@10), the short
-names ir-cwla prints (RBP_max@10, INST_PE(beta=0.3)@10, RBP(p=0.9)_max@10, AP_ERG[pad]) or
-trec_eval names (ndcg_cut_10, map, P.5,10); lists split on spaces and commas.
+measures: ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max', p=0.9)@10),
+  the short names ir-cwla prints (RBP_max@10, INST_PE(beta=0.3)@10, RBP(p=0.9)_max@10,
+  AP_ERG[pad]) or trec_eval names (ndcg_cut_10, map, P.5,10); lists split on spaces
+  and commas.
 """
-AVERAGING = {False: "every qrels topic counts, 0 where the run has none (the default, as ir_measures and "
-                    "trec_eval -c; -a averages over the topics the run answers)",
-             True: "over the topics the run answers (-a, as trec_eval without -c)"}
+AVERAGING = ("every qrels topic counts, 0 where a run has none\n  (the default, as ir_measures and trec_eval -c; "
+             "-a averages over the topics a run answers)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -295,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="score runs against qrels (like trec_eval / ir_measures)",
                        description="Score TREC runs against qrels, like trec_eval -q / ir_measures.",
-                       epilog=EVAL_EPILOG.format(averaging=AVERAGING[False]),
+                       epilog=EVAL_EPILOG.format(averaging=AVERAGING),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels (file, - for stdin, /dev/stdin, ...) or irds:ID")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run(s) (file, - for stdin, ...) or irds:ID")

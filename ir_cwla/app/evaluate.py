@@ -30,6 +30,7 @@ import pandas as pd
 
 from ir_cwla import datasets, io, meta
 from ir_cwla.meta.evaluation import escape_name
+from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import short_name
 
 SUMMARY_QID = io.SUMMARY_QID
@@ -282,7 +283,8 @@ def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) ->
 def read_per_query(path: str) -> pd.DataFrame:
     """A per-query file written by ``ir-cwla eval -q --format csv|json|jsonl`` (or any CSV /
     JSON / JSONL with the columns ``name, qid, measure, value``) as the frame of
-    :mod:`ir_cwla.meta`: ``name`` and ``qid`` as strings, summary rows (qid ``all``) dropped.
+    :mod:`ir_cwla.meta` (as :func:`ir_cwla.meta.evaluate` returns it: ``name`` and ``qid`` as
+    strings, sorted by name and qid, measures in the file's order), summary rows (qid ``all``) dropped.
     The format is recognised from the first character (``[`` JSON, ``{`` JSON lines, else CSV).
     """
     with io.open_input(path, "per-query") as (stream, name, _):
@@ -303,10 +305,14 @@ def read_per_query(path: str) -> pd.DataFrame:
         raise io.InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
                             "write it with ir-cwla eval -q --format csv")
     frame = frame.astype({"name": str, "qid": str, "measure": str})
-    frame = frame[frame["qid"] != SUMMARY_QID].reset_index(drop=True)
+    frame = frame[frame["qid"] != SUMMARY_QID]
     if len(frame) == 0:
         raise io.InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
-    return frame[["name", "qid", "measure", "value"]]
+    try:
+        values = pd.to_numeric(frame["value"]).astype("float64")
+    except (ValueError, TypeError) as ex:
+        raise io.InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
+    return long_frame(frame["name"].tolist(), frame["qid"].tolist(), frame["measure"].tolist(), values.tolist())
 
 
 def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = None) -> tuple[pd.DataFrame, list[Any]]:
