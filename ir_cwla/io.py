@@ -640,8 +640,7 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
             and list(run.columns) == list(RUN_COLUMNS):
         return run
     df, from_file = _as_frame(run, RUN_COLUMNS, "run")
-    if from_file:
-        check_topic_ids(df, "run", name)
+    if from_file:                  # the file reader applied every rule, line by line
         return df
     if df["score"].dtype.kind != "f":
         try:
@@ -675,7 +674,7 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
             raise InputError(f"qrels {source} hold no judgments")
         df = df.assign(relevance=grades_as_int64(df["relevance"], source, rows=df))
         df = drop_duplicate_judgments(df, source)
-    check_topic_ids(df, "qrels", source)
+        check_topic_ids(df, "qrels", source)
     for check in QRELS_CHECKS.values():
         check(df, source, measures)
     df.attrs[_CHECKED_ATTR] = len(df)
@@ -718,19 +717,31 @@ def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], sour
 
 def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     """The first ``depth`` documents of every topic in trec_eval's order (score descending
-    compared in float32, then doc_id descending): trec_eval's ``-M``. Rows keep their order."""
+    compared in float32, then doc_id descending): trec_eval's ``-M``. Rows keep their order.
+
+    doc_id strings are compared only within runs of tied scores, so the cost is that of
+    sorting numbers.
+    """
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
     q_codes, _ = pd.factorize(run["query_id"])
-    d_codes, _ = pd.factorize(run["doc_id"], sort=True)
     s32 = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-    order = np.lexsort((-d_codes, -s32, q_codes))
-    sorted_q = q_codes[order]
-    starts = np.r_[0, np.flatnonzero(sorted_q[1:] != sorted_q[:-1]) + 1]
+    order = np.lexsort((-s32, q_codes))
+    sq, ss = q_codes[order], s32[order]
+    tied = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    if tied.any():
+        in_tie = np.flatnonzero(np.r_[tied, False] | np.r_[False, tied])
+        block = np.cumsum(np.r_[True, ~tied])[in_tie]
+        docs = run["doc_id"].to_numpy(dtype=object)[order[in_tie]]
+        codes, _ = pd.factorize(docs, sort=True)
+        order[in_tie] = order[in_tie][np.lexsort((-codes, block))]
+    starts = np.r_[0, np.flatnonzero(sq[1:] != sq[:-1]) + 1]
     counts = np.diff(np.r_[starts, len(order)])
     rank = np.arange(len(order)) - np.repeat(starts, counts)
     keep = np.zeros(len(run), dtype=bool)
     keep[order[rank < depth]] = True
     out = run[keep].reset_index(drop=True)
     out.attrs = dict(run.attrs)
+    if run.attrs.get(_CHECKED_ATTR) == len(run):     # part of a checked run is checked
+        out.attrs[_CHECKED_ATTR] = len(out)
     return out

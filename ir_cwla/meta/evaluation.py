@@ -181,7 +181,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     contexts, tasks = {}, []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
-        source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else "qrels"
+        source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
         qrels_frame = io.as_qrels_frame(qrels, source, measures=parsed)
         io.check_grades_for_backends(qrels_frame, parsed, source)
         contexts[key] = EvaluationContext(qrels_frame, parsed, names)
