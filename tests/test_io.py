@@ -116,15 +116,6 @@ BAD_RUNS = {
 }
 
 
-@pytest.mark.parametrize("case", list(BAD_RUNS))
-def test_bad_runs_name_file_and_line(tmp_path, case):
-    data, message = BAD_RUNS[case]
-    path = tmp_path / "bad.run"
-    path.write_bytes(data)
-    with pytest.raises(InputError, match=str(path).replace(".", r"\.") + ".*" + message):
-        cio.read_trec_run(path)
-
-
 BAD_QRELS = {
     "fractional grade": (b"1 0 a 1.5\n", r":1: field 4 \(grade\) is not an integer: '1.5'"),
     "float-spelled grade": (b"1 0 a 2\n1 0 b 2.0\n", r":2: field 4 \(grade\) is not an integer: '2.0'"),
@@ -137,13 +128,14 @@ BAD_QRELS = {
 }
 
 
-@pytest.mark.parametrize("case", list(BAD_QRELS))
-def test_bad_qrels_name_file_and_line(tmp_path, case):
-    data, message = BAD_QRELS[case]
-    path = tmp_path / "bad.qrels"
+@pytest.mark.parametrize("kind, case", [("run", c) for c in BAD_RUNS] + [("qrels", c) for c in BAD_QRELS])
+def test_bad_inputs_name_file_and_line(tmp_path, kind, case):
+    data, message = (BAD_RUNS if kind == "run" else BAD_QRELS)[case]
+    path = tmp_path / f"bad.{kind}"
     path.write_bytes(data)
+    reader = cio.read_trec_run if kind == "run" else cio.read_trec_qrels
     with pytest.raises(InputError, match=str(path).replace(".", r"\.") + ".*" + message):
-        cio.read_trec_qrels(path)
+        reader(path)
 
 
 def test_open_errors(tmp_path):
