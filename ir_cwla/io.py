@@ -7,8 +7,9 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
 
 * **One read.** A TREC input is a path, ``-`` (stdin), ``/dev/stdin``, a process
   substitution or a FIFO, plain or compressed (gzip, bzip2, xz: recognised from its first
-  bytes, not its name). It is read exactly once, as a stream, in blocks of lines parsed by
-  pandas' C reader; an error names the file (``<stdin>`` for ``-``) and the line.
+  bytes, not its name). It is read exactly once, as a stream, in blocks of lines
+  (:mod:`ir_cwla.textstream`) parsed by pandas' C reader; an error names the file
+  (``<stdin>`` for ``-``) and the line.
 * **Lines.** A run line has exactly 6 whitespace-separated fields ``qid Q0 docno rank score
   tag``, a qrels line exactly 4 ``qid iter docno grade`` (the format of trec_eval and
   ir-measures); blank lines are skipped; text is UTF-8. Scores are finite numbers, grades
@@ -32,30 +33,25 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
 """
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import io
-import lzma
 import os
 import re
-import sys
 import warnings
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
 
+from ir_cwla.textstream import STDIN, InputError, check_utf8, input_name, line_blocks, open_input
+
+__all__ = ["STDIN", "InputError", "input_name", "open_input"]   # re-exported: the readers' stream layer
+
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 PathLike = Union[str, "os.PathLike[str]"]
-
-STDIN = "-"
-"""The input spec that reads standard input (named ``<stdin>`` in messages)."""
 
 SUMMARY_QID = "all"
 """The topic id of summary rows in trec_eval's and ir-measures' output: refused as a topic id."""
@@ -70,104 +66,6 @@ RUN_TAG_ATTR = "run_tag"
 """``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""
 
 _CHECKED_ATTR = "ir_cwla_checked_rows"
-_BLOCK_BYTES = 16 << 20
-_MAX_LINE_BYTES = 1 << 20
-
-
-class InputError(ValueError):
-    """A run or qrels input that cannot be read as it is (the message says where)."""
-
-
-# ------------------------------------------------------------------------- one read of a stream
-
-_COMPRESSIONS: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
-    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),  # type: ignore[arg-type,return-value]
-    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f)),                             # type: ignore[return-value]
-    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f)))                     # type: ignore[return-value]
-_UNSUPPORTED = ((b"\x28\xb5\x2f\xfd", "zstd-compressed", "zstd -dc FILE | ir-cwla ... -"),
-                (b"PK\x03\x04", "a zip archive", "unzip -p FILE | ir-cwla ... -"))
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
-def input_name(spec: Any) -> str:
-    """How messages name an input: ``<stdin>`` for ``-``, else the path as given."""
-    return "<stdin>" if spec == STDIN else str(spec)
-
-
-class _Rewound(io.RawIOBase):
-    """A raw stream that yields ``head`` (bytes already read to sniff the format), then ``rest``."""
-
-    def __init__(self, head: bytes, rest: BinaryIO):
-        self._head = head
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        if self._head:
-            n = min(len(buffer), len(self._head))
-            buffer[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._rest.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-
-def _open_error(ex: OSError, path: str, kind: str) -> Exception:
-    if isinstance(ex, FileNotFoundError):
-        if os.path.islink(path):
-            return InputError(f"{kind} file {path} is a broken symbolic link (to {os.readlink(path)})")
-        return FileNotFoundError(f"{kind} file not found: {path}")
-    if isinstance(ex, IsADirectoryError):
-        return InputError(f"{kind} path is a directory, not a file: {path}")
-    return InputError(f"cannot open {kind} file {path}: {ex.strerror or ex}")
-
-
-@contextmanager
-def open_input(spec: Any, kind: str = "input") -> Iterator[tuple[BinaryIO, str, str]]:
-    """Opens a TREC input once, for one pass: ``(binary stream of its text, name, compression)``.
-
-    ``spec`` is a path, ``-`` (stdin) or an open binary file. The compression (``'gzip'``,
-    ``'bzip2'``, ``'xz'`` or ``'none'``) is recognised from the first bytes, which are read
-    and then given back to the stream, so pipes and FIFOs work like files.
-    """
-    name = input_name(spec)
-    close = None
-    if spec == STDIN:
-        raw = sys.stdin.buffer
-    elif hasattr(spec, "read"):
-        raw, name = spec, str(getattr(spec, "name", "<stream>"))
-    else:
-        path = os.fspath(spec)
-        try:
-            raw = close = open(path, "rb")
-        except OSError as ex:
-            raise _open_error(ex, path, kind) from None
-    try:
-        try:
-            head = raw.read(6)
-            while len(head) < 6:           # a pipe may deliver fewer bytes than asked
-                more = raw.read(6 - len(head))
-                if not more:
-                    break
-                head += more
-        except IsADirectoryError:
-            raise InputError(f"{kind} path is a directory, not a file: {name}") from None
-        for magic, what, hint in _UNSUPPORTED:
-            if head.startswith(magic):
-                raise InputError(f"{kind} file {name} is {what}, which ir_cwla does not read: {hint}")
-        stream: BinaryIO = io.BufferedReader(_Rewound(head, raw))  # type: ignore[assignment]
-        compression = "none"
-        for magic, what, opener in _COMPRESSIONS:
-            if head.startswith(magic):
-                stream, compression = opener(stream), what
-                break
-        yield stream, name, compression
-    finally:
-        if close is not None:
-            close.close()
 
 
 # ------------------------------------------------------------------------- TREC tables
@@ -233,49 +131,6 @@ def _first_bad_line(block: bytes, first_line: int, fmt: _Format) -> Optional[tup
     return None
 
 
-def _blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Iterator[tuple[int, bytes]]:
-    """Blocks of whole lines of the stream, with the number of each block's first line."""
-    line, rest = 1, b""
-    while True:
-        try:
-            data = stream.read(_BLOCK_BYTES)
-        except (EOFError, OSError, zlib.error, lzma.LZMAError) as ex:
-            whole = line - 1 + rest.count(b"\n")
-            raise InputError(f"{kind} file {name}: {compression} data is truncated or corrupt after {whole} "
-                             f"complete line(s) ({ex})") from None
-        if not data:
-            break
-        data = rest + data if rest else data
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            if len(rest) > _MAX_LINE_BYTES:
-                raise InputError(f"{name}:{line}: a line longer than {_MAX_LINE_BYTES >> 20} MiB: "
-                                 f"not a TREC {kind} file?")
-            continue
-        block, rest = data[:cut], data[cut:]
-        yield line, block
-        line += block.count(b"\n")
-    if rest:
-        yield line, rest
-
-
-def _check_text(block: bytes, first_line: int, name: str, kind: str) -> None:
-    if first_line == 1 and block.startswith(_UTF16_BOMS):
-        raise InputError(f"{name}:1: UTF-16 text; TREC {kind} files are UTF-8 (convert with iconv -f UTF-16 -t UTF-8)")
-    nul = block.find(b"\x00")
-    if nul >= 0:
-        lineno = first_line + block.count(b"\n", 0, nul)
-        raise InputError(f"{name}:{lineno}: binary data (a NUL byte); not a TREC {kind} file")
-    try:
-        block.decode("utf-8")
-    except UnicodeDecodeError as ex:
-        lineno = first_line + block.count(b"\n", 0, ex.start)
-        column = ex.start - (block.rfind(b"\n", 0, ex.start) + 1) + 1
-        raise InputError(f"{name}:{lineno}: not UTF-8 text (byte 0x{block[ex.start]:02x} at column {column}); "
-                         f"TREC {kind} files are UTF-8") from None
-
-
 def _first_fields(block: bytes, first_line: int) -> int:
     """Number of fields of the block's first non-blank line (the width pandas infers)."""
     start = 0
@@ -294,7 +149,7 @@ def _first_fields(block: bytes, first_line: int) -> int:
 
 def _parse_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Optional[pd.DataFrame]:
     """One block of lines as a frame of the kept columns (None if it holds only blank lines)."""
-    _check_text(block, first_line, name, fmt.kind)
+    check_utf8(block, first_line, name, f"TREC {fmt.kind}")
     width = _first_fields(block, first_line)
     if width == 0:
         return None
@@ -329,7 +184,7 @@ def _read_table(source: Any, fmt: _Format) -> tuple[pd.DataFrame, str, Optional[
     """The kept columns of every line, the input's name, and the parsed fields of its first line."""
     frames, first = [], None
     with open_input(source, fmt.kind) as (stream, name, compression):
-        for first_line, block in _blocks(stream, name, compression, fmt.kind):
+        for first_line, block in line_blocks(stream, name, compression, fmt.kind):
             df = _parse_block(block, first_line, name, fmt)
             if df is not None:
                 if first is None:

@@ -84,7 +84,7 @@ def test_stdin_is_named_in_errors(monkeypatch):
 
 def test_large_blocks_keep_line_numbers(tmp_path, monkeypatch):
     """Lines are read in blocks; an error deep in a later block still names its line."""
-    monkeypatch.setattr(cio, "_BLOCK_BYTES", 64)
+    monkeypatch.setattr(ir_cwla.textstream, "BLOCK_BYTES", 64)
     lines = [f"{q} Q0 d{i} {i} {100 - i} t" for q in range(1, 4) for i in range(30)]
     lines[77] = lines[77].replace(" t", " t extra")
     path = tmp_path / "run.gz"
