@@ -45,9 +45,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.textstream import STDIN, InputError, check_utf8, input_name, line_blocks, open_input
-
-__all__ = ["STDIN", "InputError", "input_name", "open_input"]   # re-exported: the readers' stream layer
+from ir_cwla.textstream import STDIN, InputError, check_utf8, input_name, line_blocks, open_input  # noqa: F401
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
