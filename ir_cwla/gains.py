@@ -5,8 +5,8 @@ The semantics (``docs/semantics.md``, "Ranking and gains"):
 - documents of a topic are ranked by score descending, ties broken by doc_id descending
   (trec_eval's order; like trec_eval, which stores scores as single-precision floats,
   scores are compared in float32, so scores equal to 7 significant digits are ties); a
-  doc_id repeated within a topic keeps its best-scored occurrence, with a warning naming
-  the run, topic and doc_id;
+  doc_id repeated within a topic keeps its best-scored occurrence
+  (:func:`ir_cwla.io.drop_duplicate_docs`, the one rule, with a warning naming the run);
 - unjudged documents and negative grades have grade 0;
 - the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max
   (computed as 2^(x - x_max) - 2^(-x_max), which cannot overflow), or ``'bin'``: 1 if
@@ -30,6 +30,8 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
+
+from ir_cwla import io
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -272,6 +274,11 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
     docs = run["doc_id"].astype(str).to_numpy()
+    doc_codes, doc_uniques = pd.factorize(docs)
+    if pd.Index(t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes).has_duplicates:
+        # the one rule of ir_cwla.io (frames from its readers never get here with duplicates)
+        run = io.drop_duplicate_docs(run, name)
+        return rank_run(run, qrels, max_depth, name)
     # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
     wide = run["score"].to_numpy(dtype=np.float64)
     with np.errstate(over="ignore"):
@@ -281,18 +288,8 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         warnings.warn(f"{name}: {int(overflow.sum())} score(s) beyond the float32 range (|score| > 3.4e38) "
                       "compare as equal to +-inf, as in trec_eval, which holds scores as single-precision "
                       "floats; rescale the scores to rank them apart", stacklevel=3)
-    doc_codes, doc_uniques = pd.factorize(docs)
-    pair = t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes
-    duplicated = pd.Index(pair).has_duplicates
     order = _trec_order(t, scores, doc_codes, doc_uniques)
     t, doc_codes = t[order], doc_codes[order]
-    if duplicated:   # keep the first occurrence in trec_eval order: the best-scored one
-        first = ~pd.Index(pair[order]).duplicated(keep="first")
-        i = int(np.flatnonzero(~first)[0])
-        warnings.warn(f"{name}: {int((~first).sum())} duplicate doc_id(s) within a topic, the best-scored "
-                      f"occurrence kept (first: topic {qrels.topics[t[i]]!r}, doc_id {doc_uniques[doc_codes[i]]!r})",
-                      stacklevel=3)
-        t, doc_codes = t[first], doc_codes[first]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
     topic_rows = t[starts]
