@@ -489,8 +489,7 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
     (:func:`drop_duplicate_docs`, warning once, naming ``name``). A frame this function
     returned is not checked again.
     """
-    if isinstance(run, pd.DataFrame) and run.attrs.get(_CHECKED_ATTR) == len(run) \
-            and list(run.columns) == list(RUN_COLUMNS):
+    if isinstance(run, pd.DataFrame) and is_checked_run(run) and len(run.columns) == len(RUN_COLUMNS):
         return run
     df, from_file = _as_frame(run, RUN_COLUMNS, "run")
     if from_file:                  # the file reader applied every rule, line by line
@@ -505,6 +504,12 @@ def as_run_frame(run: Any, name: str = "run") -> pd.DataFrame:
     df = drop_duplicate_docs(df, name)
     df.attrs[_CHECKED_ATTR] = len(df)
     return df
+
+
+def is_checked_run(run: pd.DataFrame) -> bool:
+    """True for a frame :func:`as_run_frame` (or the file reader) returned: every rule applied,
+    each (topic, doc_id) once, string ids."""
+    return run.attrs.get(_CHECKED_ATTR) == len(run) and list(run.columns[:3]) == list(RUN_COLUMNS)
 
 
 def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
