@@ -106,7 +106,7 @@ def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", 
         wanted = np.flatnonzero(on)[np.argsort(xs[on], kind="stable")][:max_labels]
     placed = place_labels(ax, names, xs, ys, wanted, size=size, path=stairs)
     missing = len(names) - placed
-    legend = ax.legend(loc="lower right", fontsize=8, title_fontsize=8,
+    legend = ax.legend(loc="best" if len(names) <= 1000 else "lower right", fontsize=8, title_fontsize=8,
                        title=f"{missing} of {len(names)} systems unlabelled" if missing else None)
     legend.set_zorder(6)
     return ax
@@ -214,7 +214,8 @@ def plot_weight_map(winners: pd.DataFrame, x: str = "latency", y: str = "accurac
     if others:
         ax.text(0.62, 0.62, f"weight of {others[0]} = 1 - {x} - {y}", fontsize=8, rotation=-45,
                 ha="center", va="center", **PLAIN_TEXT)
-    ax.legend(handles=handles, title="Dynascore winner", loc="upper right", fontsize=8, title_fontsize=8)
+    ax.legend(handles=handles, title="Dynascore winner", loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize=8,
+              title_fontsize=8, frameon=False)
     if title:
         ax.set_title(plain(title))
     return ax
