@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -74,9 +74,11 @@ def artifact_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def check_report(browser: Any, page_path: Path, name: str, artifacts: Path) -> dict[int, list[dict]]:
+def check_report(browser: Any, page_path: Path, name: str, artifacts: Path, section: Optional[str] = None
+                 ) -> dict[int, list[dict]]:
     """Opens ``page_path`` at every width of :data:`WIDTHS`, asserts the layout and the images,
-    saves screenshots (``NAME-WIDTH.png`` first screen, ``NAME-WIDTH-full.png``) and returns
+    saves screenshots (``NAME-WIDTH.png`` first screen, ``NAME-WIDTH-full.png``, and
+    ``NAME-WIDTH-section.png``, the screen that starts at the heading ``section``) and returns
     ``{width: tables}`` as the browser shows them (caption, head, rows of cell texts, ...)."""
     found = {}
     for width in WIDTHS:
@@ -102,6 +104,10 @@ def check_report(browser: Any, page_path: Path, name: str, artifacts: Path) -> d
         assert not external, f"{name}: requests leave the page: {external}"
         page.screenshot(path=str(artifacts / f"{name}-{width}.png"))
         page.screenshot(path=str(artifacts / f"{name}-{width}-full.png"), full_page=True)
+        if section is not None:
+            heading = page.get_by_role("heading", name=section, exact=True)
+            heading.evaluate("h => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 8)")
+            page.screenshot(path=str(artifacts / f"{name}-{width}-section.png"))
         found[width] = tables
         page.close()
     return found

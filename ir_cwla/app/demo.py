@@ -89,17 +89,34 @@ def _standard_measures() -> list:
     return [nDCG @ 10, P @ 10, AP, RR, R @ 100]
 
 
+#: Marker of each browsing model in the effectiveness figure (colour is the aggregation's).
+_MODEL_MARKERS = {"P": "o", "DCG": "s", "RBP": "^", "INST": "D", "AP": "v", "ERR": "P"}
+
+
 def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
+    """Systems (sorted by the first column) under each measure of ``columns``: C/W/L/A
+    measures in their aggregation's colour (as in every meta-evaluation figure) with a marker
+    per browsing model; other measures in black."""
     import matplotlib.pyplot as plt
 
+    from ir_cwla.meta import naming
+    from ir_cwla.meta.plots import AGGREGATION_STYLES
+    from ir_cwla.text import plain
+
     order = means[columns[0]].sort_values().index
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6))
-    for k, col in enumerate(columns):
-        ax.plot(means.loc[order, col], range(len(order)), "o", ms=5, color=f"C{k}", label=col)
-    ax.set_yticks(range(len(order)), [str(n) for n in order], fontsize=8)
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6), layout="constrained")
+    for col in columns:
+        measure = naming.parse(col)
+        agg = naming.aggregation(col)
+        colour = AGGREGATION_STYLES.get(agg, ("0.1", "o"))[0] if agg else "0.1"
+        marker = _MODEL_MARKERS.get(measure["C"], "o") if agg else "*"
+        ax.plot(means.loc[order, col], range(len(order)), ls="none", marker=marker, ms=6 if agg else 8,
+                color=colour, mfc="none" if agg else colour, mew=1.5, label=plain(col))
+    ax.set_yticks(range(len(order)), [plain(n) for n in order], fontsize=8)
     ax.set_xlabel("mean over topics")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False,
+              title="colour: aggregation\nmarker: browsing model", title_fontsize=7)
     ax.set_title(f"Cranfield: systems sorted by {columns[0]}")
     return fig
 
@@ -197,16 +214,21 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
         result = _run(out, spec_table, trials, test_trials, alpha, seed, warmup, repeats, instance, accuracy,
                       weights, save_runs, progress, steps, caught)
     for w in caught:                                  # the analyses' warnings are in result.notes
-        if not issubclass(w.category, UserWarning):
+        if not _ours(w):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     result.timings = {**steps.timings, "total": time.perf_counter() - wall}
     return result
 
 
+def _ours(w: warnings.WarningMessage) -> bool:
+    """A warning of ir_cwla's analyses (a UserWarning raised from ir_cwla's code)."""
+    package = str(Path(__file__).resolve().parents[1])
+    return issubclass(w.category, UserWarning) and str(Path(w.filename).resolve()).startswith(package)
+
+
 def _notes(caught: list) -> list[str]:
-    """The messages of the analyses' warnings (UserWarning and its kinds), each once."""
-    return list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught
-                              if issubclass(w.category, UserWarning)))
+    """The messages of the analyses' warnings, each once."""
+    return list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught if _ours(w)))
 
 
 def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alpha: float, seed: int,
@@ -231,7 +253,9 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
 
     with report.staged(out) as directory, tempfile.TemporaryDirectory(prefix="ir_cwla-demo-") as workdir:
         steps.start("index", f"indexing with pyterrier-pisa and bm25s: {len(spec_table)} systems")
-        built = catalogue.cranfield_systems(workdir, list(spec_table["name"]))
+        with warnings.catch_warnings():               # PISA's indexer says which field it indexes
+            warnings.filterwarnings("ignore", message="text_field not specified")
+            built = catalogue.cranfield_systems(workdir, list(spec_table["name"]))
 
         steps.start("retrieve", f"retrieving for {len(topics)} topics"
                                 + (f", runs saved in {out / 'runs'}" if save_runs else ""))

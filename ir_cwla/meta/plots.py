@@ -103,6 +103,11 @@ class _Key:
         return plain(group) if n_panels > 1 else default
 
 
+def _title(title: Optional[str], default: str, details: str) -> str:
+    """The figure's title (``title``, else ``default``) over a line of what it shows."""
+    return f"{plain(title) if title else default}\n{details}"
+
+
 def _short(value: float, digits: int) -> str:
     """``0.88`` -> ``.88``, ``-0.12`` -> ``-.12``: compact numbers for crowded cells."""
     text = f"{value:.{digits}f}"
@@ -149,8 +154,8 @@ def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, co
             ax.spines[side].set_visible(False)
     if image is not None:
         fig.colorbar(image, ax=list(axes), shrink=0.5, label="Kendall's tau-b")
-    fig.suptitle(plain(title) if title else f"System ranking similarity: Kendall's tau ({sim.n_systems} "
-                 f"systems; {int(sim.level * 100)}% confidence interval under each value)")
+    fig.suptitle(_title(title, "System ranking similarity", f"Kendall's tau-b between the rankings of "
+                        f"{sim.n_systems} systems; {int(sim.level * 100)}% confidence interval under each value"))
     return fig
 
 
@@ -189,6 +194,8 @@ def plot_asl(disc: DiscriminativePower, groups: Optional[list[Hashable]] = None,
             y = curves[m].to_numpy()
             same = next((d for d in drawn if np.array_equal(curves[d].to_numpy(), y)), None)
             label = key.name(m) + (f" (= {key.name(same)})" if same is not None else "")
+            if not (y[:shown] <= top).any():
+                label += f" (p > {top:g})"
             ax.plot(curves.index, y, "-", color=key.colour(m), marker=key.marker(m), ms=4.5,
                     markevery=_marks(y, top, shown, k, len(members)),
                     lw=2.2 if naming.is_canonical(m) else 1.3, label=label, zorder=3 if same is None else 4)
@@ -198,13 +205,13 @@ def plot_asl(disc: DiscriminativePower, groups: Optional[list[Hashable]] = None,
         ax.set_xlim(0, shown)
         ax.set_title(key.title(group, len(names), "ASL curves"), fontsize=10)
         ax.grid(True, alpha=0.25)
-        ax.legend(fontsize=7, loc="upper left", frameon=True, framealpha=0.85, handlelength=1.6)
+        ax.legend(fontsize=7, loc="best", frameon=True, framealpha=0.85, handlelength=1.6)
     for ax in axes:
         ax.tick_params(labelsize=8)
     fig.supxlabel("system pair (sorted by p-value)", fontsize=9)
     fig.supylabel("ASL (p-value)", fontsize=9)
-    fig.suptitle(plain(title) if title else f"ASL curves ({disc.test}, {disc.trials} trials; dotted: "
-                 f"alpha = {disc.alpha:g}; {len(curves)} pairs, the first {shown} shown)")
+    fig.suptitle(_title(title, "ASL curves", f"{disc.test}, {disc.trials} trials; dotted line: alpha = "
+                        f"{disc.alpha:g}; {len(curves)} system pairs, the first {shown} shown"))
     return fig
 
 
@@ -235,8 +242,8 @@ def plot_consistency(cons: Consistency, groups: Optional[list[Hashable]] = None,
         ax.grid(True, axis="y", alpha=0.25)
         ax.tick_params(axis="y", labelsize=8)
     fig.supylabel("Kendall's tau between topic halves", fontsize=9)
-    fig.suptitle(plain(title) if title else f"System ranking consistency ({cons.trials} random topic splits; "
-                 "boxes: quartiles, markers: mean tau)")
+    fig.suptitle(_title(title, "System ranking consistency", f"{cons.trials} random splits of the topics into "
+                        "halves; boxes: quartiles and median, whiskers: 1.5 IQR, markers: mean tau"))
     return fig
 
 
