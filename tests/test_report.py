@@ -150,3 +150,10 @@ def test_format_cell():
 def test_write_needs_a_path_or_directory():
     with pytest.raises(ValueError, match="give a path"):
         report.HtmlReport("x").write()
+
+
+def test_scores_of_different_rank_never_print_alike():
+    assert report.score_decimals([0.17761, 0.174012, 0.173961, 0.1718], [1, 2, 3, 4]) == 5
+    assert report.score_decimals([0.5, 0.25], [1, 2]) == 4
+    assert report.score_decimals([0.5, 0.5], [1, 1]) == 4                    # a tie may print alike
+    assert report.score_decimals([0.5, 0.5 + 1e-13], [1, 2]) == 8            # at most 8 decimals

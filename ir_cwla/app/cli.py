@@ -170,16 +170,19 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, lb.RankingWarning)))
     cols = board.columns
     shown = [cols["accuracy"], cols["latency"], cols["cost"]]
-    precision = {cols["accuracy"]: 4, cols["latency"]: 3, cols["cost"]: 4, "dynascore": 4}
+    precision = {cols["accuracy"]: 4, cols["latency"]: 3, cols["cost"]: 4,
+                 "dynascore": report.score_decimals(table["dynascore"], table["rank"])}
     print(report.text_table(table[[cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"]]], precision))
     if within is not None:
         print(f"\nwithin budget ({', '.join(f'{k} <= {v:g}' for k, v in budget.items())}), by accuracy:")
         print(report.text_table(within[["accuracy", "latency", "cost", "rank"]].set_axis([*shown, "rank"], axis=1)
-                                .rename_axis("system"), precision))
+                                .rename_axis("system"), {**precision, cols["accuracy"]: report.score_decimals(
+                                    within["accuracy"], within["rank"])}))
     if above is not None:
         print(f"\naccuracy >= {args.min_accuracy:g}, cheapest first:")
         print(report.text_table(above[["accuracy", "latency", "cost", "rank"]].set_axis([*shown, "rank"], axis=1)
-                                .rename_axis("system"), precision))
+                                .rename_axis("system"), {**precision, cols["cost"]: report.score_decimals(
+                                    above["cost"], above["rank"])}))
     for note in notes:
         print(f"ir-cwla leaderboard: warning: {note}", file=sys.stderr)
     if args.out:

@@ -49,7 +49,7 @@ h2 { margin-top: 2em; border-bottom: 1px solid #bbb; }
 p, li, figcaption, .caption { overflow-wrap: anywhere; }
 .table { margin: .6em 0 1.6em; }
 .caption { font-style: italic; margin: .3em 0; }
-.scroll { overflow-x: auto; max-width: 100%; border: 1px solid #ccc; }
+.scroll { display: inline-block; vertical-align: top; overflow-x: auto; max-width: 100%; border: 1px solid #ccc; }
 table { border-collapse: separate; border-spacing: 0; font-size: 13px; width: max-content; }
 th, td { border-right: 1px solid #ddd; border-bottom: 1px solid #ddd; padding: 3px 8px; white-space: nowrap;
          background: #fff; }
@@ -398,6 +398,17 @@ def leaderboard_table(board: Any, weights: Optional[dict] = None) -> pd.DataFram
     return out
 
 
+def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
+    """The fewest decimals (from ``start``, at most ``most``) that print every two scores of
+    different rank differently: two systems never look tied unless they share a rank."""
+    pairs = [(round(float(s), most + 2), r) for s, r in zip(scores, ranks)]
+    for decimals in range(start, most + 1):
+        shown: dict[str, int] = {}
+        if all(shown.setdefault(f"{s:.{decimals}f}", r) == r for s, r in pairs):
+            return decimals
+    return most
+
+
 def _decimals(column: str) -> int:
     """Decimals of a leaderboard column: 3 for times in ms, 1 for queries per second, else 4."""
     return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
@@ -420,6 +431,7 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[d
         table = leaderboard_table(board, weights)
     cols = board.columns
     precision = {c: _decimals(c) for c in table.columns}
+    precision["dynascore"] = score_decimals(table["dynascore"], table["rank"])
     report.section("Efficiency-aware leaderboard")
     shown = ", ".join(f"{k} {v:g}" for k, v in weights.items())
     report.text(f"Systems ranked by Dynascore (Ma et al. 2021; Santhanam et al. 2023) with weights {shown}. "
@@ -434,12 +446,14 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[d
         limits = ", ".join(f"{k} <= {v:g}" for k, v in budget.items())
         within = board.within_budget(**budget)
         report.table(within[["accuracy", "latency", "cost", "rank"]].set_axis([*shown_cols, "rank"], axis=1)
-                     .rename_axis("system"), f"within budget ({limits}), by accuracy", precision=precision,
+                     .rename_axis("system"), f"within budget ({limits}), by accuracy",
+                     precision={**precision, cols["accuracy"]: score_decimals(within["accuracy"], within["rank"])},
                      filename="within_budget.csv")
     if min_accuracy is not None:
         above = board.above_accuracy(min_accuracy)
         report.table(above[["accuracy", "latency", "cost", "rank"]].set_axis([*shown_cols, "rank"], axis=1)
-                     .rename_axis("system"), f"accuracy >= {min_accuracy:g}, cheapest first", precision=precision,
+                     .rename_axis("system"), f"accuracy >= {min_accuracy:g}, cheapest first",
+                     precision={**precision, cols["cost"]: score_decimals(above["cost"], above["rank"])},
                      filename="above_accuracy.csv")
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
