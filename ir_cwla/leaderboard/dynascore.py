@@ -308,10 +308,6 @@ def _accuracy_ties(names: Sequence, perf: np.ndarray, values: np.ndarray, cutoff
             if len(g) > 1 and np.ptp(values[g], axis=0).max() > 0]
 
 
-def _few(items: Sequence, noun: str) -> str:
-    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
-
-
 def _few_items(items: Sequence[str], sep: str, n: int = 5) -> str:
     shown = sep.join(items[:n])
     return shown + (f"{sep}... ({len(items)} in all)" if len(items) > n else "")
@@ -379,9 +375,8 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
     names = list(df.index)
     ties = _accuracy_ties(names, values[:, 0], values, cutoff)
     if ties:
-        notes.append((RankingWarning, f"{_few(ties, 'group')} of systems have the same accuracy (to within "
-                                      f"{cutoff:g} x the best): the rates of substitution pair them in name "
-                                      f"order: {_few_items(ties, '; ')}"))
+        notes.append((RankingWarning, f"systems with the same accuracy (to within {cutoff:g} x the best) are "
+                                      f"paired in name order by the rates of substitution: {_few_items(ties, '; ')}"))
     order = np.lexsort((np.arange(len(scores)), -scores))
     ranks = tie_ranks(scores[order], np.abs(terms).sum(axis=1)[order])
     order = order[np.lexsort((order, ranks))]        # within a tie, by name
@@ -396,8 +391,8 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
         shared = np.unique(ranks[np.r_[False, ranks[1:] == ranks[:-1]]])
         groups = [f"rank {r}: " + ", ".join(repr(names[i]) for i in order[ranks == r]) for r in shared]
         if groups:
-            notes.append((RankingWarning, f"{_few(groups, 'tie')} in the Dynascore (equal to within rounding), "
-                                          f"shown with equal ranks: {_few_items(groups, '; ')}"))
+            notes.append((RankingWarning, "systems with equal Dynascores (to within rounding) share a rank: "
+                                          f"{_few_items(groups, '; ')}"))
     out = df.iloc[order].copy()
     out["dynascore"] = scores[order]
     out["rank"] = ranks
