@@ -137,18 +137,20 @@ def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, brows
 
 def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
     out = tmp_path / "report"
-    args = ["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "PISA-BM25,bm25s-lucene", "--trials", "10",
-            "--test-trials", "10", "--repeats", "1", "--warmup", "0", "--quiet"]
-    for _ in range(2):                                         # the second run replaces the first report
-        proc = run_offline(args, tmp_path, timeout=600)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        lines = proc.stderr.splitlines()                       # --quiet: no steps, only the warnings
-        assert lines and all(line.startswith("ir-cwla demo: warning: ") for line in lines), proc.stderr
-        assert any("with two systems" in line for line in lines)
-    assert not (out / "runs").exists()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".report")) == []   # no leftovers
+    out.mkdir()
+    (out / ".ir-cwla-report").write_text("")                  # an earlier report, replaced at the end
+    (out / "stale.csv").write_text("x")
+    proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "PISA-BM25,bm25s-lucene",
+                        "--trials", "10", "--test-trials", "10", "--repeats", "1", "--warmup", "0", "--quiet"],
+                       tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stderr.splitlines()                           # --quiet: no steps, only the warnings
+    assert lines and all(line.startswith("ir-cwla demo: warning: ") for line in lines), proc.stderr
+    assert any("with two systems" in line for line in lines)
+    assert not (out / "runs").exists() and not (out / "stale.csv").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []   # no leftovers
     page = (out / "index.html").read_text(encoding="utf-8")
-    assert "--save-runs" in page and "ir-cwla leaderboard " in page
+    assert "--save-runs" in page and "ir-cwla leaderboard " in page and "with two systems" in page
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -158,8 +160,16 @@ def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
     (["--instance", "m5.nope"], "instance 'm5.nope' is not in the price table"),
     (["--systems", "PISA-BM25,nope"], "nope"),
 ])
-def test_bad_demo_arguments_fail_before_any_work(tmp_path, argv, message):
+def test_bad_demo_arguments_fail_before_any_work(capsys, monkeypatch, tmp_path, argv, message):
+    from ir_cwla import datasets
+    from ir_cwla.app.cli import main
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("the demo read Cranfield before checking its arguments")
+
+    monkeypatch.setattr(datasets, "cranfield_topics", no_data)
     out = tmp_path / "report"
-    proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), *argv], tmp_path)
-    assert proc.returncode == 1 and message in proc.stderr, proc.stderr
-    assert "[1/7]" not in proc.stderr and not out.exists() and list(tmp_path.glob(".report*")) == []
+    assert main(["demo", "--out", str(out), *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "[1/7]" not in err, err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
