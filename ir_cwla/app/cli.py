@@ -158,31 +158,20 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     budget = {k: v for k, v in (("latency", args.max_latency), ("cost", args.max_cost)) if v is not None}
     with warnings.catch_warnings(record=True) as caught:   # tables, figures and page before any output
         warnings.simplefilter("always", lb.RankingWarning)
-        table = report.leaderboard_table(board, weights)
-        within = board.within_budget(**budget) if budget else None
-        above = board.above_accuracy(args.min_accuracy) if args.min_accuracy is not None else None
+        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy)
         if args.out:
             with report.staged(args.out, inputs=[args.csv]) as directory:
                 page = report.HtmlReport("ir_cwla leaderboard", f"{len(board.results)} systems from {args.csv}",
                                          directory=directory)
-                report.add_leaderboard_sections(page, board, weights, budget=budget, min_accuracy=args.min_accuracy)
+                report.add_leaderboard_sections(page, board, weights, tables=tables)
                 page.write()
+    for w in caught:
+        if not issubclass(w.category, lb.RankingWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, lb.RankingWarning)))
-    cols = board.columns
-    shown = [cols["accuracy"], cols["latency"], cols["cost"]]
-    precision = {cols["accuracy"]: 4, cols["latency"]: 3, cols["cost"]: 4,
-                 "dynascore": report.score_decimals(table["dynascore"], table["rank"])}
-    print(report.text_table(table[[cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"]]], precision))
-    if within is not None:
-        print(f"\nwithin budget ({', '.join(f'{k} <= {v:g}' for k, v in budget.items())}), by accuracy:")
-        print(report.text_table(within[["accuracy", "latency", "cost", "rank"]].set_axis([*shown, "rank"], axis=1)
-                                .rename_axis("system"), {**precision, cols["accuracy"]: report.score_decimals(
-                                    within["accuracy"], within["rank"])}))
-    if above is not None:
-        print(f"\naccuracy >= {args.min_accuracy:g}, cheapest first:")
-        print(report.text_table(above[["accuracy", "latency", "cost", "rank"]].set_axis([*shown, "rank"], axis=1)
-                                .rename_axis("system"), {**precision, cols["cost"]: report.score_decimals(
-                                    above["cost"], above["rank"])}))
+    print(tables[0].text())
+    for table in tables[1:]:
+        print(f"\n{table.caption}:\n{table.text()}")
     for note in notes:
         print(f"ir-cwla leaderboard: warning: {note}", file=sys.stderr)
     if args.out:

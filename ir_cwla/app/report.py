@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import datetime
 import html
 import io
@@ -386,16 +387,21 @@ def add_meta_sections(report: HtmlReport, similarity: Any, consistency: Any, dis
                  filename="discriminative_power.csv")
 
 
-def leaderboard_table(board: Any, weights: Optional[dict] = None) -> pd.DataFrame:
-    """The Dynascore table with the key columns first: accuracy, Dynascore, rank, latency, cost,
-    then every other column (``attrs['notes']`` holds the ranking's warnings)."""
-    table = board.table(weights or dict(DEFAULT_WEIGHTS))
-    key = [board.columns["accuracy"], "dynascore", "rank", board.columns["latency"], board.columns["cost"]]
-    key = list(dict.fromkeys(key))
-    out = table[key + [c for c in table.columns if c not in key]]
-    out.index.name = "system"
-    out.attrs = dict(table.attrs)
-    return out
+@dataclasses.dataclass
+class ReportTable:
+    """A table as the terminal prints it and the page shows it (``key``: the columns the
+    terminal prints; the page and the CSV file ``filename`` have them all)."""
+
+    caption: str
+    frame: pd.DataFrame
+    precision: dict[str, int]
+    filename: str
+    key: list[str]
+    highlight: set = dataclasses.field(default_factory=set)
+
+    def text(self) -> str:
+        """The key columns as aligned text, numbers as on the page."""
+        return text_table(self.frame[self.key], self.precision)
 
 
 def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
@@ -414,47 +420,65 @@ def _decimals(column: str) -> int:
     return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
 
 
-def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[dict] = None,
+def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None,
+                       budget: Optional[Mapping[str, float]] = None,
+                       min_accuracy: Optional[float] = None) -> list[ReportTable]:
+    """The tables of a leaderboard, for the terminal and the page alike: the Dynascore ranking
+    (key columns first: accuracy, Dynascore, rank, latency, cost; then every other column;
+    ``frame.attrs['notes']`` holds the ranking's warnings), then the systems within ``budget``
+    (latency/cost -> maximum) by accuracy and those above ``min_accuracy`` cheapest first,
+    when asked for. The column that ranks is printed with enough decimals to tell apart
+    systems of different rank (:func:`score_decimals`)."""
+    cols = board.columns
+    table = board.table(dict(weights or DEFAULT_WEIGHTS))
+    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"]]))
+    frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
+    frame.attrs = dict(table.attrs)
+    precision = {str(c): _decimals(c) for c in frame.columns}
+    precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
+    out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
+                       set(frame.index[frame["rank"] == 1]))]
+    roles = [cols["accuracy"], cols["latency"], cols["cost"]]
+
+    def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str) -> ReportTable:
+        shown = ranked[["accuracy", "latency", "cost", "rank"]].set_axis([*roles, "rank"], axis=1)
+        decimals = {**precision, cols[by]: score_decimals(ranked[by], ranked["rank"])}
+        return ReportTable(caption, shown.rename_axis("system"), decimals, filename, list(shown.columns))
+
+    if budget:
+        limits = ", ".join(f"{k} <= {v:g}" for k, v in budget.items())
+        out.append(strategy(board.within_budget(**budget), f"within budget ({limits}), by accuracy", "accuracy",
+                            "within_budget.csv"))
+    if min_accuracy is not None:
+        out.append(strategy(board.above_accuracy(min_accuracy), f"accuracy >= {min_accuracy:g}, cheapest first",
+                            "cost", "above_accuracy.csv"))
+    return out
+
+
+def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[Mapping[str, float]] = None,
                              budget: Optional[Mapping[str, float]] = None, min_accuracy: Optional[float] = None,
-                             notes: Sequence[str] = ()) -> None:
-    """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): the Dynascore table, the
-    budget (``budget``: latency/cost -> maximum) and accuracy-threshold (``min_accuracy``)
-    rankings when asked for, the frontier and the winner map, and every warning about the
-    ranking (``notes`` and those of the Dynascore)."""
+                             tables: Optional[list[ReportTable]] = None) -> None:
+    """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): the tables of
+    :func:`leaderboard_tables` (or ``tables``, already built), every warning about the ranking,
+    the frontier and the winner map."""
     import warnings
 
     from ir_cwla.leaderboard.dynascore import RankingWarning
 
-    weights = weights or dict(DEFAULT_WEIGHTS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RankingWarning)         # shown in the page instead
-        table = leaderboard_table(board, weights)
+    weights = dict(weights or DEFAULT_WEIGHTS)
+    if tables is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankingWarning)     # shown in the page instead
+            tables = leaderboard_tables(board, weights, budget, min_accuracy)
     cols = board.columns
-    precision = {c: _decimals(c) for c in table.columns}
-    precision["dynascore"] = score_decimals(table["dynascore"], table["rank"])
     report.section("Efficiency-aware leaderboard")
     shown = ", ".join(f"{k} {v:g}" for k, v in weights.items())
     report.text(f"Systems ranked by Dynascore (Ma et al. 2021; Santhanam et al. 2023) with weights {shown}. "
                 f"Accuracy is {cols['accuracy']}; latency is column '{cols['latency']}', cost is column "
                 f"'{cols['cost']}'. Tied systems share a rank.")
-    report.warnings(list(dict.fromkeys([*notes, *table.attrs.get("notes", [])])))
-    best = set(table.index[table["rank"] == 1])
-    report.table(table, "leaderboard (best Dynascore first)", precision=precision, highlight=best,
-                 filename="leaderboard.csv")
-    shown_cols = [cols["accuracy"], cols["latency"], cols["cost"]]
-    if budget:
-        limits = ", ".join(f"{k} <= {v:g}" for k, v in budget.items())
-        within = board.within_budget(**budget)
-        report.table(within[["accuracy", "latency", "cost", "rank"]].set_axis([*shown_cols, "rank"], axis=1)
-                     .rename_axis("system"), f"within budget ({limits}), by accuracy",
-                     precision={**precision, cols["accuracy"]: score_decimals(within["accuracy"], within["rank"])},
-                     filename="within_budget.csv")
-    if min_accuracy is not None:
-        above = board.above_accuracy(min_accuracy)
-        report.table(above[["accuracy", "latency", "cost", "rank"]].set_axis([*shown_cols, "rank"], axis=1)
-                     .rename_axis("system"), f"accuracy >= {min_accuracy:g}, cheapest first",
-                     precision={**precision, cols["cost"]: score_decimals(above["cost"], above["rank"])},
-                     filename="above_accuracy.csv")
+    report.warnings(tables[0].frame.attrs.get("notes", []))
+    for t in tables:
+        report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
     metrics = board.metrics()[["accuracy", "latency", "cost"]]
