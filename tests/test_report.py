@@ -122,7 +122,7 @@ def test_reports_are_written_whole_or_not_at_all(tmp_path):
     assert "<h1>second</h1>" in (out / "index.html").read_text()
 
 
-def test_output_directories_are_checked_before_any_work(tmp_path):
+def test_output_directories_are_checked_before_any_work(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("x")
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
@@ -134,6 +134,9 @@ def test_output_directories_are_checked_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="contains the input"):
         report.check_output(tmp_path, inputs=[tmp_path / "file"])
     assert report.check_output(tmp_path / "empty") == tmp_path / "empty"
+    monkeypatch.chdir(tmp_path / "empty")
+    with pytest.raises(ValueError, match="current directory"):
+        report.check_output(".")
     assert report.check_output(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
 
 

@@ -199,13 +199,15 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
 
     ``out`` may be new, an empty directory, or a report ir_cwla wrote before (it holds the
     :data:`MARKER` file; it is replaced). Refused: a file, a directory of other things, a
-    directory that holds one of the ``inputs`` (it would be deleted), or a place where no
-    directory can be created.
+    directory that holds one of the ``inputs`` or the current directory (it would be
+    deleted), or a place where no directory can be created.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file; give a directory for the report")
     resolved = out.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise ValueError(f"--out {out} is the current directory (or holds it); give a directory of its own")
     for item in inputs:
         path = Path(item).resolve()
         if path == resolved or resolved in path.parents:
