@@ -21,7 +21,7 @@ PAPER_PANELS = ["C: P@10", "C: DCG@10", "C: RBP@10", "C: INST@10", "C: AP@10", "
 PYTERRIER_ORDER = ["P", "INST", "RBP", "ERR", "DCG", "AP"]
 
 
-def synthetic_frame(seed: int = 0, systems: int = 12, topics: int = 20) -> pd.DataFrame:
+def synthetic_frame(seed: int = 0, systems: int = 10, topics: int = 16) -> pd.DataFrame:
     """The 39 Table-1 measures over systems of increasing quality, rows in PyTerrier's order of
     models (not the paper's); under P, ETG equals ERG exactly (as on real data)."""
     rng = np.random.default_rng(seed)
@@ -125,8 +125,10 @@ def test_asl_axis_ends_where_the_curves_leave_the_plot(analyses):
 
 
 def test_measure_labels_are_never_mathtext(frame):
-    labels = {m: f"${m[:5]}$" for m in frame["measure"].unique()}
-    sim = meta.similarity(frame, labels=labels)
+    erg = [m for m in frame["measure"].unique() if "A='ERG'" in m][:4]    # one panel, named by label
+    few = frame[frame["measure"].isin(erg)]
+    labels = {m: f"${m[:5]}$ \\frac{{1}}{{$" for m in few["measure"].unique()}
+    sim = meta.similarity(few, labels=labels)
     fig = sim.plot()
     assert all("\\$" in t.get_text() for t in fig.axes[0].get_yticklabels())
     pixels(fig)                                          # draws (mathtext would choke on some names)

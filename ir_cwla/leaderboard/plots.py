@@ -44,10 +44,12 @@ def _marker_size(n: int) -> float:
 
 
 def _axes(ax: Any, figsize: tuple[float, float]):
+    """``ax``, or the axes of a new figure whose layout never moves them: labels are placed
+    in pixels, and a legend outside the axes is kept by saving with ``bbox_inches='tight'``."""
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
-    return plt.subplots(figsize=figsize, layout="constrained")[1]
+    return plt.subplots(figsize=figsize)[1]
 
 
 def _plain_number(value: float, _pos: Any = None) -> str:
