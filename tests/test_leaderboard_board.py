@@ -341,3 +341,18 @@ def test_saved_board_reads_back_without_naming_columns(board, tmp_path):
     (tmp_path / "bad.csv").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ValueError, match="bad.csv"):
         lb.Leaderboard.read_csv(tmp_path / "bad.csv")
+
+
+def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
+    """The demo's smoke board on one run: bm25s-lucene sits just right of the frontier's last
+    step, at the right edge; its label may cross the line (on a white ground) but not vanish."""
+    df = pd.DataFrame({"accuracy": [0.3620, 0.3686, 0.3721, 0.3766, 0.3539], "latency": [0.552, 0.588, 0.904, 0.885, 0.577],
+                       "cost": [0.0142, 0.0128, 0.0110, 0.0068, 0.0132]},
+                      index=["PISA-BM25", "PISA-DPH", "bm25s-lucene", "bm25s-bm25l", "PISA-QLD-mu1000"])
+    ax = lb.Leaderboard(df).plot_frontier()
+    assert sorted(t.get_text() for t in ax.texts) == sorted(df.index)
+    assert ax.get_legend().get_title().get_text() == ""
+    boxes = _label_boxes(ax)
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), (a, b)

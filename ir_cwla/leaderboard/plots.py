@@ -134,8 +134,9 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
 
     Each label takes the first of a fixed list of positions around its point where its box
     stays inside the axes and overlaps no label placed before, no point (markers of area
-    ``size``) and no segment of the axis-parallel polyline ``path`` (data coordinates); a
-    label that fits nowhere is left out. Cost: O(len(which) x (len(which) + len(xs) + len(path))).
+    ``size``) and no segment of the axis-parallel polyline ``path`` (data coordinates); failing
+    that, the first where it only crosses the polyline (on a white ground); a label that fits
+    nowhere is left out. Cost: O(len(which) x (len(which) + len(xs) + len(path))).
     """
     fig = ax.figure
     ax.autoscale_view()
@@ -154,21 +155,31 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
         text.remove()
         w, h = extent.width + 2 * pad, extent.height + 2 * pad
         px, py = points[i]
-        for dx, dy, ha, va in _CANDIDATES:
-            x0, y0, x1, y1 = _box(px, py, dx * to_pixels, dy * to_pixels, ha, va, w, h)
-            if x0 < frame.x0 or y0 < frame.y0 or x1 > frame.x1 or y1 > frame.y1:
-                continue
-            if len(boxes) and np.any((boxes[:, 0] < x1) & (x0 < boxes[:, 2]) & (boxes[:, 1] < y1) & (y0 < boxes[:, 3])):
-                continue
-            near = ((points[:, 0] > x0 - radius) & (points[:, 0] < x1 + radius)
-                    & (points[:, 1] > y0 - radius) & (points[:, 1] < y1 + radius))
-            if near.any() or (line is not None and _crosses(line, x0, y0, x1, y1)):
-                continue
-            ax.annotate(str(names[i]), (xs[i], ys[i]), textcoords="offset points", xytext=(dx, dy),
-                        ha=ha, va=va, fontsize=fontsize, zorder=5, **PLAIN_TEXT)
-            boxes = np.vstack([boxes, [x0, y0, x1, y1]])
-            placed += 1
-            break
+        spot = None
+        for avoid_line in (True, False):               # crossing the frontier line is the lesser evil
+            for dx, dy, ha, va in _CANDIDATES:
+                x0, y0, x1, y1 = _box(px, py, dx * to_pixels, dy * to_pixels, ha, va, w, h)
+                if x0 < frame.x0 or y0 < frame.y0 or x1 > frame.x1 or y1 > frame.y1:
+                    continue
+                if len(boxes) and np.any((boxes[:, 0] < x1) & (x0 < boxes[:, 2]) & (boxes[:, 1] < y1)
+                                         & (y0 < boxes[:, 3])):
+                    continue
+                near = ((points[:, 0] > x0 - radius) & (points[:, 0] < x1 + radius)
+                        & (points[:, 1] > y0 - radius) & (points[:, 1] < y1 + radius))
+                if near.any() or (avoid_line and line is not None and _crosses(line, x0, y0, x1, y1)):
+                    continue
+                spot = (dx, dy, ha, va, (x0, y0, x1, y1))
+                break
+            if spot is not None:
+                break
+        if spot is None:
+            continue
+        dx, dy, ha, va, box = spot
+        ax.annotate(str(names[i]), (xs[i], ys[i]), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
+                    fontsize=fontsize, zorder=5, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                                                       "alpha": 0.8}, **PLAIN_TEXT)
+        boxes = np.vstack([boxes, box])
+        placed += 1
     return placed
 
 
