@@ -27,7 +27,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Protocol
 
-from tqdm.auto import tqdm
+from ir_cwla.progress import progress_bar
 
 
 class Executor(Protocol):
@@ -50,7 +50,7 @@ class InProcess:
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
             desc: str = "", progress: bool = True) -> list:
-        return [fn(shared, task) for task in tqdm(tasks, desc=desc, disable=not progress, leave=False)]
+        return [fn(shared, task) for task in progress_bar(tasks, progress=progress, desc=desc, leave=False)]
 
     def __repr__(self) -> str:
         return "InProcess()"
@@ -90,7 +90,7 @@ class LocalProcesses:
                                  mp_context=multiprocessing.get_context(),
                                  initializer=_init_worker, initargs=(shared,)) as pool:
             results = pool.map(_run_in_worker, [(fn, task) for task in tasks])
-            return list(tqdm(results, total=len(tasks), desc=desc, disable=not progress, leave=False))
+            return list(progress_bar(results, progress=progress, total=len(tasks), desc=desc, leave=False))
 
     def __repr__(self) -> str:
         return f"LocalProcesses(n_jobs={self.parallelism})"
@@ -127,7 +127,7 @@ class Dask:
         [data] = self.client.scatter([shared], broadcast=True, hash=False)
         futures = self.client.map(_run_on_dask, list(tasks), shared=data, fn=fn, retries=self.retries,
                                   pure=False)
-        with tqdm(total=len(futures), desc=desc, disable=not progress, leave=False) as bar:
+        with progress_bar(progress=progress, total=len(futures), desc=desc, leave=False) as bar:
             for _ in as_completed(futures, loop=self.client.loop):
                 bar.update()
         results = self.client.gather(futures)
