@@ -56,33 +56,33 @@ def to_square(values: np.ndarray, n: int, diagonal: float = 1.0) -> np.ndarray:
 
 
 def by_row(values: np.ndarray) -> np.ndarray:
-    """An ``(M, T, S)`` stack in the layout :func:`ranges_by_row` reads: ``(T, M, S)``, contiguous."""
-    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).transpose(1, 0, 2))
+    """An ``(M, T, S)`` stack in the layout :func:`ranges_by_row` reads: ``(T, S, M)``, contiguous."""
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).transpose(1, 2, 0))
 
 
 def ranges_by_row(rows: np.ndarray, perms: np.ndarray) -> np.ndarray:
     """Range (max - min) of the column means of each row-permuted matrix of a stack.
 
-    rows:  ``(T, M, S)`` stack of ``M`` matrices, row-major by topic (:func:`by_row`).
+    rows:  ``(T, S, M)`` stack of ``M`` matrices, by topic, then system (:func:`by_row`).
     perms: ``(b, T, S)`` permutation of each row's columns, one per trial.
     Returns ``(M, b)`` ranges. Every matrix of the stack is permuted alike.
 
     The permuted column sums ``sum_t X[t, perm[:, t, :]]`` are accumulated row by row, in
-    row order, for all matrices of the stack at once (one gather per row), into two work
-    arrays reused throughout: each matrix's result is the same whatever the rest of the
-    stack, and there are no large temporaries (which are slow where freed memory goes back
-    to the OS at once, as in Dask workers).
+    row order, into two work arrays reused throughout; one gather per row moves, for each
+    permuted column, the contiguous scores of all ``M`` matrices at once. Each matrix's
+    result is the same whatever the rest of the stack, and there are no large temporaries
+    (which are slow where freed memory goes back to the OS at once, as in Dask workers).
     """
     n_trials, n_rows, n_cols = perms.shape
     perm_rows = np.ascontiguousarray(perms.transpose(1, 0, 2))          # (T, b, S)
-    acc = np.empty((rows.shape[1], n_trials, n_cols), dtype=np.float64)
+    acc = np.empty((n_trials, n_cols, rows.shape[2]), dtype=np.float64)  # (b, S, M)
     row = np.empty_like(acc)
-    np.take(rows[0], perm_rows[0], axis=1, out=acc, mode="clip")
+    np.take(rows[0], perm_rows[0], axis=0, out=acc, mode="clip")
     for t in range(1, n_rows):
-        np.take(rows[t], perm_rows[t], axis=1, out=row, mode="clip")
+        np.take(rows[t], perm_rows[t], axis=0, out=row, mode="clip")
         acc += row
     np.divide(acc, n_rows, out=acc)
-    return acc.max(axis=2) - acc.min(axis=2)
+    return (acc.max(axis=1) - acc.min(axis=1)).T
 
 
 def permuted_ranges(values: np.ndarray, perms: np.ndarray) -> np.ndarray:
@@ -125,17 +125,17 @@ def exceedances(ranges: np.ndarray, limits: np.ndarray) -> np.ndarray:
 def count_task(shared: tuple[np.ndarray, np.ndarray], task: montecarlo.Task) -> np.ndarray:
     """For the stack's items ``task.items``: how many of the task's trials reach each pair's limit.
 
-    shared: ``(rows, limits)``, the stack in :func:`by_row` layout ``(T, M, S)`` and the
+    shared: ``(rows, limits)``, the stack in :func:`by_row` layout ``(T, S, M)`` and the
     :func:`thresholds` of every matrix ``(M, P)``. Returns ``(len(task.items), P)`` counts.
     This is the unit of work an executor runs.
     """
     rows, limits = shared
     items = list(task.items)
-    if items != list(range(rows.shape[1])):
-        rows, limits = np.ascontiguousarray(rows[:, items]), limits[items]
+    if items != list(range(rows.shape[2])):
+        rows, limits = np.ascontiguousarray(rows[:, :, items]), limits[items]
     counts = np.zeros(limits.shape, dtype=np.int64)
     for size, rng in task.rngs():
-        perms = streams.permutations(rng, (size, rows.shape[0]), rows.shape[2])
+        perms = streams.permutations(rng, (size, rows.shape[0]), rows.shape[1])
         counts += exceedances(ranges_by_row(rows, perms), limits)
     return counts
 
