@@ -7,9 +7,10 @@
 
 Data flows one way through the package, and the tree shows it:
 
-1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`) -> gain matrix
-   (:mod:`ir_cwla.gains`; document costs :mod:`ir_cwla.costs`) -> browsing models C, V, L
-   (:mod:`ir_cwla.browsing`, cwl_eval's others in :mod:`ir_cwla.cwl_models`) ->
+1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`, each input read
+   once by :mod:`ir_cwla.textstream`) -> gain matrix (:mod:`ir_cwla.gains`; document costs
+   :mod:`ir_cwla.costs`) -> browsing models C, V, L (:mod:`ir_cwla.browsing`, cwl_eval's
+   others in :mod:`ir_cwla.cwl_models`) ->
    aggregations A (:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`);
    the measure (:mod:`ir_cwla.measure`), its names (:mod:`ir_cwla.names`), the
    ir-measures provider (:mod:`ir_cwla.provider`) and the paper's 39 measures

@@ -6,8 +6,9 @@ that share a browsing model sharing its C, V and L.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import ir_measures
 import numpy as np
@@ -18,10 +19,10 @@ from ir_measures.providers.base import Any as AnyParam
 from ir_measures.util import Metric
 
 from ir_cwla import kernel
-from ir_cwla.aggregation import get_aggregation
-from ir_cwla.browsing import get_browsing_model
+from ir_cwla.aggregation import Aggregation, get_aggregation
+from ir_cwla.browsing import BrowsingModel, get_browsing_model
 from ir_cwla.costs import CostSpec
-from ir_cwla.gains import GainSpec, Group, Qrels, Rankings, rank_run
+from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases, short_name
@@ -40,6 +41,60 @@ def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
             return None
         depth = max(depth, cutoff)
     return depth
+
+
+class _Plan(NamedTuple):
+    """How one measure is computed under one unjudged policy ('zero', 'max' or 'condense'),
+    and the cache keys of the steps it shares with others."""
+
+    measure: Measure
+    policy: str
+    spec: GainSpec
+    cutoff: Optional[int]
+    padded: bool
+    model: BrowsingModel
+    agg: Aggregation
+    params: dict
+    costs: Optional[CostSpec]
+    layout: tuple
+    gkey: tuple
+    ckey: Optional[tuple]
+    bkey: tuple
+
+    @property
+    def condensed(self) -> bool:
+        return self.policy == "condense"
+
+    @property
+    def zero_bkey(self) -> tuple:
+        """The browsing of the same measure under 'zero', which a 'max' one of a model whose C
+        reads neither gains nor costs shares (the same V and L; only the gains differ)."""
+        gkey = ("gains", self.spec, self.layout, "zero")
+        return self.bkey[:3] + (gkey,) + self.bkey[4:]
+
+
+def _score_key(m: Measure, policy: str) -> tuple:
+    """Measures that differ only in their unjudged policy share the score of each policy."""
+    return tuple((k, v) for k, v in m.params.items() if k != "unjudged") + (policy,)
+
+
+def _plan(m: Measure, policy: str) -> _Plan:
+    spec = m.gain_spec()
+    cutoff = m.params.get("cutoff")
+    model = get_browsing_model(m["C"])
+    agg = get_aggregation(m["A"])
+    # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
+    # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
+    padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
+    params = m.model_params()
+    gains_policy = "max" if policy == "max" else "zero"    # a condensed list has no unjudged document
+    costs = m.cost_spec() if (agg.needs_costs or model.uses_costs) else None
+    layout = ("layout", policy == "condense", cutoff, padded)
+    gkey = ("gains", spec, layout, gains_policy)
+    ckey = None if costs is None else ("costs", costs, layout, gains_policy)
+    bkey = ("browse", model.name, tuple(params[k] for k in model.params), gkey, m["tail"],
+            ckey if model.uses_costs else None)
+    return _Plan(m, policy, spec, cutoff, padded, model, agg, params, costs, layout, gkey, ckey, bkey)
 
 
 class CwlaEvaluator(providers.Evaluator):
@@ -81,15 +136,86 @@ class CwlaEvaluator(providers.Evaluator):
         A residual is the score under ``unjudged='max'`` minus the score under 'zero' (each
         computed once, whichever measures ask for it).
         """
-        scorer = _Scorer(ranked)
+        plans: dict[tuple, _Plan] = {}
+        for m in self.measures:
+            policy = m["unjudged"]
+            for p in (("zero", "max") if policy == "residual" else (policy,)):
+                plans.setdefault(_score_key(m, p), _plan(m, p))
+        # how many plans still need each cached step: freed after the last one, so peak memory is
+        # that of the widest single step, not of all measures
+        uses: Counter = Counter()
+        seen: set = set()
+        for plan in plans.values():
+            steps = [plan.layout, plan.gkey, plan.bkey] + ([plan.ckey] if plan.ckey else [])
+            if plan.condensed:
+                steps.append("condensed")
+            if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in seen:
+                steps.append(plan.zero_bkey)
+            seen.add(plan.bkey)
+            uses.update(steps)
+        cache: dict[Any, Any] = {}
+        scores: dict[tuple, np.ndarray] = {}
+        for key, plan in plans.items():
+            scores[key] = self._score(ranked, plan, cache)
+            for step in [plan.layout, plan.gkey, plan.bkey, plan.ckey, "condensed", plan.zero_bkey]:
+                if step in uses:
+                    uses[step] -= 1
+                    if not uses[step]:
+                        del uses[step]
+                        cache.pop(step, None)
         out: dict[Measure, np.ndarray] = {}
         for m in self.measures:
             policy = m["unjudged"]
             if policy == "residual":
-                out[m] = scorer.score(m, "max") - scorer.score(m, "zero")
+                out[m] = scores[_score_key(m, "max")] - scores[_score_key(m, "zero")]
             else:
-                out[m] = scorer.score(m, policy)
+                out[m] = scores[_score_key(m, policy)]
         return out
+
+    @staticmethod
+    def _shares_zero(plan: _Plan) -> bool:
+        return not plan.model.gain_dependent and not plan.model.uses_costs
+
+    def _score(self, ranked: Rankings, plan: _Plan, cache: dict) -> np.ndarray:
+        """Per-row scores of one plan, its steps taken from (or put in) ``cache``."""
+        if plan.condensed:
+            if "condensed" not in cache:
+                cache["condensed"] = ranked.condensed()
+            rankings = cache["condensed"]
+            _check_whole(rankings, plan.cutoff, plan.measure, ranked.kept)
+        else:
+            rankings = ranked
+        qrels = rankings.qrels
+        gains_policy = plan.gkey[-1]
+        if plan.layout not in cache:
+            cache[plan.layout] = rankings.groups(plan.cutoff, pad_to=plan.cutoff if plan.padded else None)
+        groups = cache[plan.layout]
+        if plan.gkey not in cache:
+            cache[plan.gkey] = [g.gains(plan.spec, qrels.x_max, gains_policy) for g in groups]
+        costs, pad_cost = [None] * len(groups), 1.0
+        if plan.costs is not None:
+            # under 'max' an unjudged document costs what the largest grade costs
+            top = plan.spec.max_rel if plan.spec.max_rel is not None else qrels.x_max
+            if plan.ckey not in cache:
+                cache[plan.ckey] = [plan.costs.cell_costs(rankings, g, gains_policy, top) for g in groups]
+            costs, pad_cost = cache[plan.ckey], plan.costs.pad_cost(gains_policy)
+        if plan.bkey not in cache:
+            if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in cache:
+                cache[plan.bkey] = [b.with_gains(gains) for b, gains in zip(cache[plan.zero_bkey], cache[plan.gkey])]
+            else:
+                tail = plan.bkey[4]
+                total = _total_gain(rankings, plan.spec, gains_policy, plan.model, plan.measure) \
+                    if tail == "pad" else None
+                cache[plan.bkey] = [
+                    kernel.browse(gains, np.full(len(g.rows), plan.cutoff, dtype=np.int64)
+                                  if plan.cutoff is not None else g.kept, plan.model, plan.params, tail,
+                                  None if total is None else total[g.rows], rankings.topics[g.rows],
+                                  cst if plan.model.uses_costs else None, pad_cost)
+                    for g, gains, cst in zip(groups, cache[plan.gkey], costs)]
+        scores = np.zeros(len(rankings.topic_rows))
+        for g, b, cst in zip(groups, cache[plan.bkey], costs):
+            scores[g.rows] = kernel.aggregate(b, plan.agg, plan.params, cst, pad_cost)
+        return scores
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Per-topic metrics for every qrels topic (0 for topics the run does not answer)."""
@@ -106,96 +232,6 @@ class CwlaEvaluator(providers.Evaluator):
         _, scores = self.score(run)
         n = len(self.qrel_qids)
         return {m: (float(v.sum()) / n if n else float("nan")) for m, v in scores.items()}
-
-
-class _Scorer:
-    """Scores measures on one ranked run, caching what measures share: the condensed lists,
-    the groups of each layout, the gain matrices of each gain mapping and unjudged policy,
-    and the browsing (C, V, L) of each model; the score of each (measure, policy)."""
-
-    def __init__(self, ranked: Rankings):
-        self.ranked = ranked
-        self._condensed: Optional[Rankings] = None
-        self.groups_cache: dict[Any, list[Group]] = {}
-        self.gains_cache: dict[tuple, list[np.ndarray]] = {}
-        self.browse_cache: dict[tuple, list[kernel.Browsing]] = {}
-        self.costs_cache: dict[tuple, list[Optional[np.ndarray]]] = {}
-        self.scores: dict[tuple, np.ndarray] = {}
-
-    def rankings(self, condensed: bool) -> Rankings:
-        if not condensed:
-            return self.ranked
-        if self._condensed is None:
-            self._condensed = self.ranked.condensed()
-        return self._condensed
-
-    def score(self, m: Measure, policy: str) -> np.ndarray:
-        """Per-topic scores of ``m`` with unjudged documents treated by ``policy`` (zero, max
-        or condense)."""
-        key = (tuple((k, v) for k, v in m.params.items() if k != "unjudged"), policy)
-        if key not in self.scores:
-            self.scores[key] = self._score(m, policy)
-        return self.scores[key]
-
-    def _score(self, m: Measure, policy: str) -> np.ndarray:
-        condensed = policy == "condense"
-        ranked = self.rankings(condensed)
-        qrels = ranked.qrels
-        rows = ranked.topic_rows
-        spec = m.gain_spec()
-        cutoff = m.params.get("cutoff")
-        model = get_browsing_model(m["C"])
-        agg = get_aggregation(m["A"])
-        tail = m["tail"]
-        if condensed:
-            _check_whole(ranked, cutoff, m, self.ranked.kept)
-        # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
-        # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
-        padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
-        layout = (condensed, cutoff, padded)
-        if layout not in self.groups_cache:
-            self.groups_cache[layout] = ranked.groups(cutoff, pad_to=cutoff if padded else None)
-        groups = self.groups_cache[layout]
-        gains_policy = "max" if policy == "max" else "zero"    # a condensed list has no unjudged document
-        gkey = (spec, layout, gains_policy)
-        if gkey not in self.gains_cache:
-            self.gains_cache[gkey] = [g.gains(spec, qrels.x_max, gains_policy) for g in groups]
-        params = m.model_params()
-        costs_spec = m.cost_spec() if (agg.needs_costs or model.uses_costs) else None
-        costs, pad_cost = self._costs(costs_spec, ranked, groups, layout, gains_policy, spec)
-        model_costs = costs_spec if model.uses_costs else None
-        bkey = (model.name, tuple(params[k] for k in model.params), gkey, tail, model_costs)
-        if bkey not in self.browse_cache:
-            total = _total_gain(ranked, spec, gains_policy, model, m) if tail == "pad" else None
-            zero_key = (model.name, tuple(params[k] for k in model.params), (spec, layout, "zero"), tail, model_costs)
-            if gains_policy == "max" and not model.gain_dependent and not model.uses_costs \
-                    and zero_key in self.browse_cache:
-                # C ignores the gains: the same V and L, only the gains differ
-                self.browse_cache[bkey] = [b.with_gains(gains) for b, gains in
-                                           zip(self.browse_cache[zero_key], self.gains_cache[gkey])]
-            else:
-                self.browse_cache[bkey] = [
-                    kernel.browse(gains, np.full(len(g.rows), cutoff, dtype=np.int64) if cutoff is not None
-                                  else g.kept, model, params, tail,
-                                  None if total is None else total[g.rows], ranked.topics[g.rows],
-                                  cst if model.uses_costs else None, pad_cost)
-                    for g, gains, cst in zip(groups, self.gains_cache[gkey], costs)]
-        scores = np.zeros(len(rows))
-        for g, b, cst in zip(groups, self.browse_cache[bkey], costs):
-            scores[g.rows] = kernel.aggregate(b, agg, params, cst, pad_cost)
-        return scores
-
-    def _costs(self, costs_spec: Optional[CostSpec], ranked: Rankings, groups: list[Group], layout: tuple,
-               policy: str, spec: GainSpec) -> tuple[list[Optional[np.ndarray]], float]:
-        """The cost matrix of every group (None: unit costs) and the cost of a padding document."""
-        if costs_spec is None:
-            return [None] * len(groups), 1.0
-        # under 'max' an unjudged document costs what the largest grade costs
-        top = spec.max_rel if spec.max_rel is not None else ranked.qrels.x_max
-        key = (costs_spec, layout, policy, top if costs_spec.kind == "grade" else None)
-        if key not in self.costs_cache:
-            self.costs_cache[key] = [costs_spec.cell_costs(ranked, g, policy, top) for g in groups]
-        return self.costs_cache[key], costs_spec.pad_cost(policy)
 
 
 def _incomplete(ranked: Rankings, depth: Optional[int]) -> np.ndarray:

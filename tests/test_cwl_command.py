@@ -225,7 +225,6 @@ def test_eu_ec_ed_columns_are_the_cwla_measures(qrels, files, dl19_dir, tmp_path
     table = cwl.evaluate(str(files / "gains.txt"), str(path), metrics, cost_file=str(files / "costs.txt"))
     cost_file = tmp_path / "all.txt"
     cost_file.write_text(Path(files / "costs.txt").read_text() + "* 1\n")      # unpriced: --max_cost
-    qrels_gains = qrels.assign(relevance=qrels["relevance"].clip(lower=0) / qrels["relevance"].max())
     for metric in metrics:
         columns = {"EU": "ERG", "EC": "EC", "ED": "EI"}
         if metric.model in ("P", "DCG", "AP", "TBG", "U", "NERR8", "NERR9", "SET"):
@@ -238,7 +237,8 @@ def test_eu_ec_ed_columns_are_the_cwla_measures(qrels, files, dl19_dir, tmp_path
             if agg in ("EC", "ETC") or ir_cwla.BROWSING_MODELS[metric.model].uses_costs:
                 m = m(costs=f"type:{cost_file}")
             measures[column] = m
-        topics, scores = ir_cwla.CwlaEvaluator(list(measures.values()), qrels_gains).score(frame)
+        # grades / x_max, as the gain file holds them: CWLA's linear gains
+        topics, scores = ir_cwla.CwlaEvaluator(list(measures.values()), qrels).score(frame)
         rows = table[table["Metric"] == metric.name].set_index("Topic")
         for column, m in measures.items():
             np.testing.assert_allclose(scores[m], rows.loc[topics, column].to_numpy(), rtol=1e-9, atol=1e-9,

@@ -145,7 +145,7 @@ def test_judged_share_equals_ir_measures_judged(run, qrels, dl19_dir):
               for m in ir_measures.iter_calc([ir_measures.Judged @ k for k in (10, 100, 1000)], qrels, ordered)}
     per_query = ours[ours["qid"] != "all"]
     assert len(per_query) == 3 * 43
-    for _, _name, qid, measure, value in per_query.itertuples():
+    for qid, measure, value in per_query[["qid", "measure", "value"]].itertuples(index=False):
         assert value == pytest.approx(theirs[(measure, qid)], abs=1e-12)
     assert per_query["value"].min() < 0.5
 

@@ -17,9 +17,10 @@ from ir_cwla.gains import Qrels, rank_run
 
 
 def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths: Sequence[int],
-                   per_query: bool = True) -> pd.DataFrame:
-    """Rows ``name, qid, measure, value`` with measure ``Judged@k`` for every run and depth k:
-    per topic of the qrels the run answers (when ``per_query``) and their mean (qid 'all')."""
+                   per_query: bool = True, summary: bool = True) -> pd.DataFrame:
+    """Rows ``name, qid, measure, value, short`` with measure ``Judged@k`` for every run and
+    depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
+    'all', when ``summary``)."""
     prepared = Qrels(qrels)
     rows = []
     for name, run in runs.items():
@@ -28,8 +29,10 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
             share = ranked.judged_share(k)
             if per_query:
                 rows.extend((name, str(q), f"Judged@{k}", float(v)) for q, v in zip(ranked.topics, share))
-            rows.append((name, SUMMARY_QID, f"Judged@{k}", float(share.mean()) if len(share) else float("nan")))
-    return pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])
+            if summary:
+                rows.append((name, SUMMARY_QID, f"Judged@{k}", float(share.mean()) if len(share) else float("nan")))
+    frame = pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])
+    return frame.assign(short=frame["measure"])
 
 
 def with_coverage(results: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
