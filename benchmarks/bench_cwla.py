@@ -15,6 +15,7 @@ Writes benchmarks/out/bench_cwla.json and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
+import gzip
 import subprocess
 import sys
 import tempfile
@@ -102,7 +103,8 @@ def main() -> None:
         cwl_times, cmd_theirs, cmd_ours, in_process = [], [], [], []
         for path in run_paths[: args.cwl_runs]:
             plain = Path(tmp) / path.stem
-            plain.write_text(ir_cwla.io._open_text(path).read())
+            with gzip.open(path, "rt", encoding="utf-8") as f:     # cwl_eval reads plain text only
+                plain.write_text(f.read())
             t0 = time.perf_counter()
             subprocess.run([str(cwl_bin), str(gain_file), str(plain)], check=True, capture_output=True, cwd=tmp)
             cwl_times.append(time.perf_counter() - t0)
