@@ -20,6 +20,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.meta import agreement as agreements
 from ir_cwla.meta import kendall, naming, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
@@ -38,8 +39,12 @@ def random_halves(rng: np.random.Generator, n_splits: int, n_topics: int) -> tup
     return np.sort(order[:, :n1], axis=1), np.sort(order[:, n1:], axis=1)
 
 
-def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray, agreement: str = "tau",
+               persistence: float = agreements.PERSISTENCE) -> np.ndarray:
     """tau-b between the rankings by mean over ``first`` and over ``second`` topics.
+
+    (``agreement='tau_ap'``: tau_AP averaged over both directions; ``'rbo'``: RBO_ext with
+    ``persistence``; :mod:`ir_cwla.meta.agreement`.)
 
     values: ``(M, T, S)`` scores; first/second: ``(b, n1)``/``(b, n2)`` topic indices.
     Returns ``(b, M)`` (NaN where a half ties all systems). Work arrays are reused across
@@ -56,19 +61,20 @@ def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.
             np.take(matrix, idx, axis=0, out=half, mode="clip")
             np.add.reduce(half, axis=1, out=mean)
             np.divide(mean, idx.shape[1], out=mean)
-        out[:, m] = work.tau_b(means[0], means[1])
+        out[:, m] = work.tau_b(means[0], means[1]) if agreement == "tau" else \
+            agreements.rows(agreement, means[0], means[1], persistence, symmetric=True)
     return out
 
 
-def chunk_split_taus(values: np.ndarray, seed: streams.Seed, index: int, size: int) -> np.ndarray:
+def chunk_split_taus(values: np.ndarray, seed: streams.Seed, index: int, size: int, agreement: str = "tau",
+                     persistence: float = agreements.PERSISTENCE) -> np.ndarray:
     """The taus ``(size, M)`` of split chunk ``index``: the unit of work an executor runs."""
     first, second = random_halves(streams.chunk_rng(seed, streams.SPLIT_STREAM, index), size, values.shape[1])
-    return split_taus(values, first, second)
+    return split_taus(values, first, second, agreement, persistence)
 
 
-def _split_task(values: np.ndarray, task: tuple[Any, int, int]) -> np.ndarray:
-    seed, index, size = task
-    return chunk_split_taus(values, seed, index, size)
+def _split_task(values: np.ndarray, task: tuple[Any, ...]) -> np.ndarray:
+    return chunk_split_taus(values, *task)
 
 
 def _range_task(matrix: np.ndarray, task: tuple[Any, int, int]) -> np.ndarray:
@@ -118,6 +124,9 @@ class Consistency:
     seed: Any
     degenerate: pd.Series
     labels: dict[str, str] = field(default_factory=dict)
+    #: the statistic in ``taus`` (``'tau'``: Kendall's tau-b; ``'tau_ap'``, ``'rbo'``: see
+    #: :mod:`ir_cwla.meta.agreement`)
+    agreement: str = "tau"
 
     @property
     def mean_tau(self) -> pd.Series:
@@ -168,6 +177,7 @@ class Consistency:
 def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed = 0, *,
                 test_trials: int = 2000, alpha: float = 0.05, groups: Groups = None,
                 topics: TopicPolicy = "strict", labels: naming.Labels = None,
+                agreement: agreements.Agreement = "tau", persistence: float = agreements.PERSISTENCE,
                 executor: Any = None, n_jobs: Optional[int] = None,
                 scheduler: Optional[str] = None, progress: bool = True) -> Consistency:
     """System ranking consistency of every measure over ``trials`` random topic splits.
@@ -182,6 +192,9 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     groups: families compared by the test (the paper: aggregations within a browsing model,
         ``groups=meta.browsing_model``); default one family of all measures.
     topics: ``'strict'`` or ``'intersection'``.
+    agreement: what compares the two halves' rankings: ``'tau'`` (Kendall's tau-b, the paper's,
+        default), ``'tau_ap'`` (averaged over both directions, as neither half is the truth)
+        or ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`.
     executor, n_jobs, scheduler: where the chunks of splits and of test trials run (default
         in-process; see :func:`ir_cwla.meta.get_executor`).
     progress: show tqdm progress bars.
@@ -189,13 +202,14 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     trials = streams.check_trials(trials)
     test_trials = streams.check_trials(test_trials, "test_trials")
     alpha = check_alpha(alpha)
+    agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
 
     n_t, n_s = cube.values.shape[1:]
     sizes = streams.chunk_sizes(trials, min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2))))
-    parts = run.map(_split_task, cube.values, [(root, i, n) for i, n in enumerate(sizes)],
+    parts = run.map(_split_task, cube.values, [(root, i, n, agreement, persistence) for i, n in enumerate(sizes)],
                     desc="consistency splits", progress=progress)
     taus = np.concatenate(parts, axis=0)
     undefined = np.isnan(taus)
@@ -213,4 +227,4 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
                             run, progress)
     return Consistency(taus=frame, p_values=p_values, groups=families, alpha=alpha, trials=trials,
                        test_trials=test_trials, seed=seed, degenerate=degenerate,
-                       labels=naming.resolve_labels(list(cube.measures), labels))
+                       labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)
