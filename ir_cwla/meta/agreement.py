@@ -150,8 +150,9 @@ def tau_ap_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     concordant = np.count_nonzero(above & ref_above, axis=2) - np.count_nonzero(above & ref_below, axis=2)
     ordered = np.count_nonzero(above & ref_untied, axis=2)
     within = np.count_nonzero(same & ref_untied, axis=2)          # each pair counted from both ends
-    num = np.einsum("ij,ij->i", across, concordant.astype(np.float64))
-    den = np.einsum("ij,ij->i", across, ordered.astype(np.float64)) + 0.5 * np.einsum("ij,ij->i", inside, within)
+    # row sums by numpy's own reduction (not BLAS), so a row's value never depends on the batch
+    num = (across * concordant).sum(axis=1)
+    den = (across * ordered).sum(axis=1) + 0.5 * (inside * within).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
@@ -202,7 +203,7 @@ def rbo_rows(x: np.ndarray, y: np.ndarray, p: float = PERSISTENCE) -> np.ndarray
     overlap = prefix_counts(np.maximum(top_x, top_y))
     agreement = 2.0 * overlap / (prefix_counts(top_x) + prefix_counts(top_y))
     powers = p ** np.arange(1, n + 1)
-    return (1 - p) / p * agreement @ powers + agreement[:, -1] * powers[-1]
+    return (1 - p) / p * (agreement * powers).sum(axis=1) + agreement[:, -1] * powers[-1]
 
 
 def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
@@ -254,7 +255,7 @@ def rbo_ext(first: Mapping[Hashable, int], second: Mapping[Hashable, int], p: fl
     extra = depth[s:]
     agreement[s:] = 2.0 * (overlap[s:] + (extra - s) * a_s) / (extra + size_long[s:])
     powers = p ** depth
-    return float((1 - p) / p * agreement @ powers + agreement[-1] * powers[-1])
+    return float((1 - p) / p * (agreement * powers).sum() + agreement[-1] * powers[-1])
 
 
 def _tops(ranking: Any, what: str) -> dict[Hashable, int]:
