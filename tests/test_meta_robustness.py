@@ -333,3 +333,53 @@ def test_similarity_and_consistency_take_top_weighted_agreement(dl19):
         assert tau.taus.at[0, name] == pytest.approx(meta.tau_b_rows(x, y), abs=1e-12)   # near-ties are ties
     with pytest.raises(ValueError, match="agreement"):
         meta.consistency(per_query, trials=5, agreement="kendall", progress=False)
+
+
+def test_runs_cut_for_ir_measures_score_as_whole_runs():
+    rng = np.random.default_rng(0)
+    n = 60
+    run = pd.DataFrame({"query_id": np.repeat(["q1", "q2", "q3"], n), "doc_id": [f"d{i}" for i in range(3 * n)],
+                        "score": np.round(rng.random(3 * n), 1)})          # many ties, also at rank 10
+    run.loc[5, "score"] = run.loc[7, "score"] = 0.95                       # a doc repeated: both lines kept
+    run.loc[7, "doc_id"] = run.loc[5, "doc_id"]
+    qrels = pd.DataFrame({"query_id": run["query_id"], "doc_id": run["doc_id"],
+                          "relevance": rng.integers(0, 3, 3 * n)}).drop_duplicates(["query_id", "doc_id"])
+    cut = rescoring.top_of_run(run, 10)
+    assert len(cut) < len(run) / 2
+    for q, part in run.groupby("query_id"):                               # ties at the boundary kept whole
+        tenth = np.sort(part["score"].to_numpy())[::-1][9]
+        assert (cut[cut["query_id"] == q]["score"] >= tenth).all()
+        assert ((part["score"] >= tenth).sum()) <= (cut["query_id"] == q).sum()
+    for measure in (ir_measures.nDCG @ 10, ir_measures.P @ 10, ir_measures.RR @ 10, ir_measures.AP @ 10):
+        whole = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+        part = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, cut)}
+        assert whole == part, measure
+    assert rescoring.top_of_run(run, None) is run
+
+
+def test_unjudged_policies_are_rescored_exactly(dl19):
+    """Measures with an unjudged-documents policy (another branch adds CWLA(..., unjudged=...)) must
+    re-score under reduced qrels exactly as evaluated from scratch: a policy such as 'condense'
+    has to act on the judgments in force when scoring, not when the run was ranked."""
+    from ir_cwla.measure import _CWLA
+
+    if "unjudged" not in _CWLA.SUPPORTED_PARAMS:
+        pytest.skip("CWLA has no unjudged= policy on this branch yet")
+    runs, qrels = dl19
+    measures = []
+    for policy in ("zero", "max", "condense"):
+        for c, a in (("RBP", "ERG"), ("AP", "ERG"), ("ERR", "ERR"), ("INST", "avg")):
+            try:
+                measures.append(CWLA(C=c, A=a, unjudged=policy) @ 10)
+                measures[-1].validate_params()
+            except (ValueError, TypeError):
+                measures.pop()
+    assert measures
+    collection = rescoring.prepare(runs, qrels, measures)
+    rng = np.random.default_rng(0)
+    mask = rng.random(collection.n_judgments) < 0.3
+    first = np.unique(collection.qrels.judgment_topic, return_index=True)[1]
+    mask[first] = True                                                    # every topic keeps a judgment
+    got = collection.cube(mask)
+    expected = meta.to_cube(meta.evaluate(runs, collection.qrels_frame(mask), measures, progress=False))
+    np.testing.assert_allclose(got, expected.values, rtol=0, atol=1e-12)

@@ -104,13 +104,15 @@ class PoolingBias:
 
     def table(self) -> pd.DataFrame:
         """One row per (depth, measure): mean and max drop of score and of rank position over
-        the runs, ``rel_drop`` (mean drop / mean full score), the runs affected (with any
-        unique judged document), and tau, tau_ap, rbo of the leave-one-out ranking."""
+        the runs, ``rel_drop`` (mean drop / mean full score), ``mean_abs_rank_change`` (a rank
+        that rises counts as much as one that falls), the runs affected (with any unique
+        judged document), and tau, tau_ap, rbo of the leave-one-out ranking."""
         grouped = self.runs.groupby(["depth", "measure"], sort=False)
         out = pd.DataFrame({
             "mean_drop": grouped["drop"].mean(), "max_drop": grouped["drop"].max(),
             "rel_drop": grouped["drop"].mean() / grouped["full"].mean(),
             "mean_rank_drop": grouped["rank_drop"].mean(), "max_rank_drop": grouped["rank_drop"].max(),
+            "mean_abs_rank_change": grouped["abs_rank_change"].mean(),
             "runs_affected": grouped["unique_judged"].apply(lambda s: int((s > 0).sum())),
         }).reset_index()
         out = out.merge(self.agreement, on=["depth", "measure"], how="left", sort=False)
@@ -121,10 +123,17 @@ class PoolingBias:
         order = np.lexsort((out["measure"].map(position).to_numpy(), out["depth"].to_numpy()))
         return out.iloc[order].reset_index(drop=True)
 
-    def robustness(self, statistic: str = "mean_rank_drop", depth: Optional[int] = None) -> pd.DataFrame:
+    def robustness(self, statistic: str = "mean_abs_rank_change", depth: Optional[int] = None, *,
+                   test_trials: int = 2000, alpha: float = 0.05, seed: Any = 0) -> pd.DataFrame:
         """Measures of each family, least biased first, by ``statistic`` of :meth:`table` at
-        ``depth`` (default: the first depth). Drops rank lower-is-better, tau/tau_ap/rbo
-        higher-is-better."""
+        ``depth`` (default: the first depth). Drops and changes rank lower-is-better,
+        tau/tau_ap/rbo higher-is-better.
+
+        For the statistics that are means over the runs (``mean_abs_rank_change``,
+        ``mean_rank_drop``, ``mean_drop``, ``rel_drop``), ``outperforms`` counts the measures of
+        the family it is significantly less biased than: a randomised Tukey HSD test
+        (``test_trials`` permutations with ``seed``, p < ``alpha``) over the runs as paired rows.
+        """
         table = self.table()
         if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
             raise ValueError(f"statistic must be a column of table(), got {statistic!r}")
@@ -132,10 +141,17 @@ class PoolingBias:
         part = table[table["depth"] == depth].set_index("measure")
         if part.empty:
             raise ValueError(f"no results at depth {depth}; depths: {sorted(set(table['depth']))}")
+        runs = self.runs[self.runs["depth"] == depth]
+        per_run = {"mean_abs_rank_change": runs["abs_rank_change"], "mean_rank_drop": runs["rank_drop"],
+                   "mean_drop": runs["drop"],
+                   "rel_drop": runs["drop"] / runs.groupby("measure")["full"].transform("mean")}.get(statistic)
+        rows = None if per_run is None else \
+            runs.assign(value=per_run).pivot(index="system", columns="measure", values="value")
         return robustness.family_ranking(part, statistic, self.groups, self.labels,
-                                         higher_is_better=statistic in ("tau", "tau_ap", "rbo"))
+                                         higher_is_better=statistic in ("tau", "tau_ap", "rbo"), rows=rows,
+                                         test_trials=test_trials, alpha=alpha, seed=seed)
 
-    def plot(self, statistic: str = "rel_drop", **kwargs):
+    def plot(self, statistic: str = "mean_abs_rank_change", **kwargs):
         """``statistic`` of :meth:`table` per measure (bars, one colour per depth), one panel per
         family. Returns the Figure."""
         from ir_cwla.meta.robustness_plots import plot_pooling
@@ -196,7 +212,7 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
             "depth": d, "measure": np.repeat(measures_, n_s), "system": np.tile(collection.systems, n_m),
             "full": full.ravel(), "reduced": reduced.ravel(), "drop": (full - reduced).ravel(),
             "rank_full": rank_full.ravel(), "rank_reduced": rank_left.ravel(),
-            "rank_drop": (rank_left - rank_full).ravel(),
+            "rank_drop": (rank_left - rank_full).ravel(), "abs_rank_change": np.abs(rank_left - rank_full).ravel(),
             "unique_judged": np.tile([p[1] for p in block], n_m),
             "unique_relevant": np.tile([p[2] for p in block], n_m)}))
         stats = robustness.compare(full, reduced, persistence)

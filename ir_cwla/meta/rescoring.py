@@ -192,6 +192,33 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     ids = prepared.judgment_ids(topic_idx, docs)
     judgment_docs = np.empty(len(prepared.grades), dtype=object)
     judgment_docs[ids] = docs
-    others = any(not is_cwla(m) for m in parsed)
+    others = [m for m in parsed if not is_cwla(m)]
+    if others:
+        cutoffs = [m.params.get("cutoff") for m in others]
+        deepest = None if any(c is None for c in cutoffs) else max(cutoffs)
+        run_frames = {name: top_of_run(frame, deepest) for name, frame in run_frames.items()}
     return Collection(tuple(order), tuple(parsed), systems, prepared, ranked, owner, keep, evaluator,
                       judgment_docs, run_frames if others else {})
+
+
+def top_of_run(run: pd.DataFrame, depth: Optional[int]) -> pd.DataFrame:
+    """The lines of a run that a measure cut at ``depth`` can look at, whatever the evaluator's
+    tie-breaking: per topic, every document scored at least the ``depth``-th best score (compared
+    in float32, as trec_eval does, so a tie at the boundary is kept whole), with all lines of
+    such a document. ``None`` keeps the whole run. Scoring the cut run equals scoring the run,
+    and ir-measures then converts tens, not thousands, of lines per topic."""
+    if depth is None or not len(run):
+        return run
+    qids = run["query_id"].astype(str).to_numpy()
+    scores = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
+    topic, _ = pd.factorize(qids)
+    order = np.lexsort((-scores, topic))
+    t_sorted = topic[order]
+    first = np.r_[0, np.flatnonzero(t_sorted[1:] != t_sorted[:-1]) + 1]
+    count = np.diff(np.r_[first, len(order)])
+    threshold = scores[order[first + np.minimum(count, depth) - 1]]          # the depth-th best (or last)
+    keep = scores >= threshold[np.searchsorted(t_sorted[first], topic)]
+    docs = run["doc_id"].astype(str).to_numpy()
+    kept_docs = pd.MultiIndex.from_arrays([qids[keep], docs[keep]])
+    keep |= pd.MultiIndex.from_arrays([qids, docs]).isin(kept_docs)            # every line of a kept doc
+    return run[keep].reset_index(drop=True)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Sequence
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from ir_cwla.meta import agreement, kendall
+from ir_cwla.meta import agreement, kendall, naming, streams, tukey
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
 #: The statistics every comparison reports, in table order.
@@ -84,12 +85,48 @@ def rank_positions(values: np.ndarray) -> np.ndarray:
 
 
 def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list[str]],
-                   labels: dict[str, str], higher_is_better: bool) -> pd.DataFrame:
-    """Measures of each family sorted by ``column`` of ``table`` (indexed by measure), best first."""
-    rows = []
+                   labels: dict[str, str], higher_is_better: bool, rows: Optional[pd.DataFrame] = None,
+                   test_trials: int = 2000, alpha: float = 0.05, seed: streams.Seed = 0) -> pd.DataFrame:
+    """Measures of each family sorted by ``column`` of ``table`` (indexed by measure), best first.
+
+    With ``rows`` (paired observations x measures whose column means are ``column``, e.g. the
+    trials of an experiment, each with the same random subsets for every measure), a
+    randomised Tukey HSD test over each family's columns (Carterette 2012, as for the
+    consistency taus) adds ``outperforms``: how many measures of the family it is
+    significantly better than (p < ``alpha``), and ``better_than``: their labels.
+    """
+    out = []
     for group, members in groups.items():
         ordered = sorted(members, key=lambda m: (-table.at[m, column] if higher_is_better else table.at[m, column]))
+        beats: dict[str, list[str]] = {m: [] for m in members}
+        if rows is not None and len(members) > 1:
+            matrix = rows[members].to_numpy(dtype=np.float64)
+            p = tukey.randomised_tukey_hsd(matrix, test_trials, seed)
+            mean = matrix.mean(axis=0)
+            sign = 1.0 if higher_is_better else -1.0
+            for i, a in enumerate(members):
+                beats[a] = [b for j, b in enumerate(members) if sign * (mean[i] - mean[j]) > 0 and p[i, j] < alpha]
         for rank, m in enumerate(ordered, 1):
-            rows.append({"group": group, "rank": rank, "measure": m, "label": labels.get(m, m),
-                         column: table.at[m, column]})
-    return pd.DataFrame(rows)
+            row = {"group": group, "rank": rank, "measure": m, "label": labels.get(m, m), column: table.at[m, column]}
+            if rows is not None:
+                row["outperforms"] = len(beats[m])
+                row["better_than"] = ", ".join(labels.get(b, b) for b in beats[m])
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def family_layout(ranking: pd.DataFrame, column: str, digits: int = 3) -> pd.DataFrame:
+    """A :func:`family_ranking` frame laid out like the paper's Table 3: one column per family,
+    best first, cells ``aggregation (k) value`` (``*``: canonical; the label if not C/W/L/A;
+    ``(k)``: significantly better than k measures of its family, when tested)."""
+    columns: dict[str, list[str]] = {}
+    for group, part in ranking.groupby("group", sort=False):
+        cells = []
+        marks = part["outperforms"] if "outperforms" in part else [None] * len(part)
+        for m, label, value, k in zip(part["measure"], part["label"], part[column], marks):
+            name = (naming.aggregation(m) or label) + ("*" if naming.is_canonical(m) else "")
+            cells.append(f"{name}{'' if k is None else f' ({k})'} {value:.{digits}f}")
+        columns[str(group)] = cells
+    depth = max((len(v) for v in columns.values()), default=0)
+    return pd.DataFrame({k: v + [""] * (depth - len(v)) for k, v in columns.items()},
+                        index=pd.RangeIndex(1, depth + 1, name="rank"))

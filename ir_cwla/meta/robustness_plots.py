@@ -11,6 +11,7 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING, Optional
 
 from ir_cwla.meta import naming
+from ir_cwla.table1 import TABLE1_AGGREGATIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ir_cwla.meta.incompleteness import Incompleteness
@@ -19,7 +20,8 @@ if TYPE_CHECKING:  # pragma: no cover
 NAMES = {"tau": "Kendall's tau", "tau_ap": "tau_AP", "rbo": "RBO", "abs_change": "mean |change of score|",
          "rel_change": "mean |change| / mean score",
          "rel_drop": "mean drop / mean score", "mean_drop": "mean drop of score", "max_drop": "largest drop of score",
-         "mean_rank_drop": "mean drop of rank", "max_rank_drop": "largest drop of rank"}
+         "mean_rank_drop": "mean drop of rank", "max_rank_drop": "largest drop of rank",
+         "mean_abs_rank_change": "mean |change of rank|"}
 
 
 def _panels(n: int, cols: int, size: tuple[float, float]):
@@ -32,6 +34,13 @@ def _panels(n: int, cols: int, size: tuple[float, float]):
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()[:n]
+
+
+def _colour(measure: str, position: int) -> str:
+    """The colour of a measure: by its aggregation (Table 1's order: ERG C0, ETG C1, ..., ERR C6),
+    so that an aggregation looks the same in every panel; else by its position in the panel."""
+    agg = naming.aggregation(measure)
+    return f"C{TABLE1_AGGREGATIONS.index(agg)}" if agg in TABLE1_AGGREGATIONS else f"C{(7 + position) % 10}"
 
 
 def _name(measure: str, labels: dict[str, str], within: bool) -> str:
@@ -61,7 +70,7 @@ def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: st
             part = table[table["measure"] == m]
             canonical = naming.is_canonical(m)
             ax.plot(part[kind], part[statistic], "--" if canonical else "-", marker="o", ms=3,
-                    lw=2.0 if canonical else 1.2, color=f"C{k % 10}", label=_name(m, result.labels, within))
+                    lw=2.0 if canonical else 1.2, color=_colour(m, k), label=_name(m, result.labels, within))
         ax.set_ylim(low, high if high > low else low + 1)
         if kind == "depth":
             ax.set_xscale("log")
@@ -77,7 +86,7 @@ def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: st
     return fig
 
 
-def plot_pooling(result: PoolingBias, statistic: str = "rel_drop", groups: Optional[list[Hashable]] = None,
+def plot_pooling(result: PoolingBias, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
                  cols: int = 3, title: Optional[str] = None):
     """``statistic`` of the pooling-bias table per measure, one bar per pool depth."""
     import numpy as np
@@ -95,8 +104,9 @@ def plot_pooling(result: PoolingBias, statistic: str = "rel_drop", groups: Optio
         x = np.arange(len(members))
         for k, d in enumerate(depths):
             part = table[table["depth"] == d].set_index("measure")
+            colours = [_colour(m, i) for i, m in enumerate(members)] if len(depths) == 1 else f"C{k % 10}"
             ax.bar(x + (k - (len(depths) - 1) / 2) * width, [part.at[m, statistic] for m in members], width,
-                   label=f"depth {d}", color=f"C{k % 10}")
+                   label=f"depth {d}", color=colours)
         ax.set_xticks(x, [_name(m, result.labels, within) for m in members], rotation=45, ha="right", fontsize=8)
         ax.axhline(0, color="grey", lw=0.8)
         ax.set_title(f"C: {group}" if within else NAMES.get(statistic, statistic), fontsize=10)
