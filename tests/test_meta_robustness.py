@@ -76,8 +76,10 @@ def system_means(runs, qrels_frame) -> pd.DataFrame:
 
 def test_collection_scores_equal_evaluate(dl19):
     runs, qrels = dl19
-    collection = rescoring.prepare(runs, qrels, MEASURES, depth=20)
-    cube = meta.to_cube(meta.evaluate(runs, qrels, MEASURES, progress=False))
+    measures = MEASURES + [ir_measures.Bpref(rel=2), ir_measures.P(judged_only=True) @ 5]   # with and without cutoff
+    collection = rescoring.prepare(runs, qrels, measures, depth=20)
+    assert sorted(collection.runs, key=str) == [10, None]
+    cube = meta.to_cube(meta.evaluate(runs, qrels, measures, progress=False))
     assert collection.measures == cube.measures and collection.systems == cube.systems
     np.testing.assert_array_equal(collection.cube(), cube.values)
     one = collection.cube(systems=[3])

@@ -20,8 +20,9 @@ then doc_id) that random draws follow, so nothing depends on the row order of th
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import ir_measures
 import numpy as np
@@ -54,7 +55,9 @@ class Collection:
     depth: Optional[int]
     evaluator: Optional[CwlaEvaluator]
     judgment_docs: np.ndarray
-    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: for the measures that are not C/W/L/A: ``{depth: runs cut at that depth}``, the measures
+    #: with a cutoff under their deepest one, those without under ``None`` (whole runs)
+    runs: dict[Optional[int], dict[str, pd.DataFrame]] = field(default_factory=dict)
 
     @property
     def topics(self) -> np.ndarray:
@@ -125,19 +128,28 @@ class Collection:
                              "relevance": as_int if (as_int == grades).all() else grades})
 
     def _score_others(self, out: np.ndarray, qrels: Qrels, chosen: np.ndarray) -> None:
-        measures = [self.parsed[i] for i in self.others]
         frame = self.qrels_frame(qrels.mask)
         topic_index = pd.Index(self.topics)
         for i in self.others:
             out[i] = self.parsed[i].DEFAULT
         if not len(frame):
             return
-        evaluator = ir_measures.evaluator(measures, frame)
-        where = {m: i for m, i in zip(measures, self.others)}
-        for column, s in enumerate(chosen):
-            for metric in evaluator.iter_calc(self.runs[self.systems[s]]):
-                t = topic_index.get_loc(metric.query_id)
-                out[where[metric.measure], t, column] = metric.value
+        for depth, runs in self.runs.items():
+            positions = [i for i in self.others if _depth_group(self.parsed[i], self.runs) == depth]
+            measures = [self.parsed[i] for i in positions]
+            where = dict(zip(measures, positions))
+            evaluator = ir_measures.evaluator(measures, frame)
+            for column, s in enumerate(chosen):
+                for metric in evaluator.iter_calc(runs[self.systems[s]]):
+                    out[where[metric.measure], topic_index.get_loc(metric.query_id), column] = metric.value
+
+
+def _depth_group(measure: Any, groups: Mapping[Optional[int], Any]) -> Optional[int]:
+    """The depth the runs of a measure that is not C/W/L/A are cut at: the deepest cutoff among
+    the measures with one (the only key that is not None), None for a measure without cutoff."""
+    if measure.params.get("cutoff") is None:
+        return None
+    return next(k for k in groups if k is not None)
 
 
 def _select_rows(ranked: Rankings, rows: np.ndarray) -> Rankings:
@@ -192,13 +204,17 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     ids = prepared.judgment_ids(topic_idx, docs)
     judgment_docs = np.empty(len(prepared.grades), dtype=object)
     judgment_docs[ids] = docs
-    others = [m for m in parsed if not is_cwla(m)]
-    if others:
-        cutoffs = [m.params.get("cutoff") for m in others]
-        deepest = None if any(c is None for c in cutoffs) else max(cutoffs)
-        run_frames = {name: top_of_run(frame, deepest) for name, frame in run_frames.items()}
+    # measures that are not C/W/L/A are scored by ir-measures from the runs: those with a cutoff
+    # from the runs cut at the deepest of them (ties kept), the others from the whole runs
+    other_runs: dict[Optional[int], dict[str, pd.DataFrame]] = {}
+    cutoffs = [m.params.get("cutoff") for m in parsed if not is_cwla(m)]
+    if any(c is not None for c in cutoffs):
+        deepest = max(c for c in cutoffs if c is not None)
+        other_runs[deepest] = {name: top_of_run(frame, deepest) for name, frame in run_frames.items()}
+    if any(c is None for c in cutoffs):
+        other_runs[None] = run_frames
     return Collection(tuple(order), tuple(parsed), systems, prepared, ranked, owner, keep, evaluator,
-                      judgment_docs, run_frames if others else {})
+                      judgment_docs, other_runs)
 
 
 def top_of_run(run: pd.DataFrame, depth: Optional[int]) -> pd.DataFrame:
