@@ -385,3 +385,13 @@ def test_unjudged_policies_are_rescored_exactly(dl19):
     got = collection.cube(mask)
     expected = meta.to_cube(meta.evaluate(runs, collection.qrels_frame(mask), measures, progress=False))
     np.testing.assert_allclose(got, expected.values, rtol=0, atol=1e-12)
+
+
+def test_bad_groups_fail_before_the_work(dl19, monkeypatch):
+    runs, qrels = dl19
+    called = []
+    monkeypatch.setattr(rescoring.Collection, "means", lambda *a, **k: called.append(1))
+    for analysis in (meta.incompleteness, meta.pooling_bias):
+        with pytest.raises(ValueError, match="groups mapping has no family"):
+            analysis(runs, qrels, MEASURES[:2], groups={NAMES[0]: "x"}, progress=False)
+    assert not called

@@ -247,6 +247,8 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     if len(collection.systems) < 2:
         raise ValueError(f"need at least 2 systems, got {len(collection.systems)}: {list(collection.systems)}")
     measures_ = list(collection.measures)
+    families = resolve_groups(measures_, groups)          # a bad groups= fails before the work, not after
+    labels_ = naming.resolve_labels(measures_, labels)
 
     full = collection.means()
     robustness.check_constant(full, measures_)
@@ -284,6 +286,6 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     return Incompleteness(trials=long, depths=depth_frame,
                           full=pd.DataFrame(full.T, index=pd.Index(collection.systems, name="name"),
                                             columns=pd.Index(measures_, name="measure")),
-                          groups=resolve_groups(measures_, groups), n_trials=trials, seed=seed,
+                          groups=families, n_trials=trials, seed=seed,
                           relevant=float(relevant), persistence=persistence, degenerate=degenerate,
-                          labels=naming.resolve_labels(measures_, labels))
+                          labels=labels_)

@@ -187,6 +187,8 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
     if n_s < 2:
         raise ValueError(f"need at least 2 systems, got {n_s}: {list(collection.systems)}")
     measures_ = list(collection.measures)
+    families = resolve_groups(measures_, groups)          # a bad groups= fails before the work, not after
+    labels_ = naming.resolve_labels(measures_, labels)
     full = collection.means()                                             # (M, S)
     robustness.check_constant(full, measures_)
 
@@ -220,5 +222,4 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
         agree.append(pd.DataFrame({"depth": d, "measure": measures_,
                                    **{s: stats[s] for s in ("tau", "tau_ap", "rbo")}}))
     return PoolingBias(runs=pd.concat(frames, ignore_index=True), agreement=pd.concat(agree, ignore_index=True),
-                       groups=resolve_groups(measures_, groups), relevant=float(relevant),
-                       persistence=persistence, labels=naming.resolve_labels(measures_, labels))
+                       groups=families, relevant=float(relevant), persistence=persistence, labels=labels_)
