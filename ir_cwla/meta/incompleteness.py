@@ -101,14 +101,15 @@ class _Plan:
     counts: np.ndarray
 
 
-def _trial_task(plan: _Plan, trial: int) -> tuple[np.ndarray, np.ndarray]:
-    masks = trial_masks(plan.seed, trial, plan.order, plan.stratum, plan.counts)
+def _task(plan: _Plan, task: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``('trial', t)``: means ``(F, M, S)`` and judgments kept ``(F,)`` of trial t's subsets;
+    ``('depth', d)``: the same, ``(1, M, S)`` and ``(1,)``, for the depth-d pool."""
+    kind, value = task
+    if kind == "trial":
+        masks = trial_masks(plan.seed, value, plan.order, plan.stratum, plan.counts)
+    else:
+        masks = plan.collection.pool(value)[None, :]
     return np.stack([plan.collection.means(mask) for mask in masks]), masks.sum(axis=1)
-
-
-def _depth_task(plan: _Plan, depth: int) -> tuple[np.ndarray, int]:
-    mask = plan.collection.pool(depth)
-    return plan.collection.means(mask), int(mask.sum())
 
 
 # -- result --------------------------------------------------------------------------------
@@ -257,7 +258,9 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     counts = keep_counts(np.asarray(fractions), np.bincount(stratum, minlength=2 * len(collection.topics)))
     plan = _Plan(collection, root, collection.canonical_order(), stratum, counts)
 
-    parts = run.map(_trial_task, plan, list(range(trials)), desc="incompleteness trials", progress=progress)
+    tasks = [("trial", t) for t in range(trials)] + [("depth", d) for d in depths]
+    results = run.map(_task, plan, tasks, desc="incompleteness", progress=progress)
+    parts, pooled = results[:trials], results[trials:]
     reduced = np.stack([p[0] for p in parts], axis=1)                     # (F, trials, M, S)
     kept = np.stack([p[1] for p in parts], axis=1) / collection.n_judgments  # (F, trials)
     stats = robustness.compare(full, reduced, persistence)
@@ -272,12 +275,11 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     robustness.warn_degenerate(degenerate, stats["degenerate"].size, "(fraction, trial, measure) subsets")
 
     if depths:
-        pooled = run.map(_depth_task, plan, list(depths), desc="pool depths", progress=progress)
-        dstats = robustness.compare(full, np.stack([p[0] for p in pooled]), persistence)
+        dstats = robustness.compare(full, np.concatenate([p[0] for p in pooled]), persistence)
         depth_frame = pd.DataFrame({
             "depth": np.repeat(depths, n_m), "measure": np.tile(measures_, len(depths)),
             **{s: dstats[s].ravel() for s in robustness.STATISTICS},
-            "judgments": np.repeat([p[1] / collection.n_judgments for p in pooled], n_m)})
+            "judgments": np.repeat([int(p[1][0]) / collection.n_judgments for p in pooled], n_m)})
         robustness.warn_degenerate(int(dstats["degenerate"].sum()), dstats["degenerate"].size,
                                    "(depth, measure) pools")
     else:
