@@ -7,7 +7,7 @@ similarity; consistency (1000 splits + 2000-trial Tukey HSD); discriminative pow
 cores, reading the run files included.
 
     python benchmarks/bench_extended_protocol.py [--data ../shared/data/trec-dl-2019-passage]
-        [--repeat 1] [--n-jobs 2]
+        [--repeat 1] [--n-jobs 1]
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--n-jobs", type=int, default=2, help="local processes for the randomised steps (1: in-process)")
+    ap.add_argument("--n-jobs", type=int, default=1, help="local processes for the randomised steps (1: in-process, the fastest at this size)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "bench_extended_protocol.json"))
     args = ap.parse_args(argv)
     runs = [protocol(Path(args.data), args.n_jobs) for _ in range(args.repeat)]
