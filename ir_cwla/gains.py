@@ -5,8 +5,8 @@ The semantics (``docs/semantics.md``, "Ranking and gains"):
 - documents of a topic are ranked by score descending, ties broken by doc_id descending
   (trec_eval's order; like trec_eval, which stores scores as single-precision floats,
   scores are compared in float32, so scores equal to 7 significant digits are ties); a
-  doc_id repeated within a topic keeps its best-scored occurrence, with a warning naming
-  the run, topic and doc_id;
+  doc_id repeated within a topic keeps its best-scored occurrence
+  (:func:`ir_cwla.io.drop_duplicate_docs`, the one rule, with a warning naming the run);
 - unjudged documents and negative grades have grade 0;
 - the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max
   (computed as 2^(x - x_max) - 2^(-x_max), which cannot overflow), or ``'bin'``: 1 if
@@ -30,6 +30,8 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
+
+from ir_cwla import io
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -239,7 +241,7 @@ class Rankings:
         return Group(rows, judgments, self.qrels.grades_of(judgments), kept.astype(np.int64))
 
 
-def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_uniques: np.ndarray) -> np.ndarray:
+def _trec_order(t: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """Permutation sorting rows by topic asc, score desc, doc_id desc (string order).
 
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
@@ -251,9 +253,13 @@ def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_un
         in_tie = np.r_[tied, False] | np.r_[False, tied]
         pos = np.flatnonzero(in_tie)
         block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
-        codes, _ = pd.factorize(doc_uniques[doc_codes[order[pos]]], sort=True)
+        codes, _ = pd.factorize(docs[order[pos]], sort=True)
         order[pos] = order[pos][np.lexsort((-codes, block))]
     return order
+
+
+def _strings(column: pd.Series) -> np.ndarray:
+    return column.to_numpy() if column.dtype == object else column.astype(str).to_numpy()
 
 
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
@@ -263,15 +269,17 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     Topics absent from the qrels are ignored. ``max_depth`` keeps only the first ranks
     (None keeps whole rankings).
     """
-    qids = run["query_id"].astype(str).to_numpy()
-    t = qrels.topic_index.get_indexer(qids)
+    if not io.is_checked_run(run):
+        # the one duplicate rule is ir_cwla.io's (its frames have each (topic, doc_id) once)
+        run = io.drop_duplicate_docs(run.astype({"query_id": str, "doc_id": str}), name)
+    t = qrels.topic_index.get_indexer(_strings(run["query_id"]))
     keep = t >= 0
     if not keep.all():
-        run, t, qids = run[keep], t[keep], qids[keep]
+        run, t = run[keep], t[keep]
     if len(run) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
-    docs = run["doc_id"].astype(str).to_numpy()
+    docs = _strings(run["doc_id"])
     # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
     wide = run["score"].to_numpy(dtype=np.float64)
     with np.errstate(over="ignore"):
@@ -280,19 +288,11 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     if overflow.any():
         warnings.warn(f"{name}: {int(overflow.sum())} score(s) beyond the float32 range (|score| > 3.4e38) "
                       "compare as equal to +-inf, as in trec_eval, which holds scores as single-precision "
-                      "floats; rescale the scores to rank them apart", stacklevel=3)
-    doc_codes, doc_uniques = pd.factorize(docs)
-    pair = t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes
-    duplicated = pd.Index(pair).has_duplicates
-    order = _trec_order(t, scores, doc_codes, doc_uniques)
-    t, doc_codes = t[order], doc_codes[order]
-    if duplicated:   # keep the first occurrence in trec_eval order: the best-scored one
-        first = ~pd.Index(pair[order]).duplicated(keep="first")
-        i = int(np.flatnonzero(~first)[0])
-        warnings.warn(f"{name}: {int((~first).sum())} duplicate doc_id(s) within a topic, the best-scored "
-                      f"occurrence kept (first: topic {qrels.topics[t[i]]!r}, doc_id {doc_uniques[doc_codes[i]]!r})",
-                      stacklevel=3)
-        t, doc_codes = t[first], doc_codes[first]
+                      "floats; rescale the scores to rank them apart", stacklevel=2)
+    del wide
+    order = _trec_order(t, scores, docs)
+    del scores
+    t = t[order]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
     topic_rows = t[starts]
@@ -300,8 +300,8 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     if max_depth is not None and (kept < counts).any():
         rank = np.arange(len(t)) - np.repeat(starts, counts)
         sel = rank < max_depth
-        t, doc_codes = t[sel], doc_codes[sel]
-    judgments = qrels.judgment_ids(t, doc_uniques[doc_codes])   # only for the ranks looked at
+        t, order = t[sel], order[sel]
+    judgments = qrels.judgment_ids(t, docs[order])   # only for the ranks looked at
     offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
     return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
                     judgments.astype(np.int64), qrels)

@@ -75,11 +75,11 @@ def test_malformed_trec_lines_name_file_and_line(tmp_path):
     gz = tmp_path / "run.gz"
     with gzip.open(gz, "wt") as f:
         f.write(good + "2 Q0 c 1 nan r\n")
-    with pytest.raises(ValueError, match=r"not finite for query '2', document 'c'"):
+    with pytest.raises(ValueError, match=r"run.gz:3: score 'nan' of topic '2', document 'c' is not a finite number"):
         ir_cwla.io.read_trec_run(gz)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b x\n")
-    with pytest.raises(ValueError, match=r"qrels.txt:2: field 4 is not a number: 'x'"):
+    with pytest.raises(ValueError, match=r"qrels.txt:2: field 4 \(grade\) is not an integer: 'x'"):
         ir_cwla.io.read_trec_qrels(qrels)
     with pytest.raises(FileNotFoundError, match="run file not found"):
         ir_cwla.io.read_trec_run(tmp_path / "missing.txt")

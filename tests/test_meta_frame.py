@@ -111,6 +111,24 @@ def test_duplicates_and_missing_columns_and_missing_measures():
         meta.to_cube(df[~((df["name"] == "s1") & (df["measure"] == "AP"))])
 
 
+@pytest.mark.parametrize("column", ["name", "qid", "measure"])
+def test_a_missing_name_topic_or_measure_is_an_error_naming_the_row(column):
+    df = toy_frame()
+    df.loc[7, column] = None
+    with pytest.raises(ValueError, match=f"1 rows without a '{column}', e.g. row 7"):
+        meta.to_cube(df)
+
+
+def test_labels_are_compared_as_strings():
+    """Integer and string qids that print alike are one topic, as before (the column is factorised
+    first and its distinct values turned into str)."""
+    df = toy_frame(n_topics=3)
+    mixed = df.assign(qid=[int(q[1:]) if i % 2 else q[1:] for i, q in enumerate(df["qid"])])
+    cube = meta.to_cube(mixed)
+    assert cube.topics == ("0", "1", "2")
+    np.testing.assert_array_equal(cube.values, meta.to_cube(df.assign(qid=df["qid"].str[1:])).values)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"n_systems": 1}, "at least 2 systems"),
     ({"n_topics": 1}, "at least 2 topics"),
@@ -148,3 +166,26 @@ def test_trials_below_one():
         meta.consistency(df, trials=0)
     with pytest.raises(ValueError, match="test_trials must be >= 1"):
         meta.consistency(df, trials=5, test_trials=0)
+
+
+def test_summary_rows_are_never_read_as_a_topic():
+    """The per-query output of ``ir-cwla eval -q`` ends each run with qid 'all' rows (the mean)."""
+    frame = toy_frame()
+    means = frame.groupby(["name", "measure"], as_index=False)["value"].mean().assign(qid="all")
+    with_summary = pd.concat([frame, means], ignore_index=True).sample(frac=1, random_state=2)
+    cube = meta.to_cube(with_summary)
+    assert "all" not in cube.topics and cube.values.shape == (2, 6, 4)
+    np.testing.assert_array_equal(cube.values, meta.to_cube(frame).values)
+    with pytest.raises(ValueError, match=r"holds only summary rows \(qid 'all'\).*ir-cwla eval -q"):
+        meta.to_cube(means)
+
+
+def test_measure_names_unknown_to_groups_are_an_error_not_an_empty_table():
+    frame = toy_frame(n_systems=5, measures=("RBP_maxx@10", "RBP_ERG@10"))
+    with pytest.raises(ValueError, match=r"groups=meta.browsing_model: 'RBP_maxx@10' is not a measure name"):
+        meta.similarity(frame, groups=meta.browsing_model)
+    # every name ir-cwla prints is known: short names and str(measure) form the same families
+    frame = toy_frame(n_systems=5, measures=("RBP_max@10", str(CWLA(C="RBP", A="ERG") @ 10), "INST_PE(beta=0.3)@10",
+                                "CWLA(C='INST', A='ERG')@10"))
+    sim = meta.similarity(frame, groups=meta.browsing_model)
+    assert sorted(sim.groups) == ["INST@10", "RBP@10"] and len(sim.table()) == 2

@@ -64,6 +64,8 @@ from ir_cwla.meta.frame import TIE_TOLERANCE
 Agreement = Literal["tau", "tau_ap", "rbo"]
 #: The statistics an analysis can compare rankings with (Kendall's tau-b is the default).
 AGREEMENTS = ("tau", "tau_ap", "rbo")
+#: How figures and tables name each statistic.
+NAMES = {"tau": "Kendall's tau-b", "tau_ap": "tau_AP", "rbo": "RBO"}
 #: Default RBO persistence: the expected depth a user compares is 1 / (1 - p) = 10 systems.
 PERSISTENCE = 0.9
 

@@ -5,6 +5,11 @@ The long frame is what ``pt.Experiment(..., perquery=True)`` returns and what
 columns ``name`` (system), ``qid``, ``measure`` (``str(measure)``) and ``value``. Every
 analysis first turns it into a :class:`ScoreCube` here, which is also where bad input is
 caught: missing columns, NaN values, duplicate rows, and systems scored on different topics.
+
+Summary rows (qid ``all``, the mean that ``ir-cwla eval -q``, trec_eval and ir-measures
+print after the topics) are never read as a topic: :func:`to_cube` drops them, so the
+per-query CSV/JSON of ``ir-cwla eval`` can be analysed as it is. No topic can be called
+``all``: :mod:`ir_cwla.io` refuses such topic ids.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from typing import Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.io import SUMMARY_QID
 from ir_cwla.meta import naming
 
 COLUMNS = ("name", "qid", "measure", "value")
@@ -62,6 +68,21 @@ def _examples(items: Sequence, n: int = 5, sep: str = ", ") -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
 
 
+def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and labels of a column, its values compared as strings (``1`` and ``'1'`` are one label).
+
+    The column is factorised before its distinct values are turned into ``str``, so that
+    millions of rows never become millions of Python strings. A missing value is an error.
+    """
+    codes, uniques = pd.factorize(per_query[column])
+    missing = codes < 0
+    if missing.any():
+        raise ValueError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "
+                         f"{per_query.index[int(np.flatnonzero(missing)[0])]!r}")
+    label_codes, labels = pd.factorize(np.asarray(pd.Index(uniques).astype(str), dtype=object), sort=sort)
+    return label_codes[codes], np.asarray(labels, dtype=object)
+
+
 def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_systems: int = 2,
             min_topics: int = 2, min_measures: int = 1) -> ScoreCube:
     """Validates a per-query frame (``name, qid, measure, value``) and pivots it to a cube.
@@ -69,6 +90,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     topics: ``'strict'`` (default) requires every system to be scored on the same topics for
         every measure and otherwise names the topics that differ; ``'intersection'`` keeps
         the topics that every system has for every measure.
+    Summary rows (qid ``'all'``) are dropped first; other columns (``short``) are ignored.
     Raises ``ValueError`` for missing columns, NaN/infinite values, duplicate rows, a
     system without scores for a measure, differing topic sets (``'strict'``), or fewer
     systems, topics or measures than required.
@@ -84,10 +106,16 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
         raise ValueError(f"topics must be 'strict' or 'intersection', got {topics!r}")
     if len(per_query) == 0:
         raise ValueError("per-query frame is empty")
+    summary = per_query["qid"].astype(str).to_numpy() == SUMMARY_QID
+    if summary.any():
+        if summary.all():
+            raise ValueError(f"per-query frame holds only summary rows (qid {SUMMARY_QID!r}): analyses need the "
+                             "score of every topic (ir-cwla eval -q)")
+        per_query = per_query[~summary]
 
-    names = per_query["name"].astype(str).to_numpy()
-    qids = per_query["qid"].astype(str).to_numpy()
-    measure_col = per_query["measure"].astype(str).to_numpy()
+    s_codes, systems = _codes(per_query, "name", sort=True)
+    t_codes, all_topics = _codes(per_query, "qid", sort=True)
+    m_codes, found = _codes(per_query, "measure", sort=False)
     try:
         values = pd.to_numeric(per_query["value"]).to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as ex:
@@ -95,14 +123,11 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
 
     bad = ~np.isfinite(values)
     if bad.any():
-        rows = [f"({names[i]}, {qids[i]}, {measure_col[i]})" for i in np.flatnonzero(bad)]
+        rows = [f"({systems[s_codes[i]]}, {all_topics[t_codes[i]]}, {found[m_codes[i]]})" for i in np.flatnonzero(bad)[:3]]
         raise ValueError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
-                         f"{_examples(rows, 3)}. pt.Experiment gives NaN to topics without qrels: drop those "
+                         f"{', '.join(rows)}. pt.Experiment gives NaN to topics without qrels: drop those "
                          "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
 
-    s_codes, systems = pd.factorize(names, sort=True)
-    t_codes, all_topics = pd.factorize(qids, sort=True)
-    m_codes, found = pd.factorize(measure_col, sort=False)
     measures = np.array(naming.canonical_order(found.tolist()), dtype=object)
     m_codes = pd.Index(measures).get_indexer(found)[m_codes]
     n_m, n_t, n_s = len(measures), len(all_topics), len(systems)

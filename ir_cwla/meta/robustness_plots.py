@@ -1,8 +1,9 @@
 """Figures of the robustness analyses: agreement curves against the judgments kept, pooling bias bars.
 
-One panel per family of measures (e.g. per browsing model), measures named by their
-aggregation inside a browsing-model panel (``*``: canonical, drawn dashed and thicker);
-matplotlib is imported only when plotting.
+One panel per family of measures (e.g. per browsing model), named and styled as every other
+meta-evaluation figure (:class:`ir_cwla.meta.plots._Key`: one colour and marker per
+aggregation, canonical measures marked ``*`` and drawn thicker, panels in the canonical
+order); matplotlib is imported only when plotting.
 """
 from __future__ import annotations
 
@@ -10,42 +11,21 @@ import math
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Optional
 
-from ir_cwla.meta import naming
-from ir_cwla.table1 import TABLE1_AGGREGATIONS
+import numpy as np
+
+from ir_cwla.meta import agreement, naming
+from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
 
 if TYPE_CHECKING:  # pragma: no cover
     from ir_cwla.meta.incompleteness import Incompleteness
     from ir_cwla.meta.pooling import PoolingBias
 
-NAMES = {"tau": "Kendall's tau", "tau_ap": "tau_AP", "rbo": "RBO", "abs_change": "mean |change of score|",
-         "rel_change": "mean |change| / mean score",
+#: Axis names of the statistics of the two analyses.
+NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change": "mean |change| / mean score",
          "rel_drop": "mean drop / mean score", "mean_drop": "mean drop of score", "max_drop": "largest drop of score",
          "mean_rank_drop": "mean drop of rank", "max_rank_drop": "largest drop of rank",
          "mean_abs_rank_change": "mean |change of rank|"}
-
-
-def _panels(n: int, cols: int, size: tuple[float, float]):
-    import matplotlib.pyplot as plt
-
-    cols = max(1, min(cols, n))
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False,
-                             layout="constrained")
-    for ax in axes.ravel()[n:]:
-        ax.set_visible(False)
-    return fig, axes.ravel()[:n]
-
-
-def _colour(measure: str, position: int) -> str:
-    """The colour of a measure: by its aggregation (Table 1's order: ERG C0, ETG C1, ..., ERR C6),
-    so that an aggregation looks the same in every panel; else by its position in the panel."""
-    agg = naming.aggregation(measure)
-    return f"C{TABLE1_AGGREGATIONS.index(agg)}" if agg in TABLE1_AGGREGATIONS else f"C{(7 + position) % 10}"
-
-
-def _name(measure: str, labels: dict[str, str], within: bool) -> str:
-    agg = naming.aggregation(measure) if within else None
-    return (agg if agg else labels.get(measure, measure)) + (" *" if naming.is_canonical(measure) else "")
+CHANGES = ("abs_change", "rel_change")
 
 
 def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: str = "fraction",
@@ -54,65 +34,73 @@ def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: st
     if kind not in ("fraction", "depth"):
         raise ValueError(f"kind must be 'fraction' or 'depth', got {kind!r}")
     table = result.table() if kind == "fraction" else result.depth_table()
-    if statistic not in table.columns:
+    if statistic not in ("tau", "tau_ap", "rbo", *CHANGES):
         raise ValueError(f"statistic must be one of tau, tau_ap, rbo, abs_change, rel_change, got {statistic!r}")
     if table.empty:
         raise ValueError("no pool depths were analysed (depths=())")
     names = list(groups) if groups is not None else list(result.groups)
-    within = len(names) > 1
-    fig, axes = _panels(len(names), cols, (4.4, 3.4))
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
+    fig, axes = _panels(len(names), cols, (3.9, 3.1), sharex=True, sharey=True)
     values = table[statistic]
-    change = statistic in ("abs_change", "rel_change")
-    low = min(0.0, float(values.min())) if change else min(0.5, math.floor(values.min() * 10) / 10)
-    high = float(values.max()) * 1.05 if change else 1.0
+    if statistic in CHANGES:
+        low, high = min(0.0, float(values.min())), float(values.max()) * 1.05
+    else:
+        low, high = min(0.5, math.floor(values.min() * 10) / 10), 1.0
     for ax, group in zip(axes, names):
-        for k, m in enumerate(result.groups[group]):
+        for m in result.groups[group]:
             part = table[table["measure"] == m]
             canonical = naming.is_canonical(m)
-            ax.plot(part[kind], part[statistic], "--" if canonical else "-", marker="o", ms=3,
-                    lw=2.0 if canonical else 1.2, color=_colour(m, k), label=_name(m, result.labels, within))
+            ax.plot(part[kind], part[statistic], "--" if canonical else "-", color=key.colour(m),
+                    marker=key.marker(m), ms=4, lw=2.2 if canonical else 1.3, label=key.name(m))
         ax.set_ylim(low, high if high > low else low + 1)
         if kind == "depth":
+            depths = sorted(set(table["depth"]))
             ax.set_xscale("log")
-            ax.set_xticks(sorted(set(table["depth"])), [str(d) for d in sorted(set(table["depth"]))])
-        ax.set_title(f"C: {group}" if within else NAMES.get(statistic, statistic), fontsize=10)
-        ax.set_xlabel("share of judgments kept" if kind == "fraction" else "pool depth", fontsize=8)
-        ax.set_ylabel(NAMES.get(statistic, statistic) + " vs full qrels", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, frameon=False)
-    what = (f"{result.n_trials} random subsets per fraction, stratified by relevance" if kind == "fraction"
-            else "qrels of a depth-d pool of these runs")
-    fig.suptitle(title or f"Robustness to incomplete judgments ({what})", fontsize=11)
+            ax.set_xticks(depths, [str(d) for d in depths])
+            ax.minorticks_off()
+        ax.set_title(key.title(group, len(names), NAMES[statistic]), fontsize=10)
+        ax.grid(True, alpha=0.25)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=7, frameon=True, framealpha=0.85, handlelength=1.8, loc="lower right")
+    fig.supxlabel("share of judgments kept" if kind == "fraction" else "pool depth d", fontsize=9)
+    fig.supylabel(f"{NAMES[statistic]} vs the full qrels", fontsize=9)
+    details = (f"{result.n_trials} random subsets per fraction, stratified by relevance; mean over the subsets"
+               if kind == "fraction" else "qrels of the documents some run ranks within depth d")
+    fig.suptitle(_title(title, "Robustness to incomplete judgments", details))
     return fig
 
 
 def plot_pooling(result: PoolingBias, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
                  cols: int = 3, title: Optional[str] = None):
-    """``statistic`` of the pooling-bias table per measure, one bar per pool depth."""
-    import numpy as np
-
+    """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
+    aggregation's colour), or one bar per pool depth when there are several."""
     table = result.table()
     if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
         raise ValueError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
     names = list(groups) if groups is not None else list(result.groups)
-    within = len(names) > 1
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
     depths = sorted(set(table["depth"]))
-    fig, axes = _panels(len(names), cols, (4.4, 3.4))
+    fig, axes = _panels(len(names), cols, (3.9, 3.1))
     width = 0.8 / len(depths)
     for ax, group in zip(axes, names):
         members = result.groups[group]
         x = np.arange(len(members))
+        colours = [key.colour(m) for m in members]
         for k, d in enumerate(depths):
             part = table[table["depth"] == d].set_index("measure")
-            colours = [_colour(m, i) for i, m in enumerate(members)] if len(depths) == 1 else f"C{k % 10}"
             ax.bar(x + (k - (len(depths) - 1) / 2) * width, [part.at[m, statistic] for m in members], width,
-                   label=f"depth {d}", color=colours)
-        ax.set_xticks(x, [_name(m, result.labels, within) for m in members], rotation=45, ha="right", fontsize=8)
+                   label=f"depth {d}", color=colours if len(depths) == 1 else f"C{k % 10}",
+                   edgecolor=colours, linewidth=1.2)
+        ax.set_xticks(x, [key.name(m) for m in members], rotation=45, ha="right", fontsize=8.5)
+        _colour_ticks(ax.get_xticklabels(), colours)
         ax.axhline(0, color="grey", lw=0.8)
-        ax.set_title(f"C: {group}" if within else NAMES.get(statistic, statistic), fontsize=10)
-        ax.set_ylabel(NAMES.get(statistic, statistic), fontsize=8)
+        ax.set_title(key.title(group, len(names), NAMES.get(statistic, statistic)), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.25)
+        ax.tick_params(axis="y", labelsize=8)
         if len(depths) > 1:
             ax.legend(fontsize=7, frameon=False)
-    fig.suptitle(title or f"Pooling bias, leave one run out ({', '.join(f'depth {d}' for d in depths)})",
-                 fontsize=11)
+    fig.supylabel(NAMES.get(statistic, statistic), fontsize=9)
+    fig.suptitle(_title(title, "Pooling bias, leave one run out",
+                        f"each run without the judged documents no other run ranks within depth "
+                        f"{', '.join(map(str, depths))}; the others keep their full scores"))
     return fig
