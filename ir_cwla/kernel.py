@@ -123,18 +123,29 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
     if beyond.any() and not model.finite_tail:
         raise KernelError(f"browsing model {model.name!r} has no finite tail: give it a matrix as wide as "
                           "the cutoff (or register it with finite_tail=True)")
+    # (in place where a copy is not needed: peak memory is a few matrices, whatever the model)
     if tail == "stop" and not beyond.any():
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0
-        v = np.where(within, _exclusive_cumprod(c)[:, :-1], 0.0)
-        return Browsing(gains, depth, v * (1 - c), v, tail, None)
+        v = _exclusive_cumprod(c)[:, :-1]
+        v[~within] = 0.0
+        lv = 1 - c
+        del c
+        lv *= v
+        return Browsing(gains, depth, lv, v, tail, None)
     end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
     if tail == "stop":
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within
-    c = np.where(within, c, 0.0)
-    v_ext = _exclusive_cumprod(np.where(within, c, 1.0))
+    outside = ~within
+    c = np.where(outside, 1.0, c)
+    v_ext = _exclusive_cumprod(c)
+    c[outside] = 0.0
     v_next = v_ext[np.arange(n), end]
-    v = np.where(within, v_ext[:, :-1], 0.0)
-    lv = np.where(within, v * (1 - c), 0.0)
+    v = v_ext[:, :-1]
+    v[outside] = 0.0
+    lv = 1 - c
+    del c
+    lv *= v
+    lv[outside] = 0.0
     horizon = np.where(beyond, depth - end, 0).astype(np.float64) if tail == "stop" else np.full(n, np.inf)
     if model.tail is None:
         sums = _numeric_tail(model, gains, depth, params)
@@ -149,18 +160,20 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
 def aggregate(b: Browsing, agg: Aggregation, params: Params) -> np.ndarray:
     """M = sum_i L(i) A(i) per topic (plus the zero-gain tail past the matrix, if any)."""
     n, w = b.gains.shape
-    cg, running_max = b.cg, b.running_max
     ranks = np.arange(1, w + 1, dtype=np.float64)
     vplus = b.vplus if agg.needs_vplus else None
-    a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus), params)
+    a = agg.fn(AggregationInput(b.gains, ranks=ranks, vplus=vplus, source=b), params)
     with np.errstate(invalid="ignore"):
-        m = np.where(b.L > 0, b.L * a, 0.0).sum(axis=1)
+        weighted = b.L * a
+    weighted[~(b.L > 0)] = 0.0          # users who never stop there add nothing (not 0 * inf)
+    m = weighted.sum(axis=1)
+    del weighted
     if b.tail_sums is not None:
         if agg.tail is None:
             raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
                              "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
-        cg_d = cg[:, -1] if w else np.zeros(n)
-        max_d = running_max[:, -1] if w else np.zeros(n)
+        cg_d = b.cg[:, -1] if w else np.zeros(n)
+        max_d = b.running_max[:, -1] if w else np.zeros(n)
         const, coef = agg.tail(cg_d, max_d, vplus, params)
         s = b.tail_sums
         m = m + np.where(s.stop > 0, const * s.stop, 0.0) + np.where(s.inverse_rank > 0, coef * s.inverse_rank, 0.0)
