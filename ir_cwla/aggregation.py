@@ -40,26 +40,49 @@ inspect.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
 Params = Mapping[str, object]
 
 
-@dataclass(frozen=True)
 class AggregationInput:
     """What an aggregation may read: gains (n x W), CG, running max, ranks (1..W), V+ (n,);
     for aggregations registered with ``needs_costs``, the document costs (0 past D) and their
-    cumulative sums CC(i) = sum_{j<=i} c_j."""
+    cumulative sums CC(i) = sum_{j<=i} c_j.
 
-    gains: np.ndarray
-    cg: np.ndarray
-    running_max: np.ndarray
-    ranks: np.ndarray
-    vplus: Optional[np.ndarray]
-    costs: Optional[np.ndarray] = None
-    cc: Optional[np.ndarray] = None
+    ``cg`` and ``running_max`` are computed on first use (``source``, when given, is an object
+    whose ``cg`` and ``running_max`` attributes are shared with other aggregations), so an
+    aggregation that reads neither costs no matrix for them.
+    """
+
+    def __init__(self, gains: np.ndarray, cg: Optional[np.ndarray] = None, running_max: Optional[np.ndarray] = None,
+                 ranks: Optional[np.ndarray] = None, vplus: Optional[np.ndarray] = None, source: Any = None,
+                 costs: Optional[np.ndarray] = None, cc: Optional[np.ndarray] = None):
+        self.gains = gains
+        self.ranks = ranks if ranks is not None else np.arange(1, gains.shape[1] + 1, dtype=np.float64)
+        self.vplus = vplus
+        self.costs, self.cc = costs, cc
+        self._cg, self._running_max, self._source = cg, running_max, source
+
+    @property
+    def cg(self) -> np.ndarray:
+        """CG(i) = sum_{j<=i} r_j."""
+        if self._cg is None:
+            self._cg = self._source.cg if self._source is not None else np.cumsum(self.gains, axis=1)
+        return self._cg
+
+    @property
+    def running_max(self) -> np.ndarray:
+        """max_{j<=i} r_j."""
+        if self._running_max is None:
+            if self._source is not None:
+                self._running_max = self._source.running_max
+            else:
+                g = self.gains
+                self._running_max = np.maximum.accumulate(g, axis=1) if g.shape[1] else g
+        return self._running_max
 
 
 @dataclass(frozen=True)

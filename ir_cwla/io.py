@@ -80,7 +80,9 @@ class _Format:
     keep: tuple[int, ...]       # the fields kept after the checks
 
 
-_RUN = _Format("run", 6, {0: object, 1: object, 2: object, 3: object, 4: np.float64, 5: object}, (0, 2, 4))
+# fields read as categories become strings once per distinct value, not once per line
+_RUN = _Format("run", 6, {0: object, 1: "category", 2: object, 3: "category", 4: np.float64, 5: "category"},
+               (0, 2, 4))
 #: The same, keeping the second field (the element type cwl_eval's cost files price).
 _RUN_TYPED = _Format("run", 6, _RUN.dtypes, (0, 1, 2, 4))
 _QRELS = _Format("qrels", 4, {0: object, 1: object, 2: object, 3: object}, (0, 2, 3))
@@ -184,6 +186,26 @@ def _block_is_valid(df: pd.DataFrame, block: bytes, fmt: _Format) -> bool:
     return all(_grade_problem(g) is None for g in pd.unique(df[3]))
 
 
+def release_freed_memory() -> None:
+    """Hands the C heap's freed memory back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere). pandas' parser frees a block's transient buffers and strings to the heap,
+    which glibc keeps; without this, a large run's peak memory grows with every block."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _malloc_trim() -> Any:
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
+
+
 def _read_table(source: Any, fmt: _Format) -> tuple[pd.DataFrame, str, Optional[list[Any]]]:
     """The kept columns of every line, the input's name, and the parsed fields of its first line."""
     frames, first = [], None
@@ -193,7 +215,12 @@ def _read_table(source: Any, fmt: _Format) -> tuple[pd.DataFrame, str, Optional[
             if df is not None:
                 if first is None:
                     first = df.iloc[0].tolist()
-                frames.append(df[list(fmt.keep)])
+                df = df[list(fmt.keep)]
+                # one string object per distinct topic id of the block, not one per line
+                codes, topics = pd.factorize(df[0])
+                df[0] = topics.to_numpy(dtype=object)[codes]
+                frames.append(df)
+                release_freed_memory()
     if not frames:
         return pd.DataFrame({c: pd.Series([], dtype=object) for c in fmt.keep}), name, None
     return (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)), name, first
@@ -219,6 +246,7 @@ def read_trec_run(source: Any, check: bool = True, name: Optional[str] = None,
         df = drop_duplicate_docs(df, name or shown)
         df.attrs[_CHECKED_ATTR] = len(df)
     df.attrs[RUN_TAG_ATTR] = tag
+    release_freed_memory()
     return df
 
 
@@ -314,23 +342,30 @@ def check_run(run: pd.DataFrame, source: str = "run") -> None:
 
 
 def _pair_keys(frame: pd.DataFrame) -> np.ndarray:
-    """A 64-bit hash of each row's (query_id, doc_id); equal pairs have equal keys."""
-    q_codes, _ = pd.factorize(frame["query_id"])
-    d_hash = pd.util.hash_array(frame["doc_id"].to_numpy(dtype=object), categorize=False)
-    return d_hash ^ (q_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    """A 64-bit hash of each row's (query_id, doc_id); equal pairs have equal keys (Python's own
+    string hash, cached in each string: no copy of the ids, unlike pandas' hash_array)."""
+    docs = frame["doc_id"].to_numpy(dtype=object)
+    keys = np.fromiter(map(hash, docs), dtype=np.int64, count=len(docs)).view(np.uint64)
+    topics = pd.factorize(frame["query_id"])[0].astype(np.uint64)
+    topics *= np.uint64(0x9E3779B97F4A7C15)
+    keys ^= topics
+    return keys
 
 
 def _repeated_rows(frame: pd.DataFrame) -> np.ndarray:
-    """Positions of the rows whose (query_id, doc_id) occurs more than once (hash, then exact)."""
+    """Positions of the rows whose (query_id, doc_id) occurs more than once (hash, then exact).
+
+    Works in place on one array of keys, so a check of a run costs little memory beyond it."""
     if len(frame) < 2:
         return np.zeros(0, dtype=np.int64)
-    keys = _pair_keys(frame)
-    sorted_keys = np.sort(keys)
+    sorted_keys = _pair_keys(frame)
+    sorted_keys.sort()
     same = sorted_keys[1:] == sorted_keys[:-1]
     if not same.any():
         return np.zeros(0, dtype=np.int64)
     repeated = pd.Index(np.unique(sorted_keys[1:][same]))
-    candidates = np.flatnonzero(repeated.get_indexer(keys) >= 0)
+    del sorted_keys
+    candidates = np.flatnonzero(repeated.get_indexer(_pair_keys(frame)) >= 0)
     exact = frame.iloc[candidates].duplicated(["query_id", "doc_id"], keep=False).to_numpy()
     return candidates[exact]
 

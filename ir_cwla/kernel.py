@@ -146,20 +146,31 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
     if beyond.any() and not model.finite_tail:
         raise KernelError(f"browsing model {model.name!r} has no finite tail: give it a matrix as wide as "
                           "the cutoff (or register it with finite_tail=True)")
+    # (in place where a copy is not needed: peak memory is a few matrices, whatever the model)
     if tail == "stop" and not beyond.any():
         at_d = c[np.arange(n), np.maximum(depth, 1) - 1] if w else np.zeros(n)
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0
-        v = np.where(within, _exclusive_cumprod(c)[:, :-1], 0.0)
+        v = _exclusive_cumprod(c)[:, :-1]
+        v[~within] = 0.0
         continuing = v[np.arange(n), np.maximum(depth, 1) - 1] * at_d if w else np.zeros(n)
-        return Browsing(gains, depth, v * (1 - c), v, tail, None, np.where(depth > 0, continuing, 0.0))
+        lv = 1 - c
+        del c
+        lv *= v
+        return Browsing(gains, depth, lv, v, tail, None, np.where(depth > 0, continuing, 0.0))
     end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
     if tail == "stop":
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within
-    c = np.where(within, c, 0.0)
-    v_ext = _exclusive_cumprod(np.where(within, c, 1.0))
+    outside = ~within
+    c = np.where(outside, 1.0, c)
+    v_ext = _exclusive_cumprod(c)
+    c[outside] = 0.0
     v_next = v_ext[np.arange(n), end]
-    v = np.where(within, v_ext[:, :-1], 0.0)
-    lv = np.where(within, v * (1 - c), 0.0)
+    v = v_ext[:, :-1]
+    v[outside] = 0.0
+    lv = 1 - c
+    del c
+    lv *= v
+    lv[outside] = 0.0
     horizon = np.where(beyond, depth - end, 0).astype(np.float64) if tail == "stop" else np.full(n, np.inf)
     if model.tail is None:
         sums = _numeric_tail(model, gains, depth, params, costs if model.uses_costs else None, pad_cost)
@@ -180,7 +191,6 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     aggregations registered with ``needs_costs`` (EC, ETC).
     """
     n, w = b.gains.shape
-    cg, running_max = b.cg, b.running_max
     ranks = np.arange(1, w + 1, dtype=np.float64)
     vplus = b.vplus if agg.needs_vplus else None
     end = np.minimum(b.depth, w)
@@ -192,8 +202,11 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     # V+ is 0 only for a topic that looks at nothing (an empty condensed list, no cutoff, 'stop'):
     # its A = CG / V+ is 0/0, but its L is 0 everywhere, so it never counts
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = agg.fn(AggregationInput(b.gains, cg, running_max, ranks, vplus, costs, cc), params)
-        m = np.where(b.L > 0, b.L * a, 0.0).sum(axis=1)
+        a = agg.fn(AggregationInput(b.gains, ranks=ranks, vplus=vplus, source=b, costs=costs, cc=cc), params)
+        weighted = b.L * a
+    weighted[~(b.L > 0)] = 0.0          # users who never stop there add nothing (not 0 * inf)
+    m = weighted.sum(axis=1)
+    del weighted
     if b.tail_sums is not None:
         if agg.tail is None:
             raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
@@ -201,8 +214,8 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
         if agg.needs_costs:
             parts = agg.tail(cc[:, -1] if w else np.zeros(n), end.astype(np.float64), pad_cost, vplus, params)
         else:
-            cg_d = cg[:, -1] if w else np.zeros(n)
-            max_d = running_max[:, -1] if w else np.zeros(n)
+            cg_d = b.cg[:, -1] if w else np.zeros(n)
+            max_d = b.running_max[:, -1] if w else np.zeros(n)
             parts = agg.tail(cg_d, max_d, vplus, params)
         const, coef = parts[0], parts[1]
         s = b.tail_sums

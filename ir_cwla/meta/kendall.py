@@ -19,7 +19,6 @@ Pearson (1957), ``z = atanh(tau)``, ``se = sqrt(0.437 / (n - 4))``,
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
@@ -94,6 +93,8 @@ def fieller_ci(tau: np.ndarray, n: int, level: float = 0.95) -> tuple[np.ndarray
     tau = np.asarray(tau, dtype=np.float64)
     if n < 5:
         return np.full_like(tau, np.nan), np.full_like(tau, np.nan)
+    from scipy import stats  # here: scipy.stats costs 50 MB and a second to import
+
     half = stats.norm.ppf(0.5 + level / 2.0) * np.sqrt(0.437 / (n - 4))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.arctanh(np.clip(tau, -1.0, 1.0))

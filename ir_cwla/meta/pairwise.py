@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ir_cwla.meta import executors, montecarlo, streams
 from ir_cwla.meta.tukey import check_matrix, pair_indices, to_square, tolerance
@@ -105,6 +104,8 @@ def paired_t_test(matrix: np.ndarray) -> np.ndarray:
     constant = sd <= tolerance(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(constant, 0.0, mean / (sd / np.sqrt(n)))
+    from scipy import stats  # here: scipy.stats costs 50 MB and a second to import
+
     p = 2.0 * stats.t.sf(np.abs(t), df=n - 1)
     p = np.where(constant, np.where(np.abs(mean) <= tolerance(x), 1.0, 0.0), p)
     return to_square(p, x.shape[1])
