@@ -136,11 +136,7 @@ class CwlaEvaluator(providers.Evaluator):
         A residual is the score under ``unjudged='max'`` minus the score under 'zero' (each
         computed once, whichever measures ask for it).
         """
-        plans: dict[tuple, _Plan] = {}
-        for m in self.measures:
-            policy = m["unjudged"]
-            for p in (("zero", "max") if policy == "residual" else (policy,)):
-                plans.setdefault(_score_key(m, p), _plan(m, p))
+        plans = self._plans()
         # how many plans still need each cached step: freed after the last one, so peak memory is
         # that of the widest single step, not of all measures
         uses: Counter = Counter()
@@ -171,6 +167,17 @@ class CwlaEvaluator(providers.Evaluator):
             else:
                 out[m] = scores[_score_key(m, policy)]
         return out
+
+    def _plans(self) -> dict[tuple, _Plan]:
+        """One plan per (measure, unjudged policy) to compute, made once per evaluator."""
+        if getattr(self, "_plan_cache", None) is None:
+            plans: dict[tuple, _Plan] = {}
+            for m in self.measures:
+                policy = m["unjudged"]
+                for p in (("zero", "max") if policy == "residual" else (policy,)):
+                    plans.setdefault(_score_key(m, p), _plan(m, p))
+            self._plan_cache = plans
+        return self._plan_cache
 
     @staticmethod
     def _shares_zero(plan: _Plan) -> bool:
