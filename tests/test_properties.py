@@ -1,6 +1,8 @@
 """Properties of the kernel on random rankings (hypothesis)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import ir_cwla
-from ir_cwla import CWLA, kernel
+from ir_cwla import kernel
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import get_browsing_model
 
@@ -86,10 +88,29 @@ def test_invariant_to_line_order(n_docs, seed, ties):
         assert a[m].tolist() == b[m].tolist()
 
 
-def test_property_tests_can_fail():
-    """The bounds test would catch a kernel that forgot C(D) := 0 under 'stop'."""
-    gains = np.array([[1.0, 1.0, 1.0]])
-    b = kernel.browse(gains, np.array([2]), get_browsing_model("RBP"), PARAMS, "stop")
-    assert b.L.sum() == pytest.approx(1.0)
-    assert b.L[0, 2] == 0.0
-    assert CWLA(C="RBP", A="ETG")["p"] == 0.8
+def test_property_tests_can_fail(monkeypatch):
+    """Each property test above fails on a kernel broken the way it guards against."""
+    real_browse = kernel.browse
+
+    def forgets_to_stop(gains, depth, model, params, tail="stop", total_gain=None, topics=None):
+        """A kernel that forgot C(D) := 0 under 'stop': L(D) uses the model's own C(D)."""
+        b = real_browse(gains, depth, model, params, tail, total_gain, topics)
+        c = np.asarray(model.continuation(np.asarray(gains, dtype=np.float64), params))
+        return dataclasses.replace(b, L=b.V * (1 - c)) if tail == "stop" else b
+
+    with monkeypatch.context() as m:
+        m.setattr(kernel, "browse", forgets_to_stop)
+        with pytest.raises(AssertionError):
+            test_sum_of_L_is_one_under_stop()
+
+    avg = get_aggregation("avg")
+    with monkeypatch.context() as m:          # A_avg(i) = CG(i): forgot to divide by i, exceeds 1
+        m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg))
+        with pytest.raises(AssertionError):
+            test_bounds()
+    with monkeypatch.context() as m:          # A_avg(i) = CG(i) / (i + 1): off by one
+        m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg / (inp.ranks + 1)))
+        with pytest.raises(AssertionError):
+            test_p_avg_equals_p_erg()
+    # and the kernel is whole again
+    test_sum_of_L_is_one_under_stop()
