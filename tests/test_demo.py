@@ -17,6 +17,8 @@ from ir_cwla.app.systems import SMOKE_SYSTEMS
 from tests.html_checks import external_references, parse_tags
 from tests.offline import run_offline
 
+pytestmark = pytest.mark.slow   # the demo indexes, retrieves and times five systems: ~20 s
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> tuple[Path, object]:
