@@ -41,8 +41,11 @@ os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="ir_cwla-tests-irds-")
 def _require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{MISSING} {path} (a fresh clone has no ../shared/data; set "
-                    "IR_CWLA_SHARED_DATA=/path/to/shared/data, see the README's 'Real data')")
+                    "IR_CWLA_SHARED_DATA=/path/to/shared/data, see 'The tests and the real data' in the README)")
     return path
+
+
+COLLECTED = pytest.StashKey[list]()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -50,6 +53,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if REAL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.realdata)
+    config.stash[COLLECTED] = list(items)     # for tests/test_test_data.py
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -2,8 +2,8 @@
 
 Everything that touches the ir_datasets cache runs once, in a child process with a
 temporary ``IR_DATASETS_HOME`` and sockets disabled (see ``tests/offline.py``); the
-assertions compare what it wrote with independent parses of the raw files in
-../shared/data/cranfield.
+assertions compare what it wrote with independent parses of the raw Cranfield files of
+the real data (the ``cranfield_dir`` fixture of tests/conftest.py).
 """
 from __future__ import annotations
 
