@@ -27,6 +27,7 @@ from tests import synthetic
 
 SYNTHETIC_RUNS = list(synthetic.RUN_KINDS)
 DL19_RUNS = ["bm25base_p", "UNH_bm25", "runid5", "runid2", "test1", "ICT-BERT2", "idst_bert_p1", "srchvrs_ps_run2"]
+DL19_FAST = ("UNH_bm25", "runid2")     # exact ties, ties only in float32: also in make test-fast
 
 
 @dataclass
@@ -47,7 +48,9 @@ def _read_qrels(path) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module", params=[pytest.param(("synthetic", r), id=f"synthetic-{r}") for r in SYNTHETIC_RUNS]
-                + [pytest.param(("dl19", r), id=f"dl19-{r}", marks=pytest.mark.realdata) for r in DL19_RUNS])
+                + [pytest.param(("dl19", r), id=f"dl19-{r}",
+                                marks=[pytest.mark.realdata] + ([] if r in DL19_FAST else [pytest.mark.slow]))
+                   for r in DL19_RUNS])
 def case(request) -> Case:
     source, name = request.param
     files = request.getfixturevalue(f"{source}_files")

@@ -22,13 +22,16 @@ from tests import synthetic
 
 SYNTHETIC_RUNS = list(synthetic.RUN_KINDS)
 DL19_RUNS = ["bm25base_p", "UNH_bm25", "runid2", "ICT-BERT2", "idst_bert_p1"]
-SLOW = pytest.mark.slow     # mpmath sums every infinite tail: seconds per run
+SLOW = pytest.mark.slow     # seconds per run (mpmath sums every infinite tail)
 
 
-def runs(synthetic_runs, dl19_runs, marks=()):
-    """(source, run) parameters: the synthetic runs, and the DL19 runs marked realdata."""
+def runs(synthetic_runs, dl19_runs, marks=(), dl19_fast=()):
+    """(source, run) parameters: the synthetic runs, and the DL19 runs marked realdata (and slow,
+    but for those of ``dl19_fast``)."""
     return ([pytest.param("synthetic", r, id=f"synthetic-{r}", marks=list(marks)) for r in synthetic_runs]
-            + [pytest.param("dl19", r, id=f"dl19-{r}", marks=[pytest.mark.realdata, *marks]) for r in dl19_runs])
+            + [pytest.param("dl19", r, id=f"dl19-{r}",
+                            marks=[pytest.mark.realdata, *marks] + ([] if r in dl19_fast else [SLOW]))
+               for r in dl19_runs])
 
 
 @functools.cache
@@ -85,7 +88,7 @@ def _table1(tail):
     return measures
 
 
-@pytest.mark.parametrize("source, run", runs(SYNTHETIC_RUNS, DL19_RUNS))
+@pytest.mark.parametrize("source, run", runs(SYNTHETIC_RUNS, DL19_RUNS, dl19_fast=("UNH_bm25", "runid2")))
 def test_table1_matches_reference_stop(source, run, request):
     _compare(_table1("stop"), request.getfixturevalue(f"{source}_files"), run)
 
