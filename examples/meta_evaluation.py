@@ -3,7 +3,8 @@
     python examples/meta_evaluation.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \\
         --runs ../shared/data/trec-dl-2019-passage/runs --out report/meta-dl19
 
-Evaluates the 39 measures of Table 1 at cutoff 10, then writes to ``--out``:
+Evaluates the 39 measures of Table 1 at cutoff 10 (or ``--measures``, names read by
+``ir_cwla.parse_measures``), then writes to ``--out``:
 similarity (Kendall's tau with 95% CIs, Figure 2), consistency (1000 random topic splits,
 2000-trial Tukey HSD test, Table 3) and discriminative power (2000-trial randomised Tukey
 HSD, ASL curves of Figure 4) as Markdown and CSV tables and PNG figures, plus the timings.
@@ -20,7 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from ir_cwla import meta, table1  # noqa: E402
+from ir_cwla import meta, parse_measures, table1  # noqa: E402
 from ir_cwla.meta import tables  # noqa: E402
 
 
@@ -30,6 +31,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--runs", required=True, help="directory of TREC run files")
     ap.add_argument("--out", default="report/meta")
     ap.add_argument("--cutoff", type=int, default=10)
+    ap.add_argument("--measures", nargs="+", default=None,
+                    help="measures instead of Table 1, in any name ir_cwla reads (RBP_max@10, nDCG@10, ...)")
     ap.add_argument("--splits", type=int, default=1000, help="consistency: random topic splits B")
     ap.add_argument("--test-trials", type=int, default=2000, help="consistency: Tukey HSD trials")
     ap.add_argument("--trials", type=int, default=2000, help="discriminative power: Tukey HSD trials")
@@ -48,7 +51,8 @@ def main(argv=None) -> dict:
     timings = {}
 
     t0 = time.perf_counter()
-    per_query = meta.evaluate(args.runs, args.qrels, table1(args.cutoff), executor=executor, progress=progress)
+    measures = parse_measures(args.measures) if args.measures else table1(args.cutoff)
+    per_query = meta.evaluate(args.runs, args.qrels, measures, executor=executor, progress=progress)
     timings["evaluate"] = time.perf_counter() - t0
     per_query.to_csv(out / "per_query.csv.gz", index=False)
     n_systems, n_topics = per_query["name"].nunique(), per_query["qid"].nunique()
@@ -75,7 +79,7 @@ def main(argv=None) -> dict:
     disc.pairs.to_csv(out / "discriminative_power_pairs.csv.gz", index=False)
     disc.asl().rename(columns=disc.labels).to_csv(out / "asl.csv")
 
-    md = [f"# Meta-evaluation of the Table-1 measures on {title}\n",
+    md = [f"# Meta-evaluation of {'the given' if args.measures else 'the Table-1'} measures on {title}\n",
           f"{n_systems} systems, {n_topics} topics, {per_query['measure'].nunique()} measures at cutoff "
           f"{args.cutoff}; seed {args.seed}.\n",
           f"## System ranking consistency ({args.splits} splits; Tukey HSD {args.test_trials} trials, "

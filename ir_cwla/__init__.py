@@ -7,7 +7,8 @@
 
 Data flows one way through the package, and the tree shows it:
 
-1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`) -> gain matrix
+1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`, each input read
+   once by :mod:`ir_cwla.textstream`) -> gain matrix
    (:mod:`ir_cwla.gains`) -> browsing models C, V, L (:mod:`ir_cwla.browsing`) ->
    aggregations A (:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`);
    the measure (:mod:`ir_cwla.measure`), its names (:mod:`ir_cwla.names`), the

@@ -23,14 +23,26 @@ Params = Mapping[str, object]
 
 @dataclass(frozen=True)
 class TailInput:
-    """What a tail needs about each topic at its last looked-at rank D (arrays over topics)."""
+    """What a tail needs about each topic at E, the last rank the gain matrix holds for it
+    (arrays over topics). Past E every gain is 0.
 
-    gains: np.ndarray        # (n, W) gains within the matrix (0 beyond D)
-    depth: np.ndarray        # D per topic
-    v_next: np.ndarray       # V(D+1) = prod_{j<=D} C(j), the chance of going past D
-    v_sum: np.ndarray        # sum_{i<=D} V(i)
-    cg: np.ndarray           # CG(D)
+    ``horizon``: how many zero-gain ranks past E are looked at: ``inf`` under tail='pad';
+    under tail='stop' (only when the cutoff D is deeper than the ranking) D - E, and the user
+    stops at rank D at the latest (C(D) := 0). Only models registered with
+    ``finite_tail=True`` are ever given a finite horizon.
+    """
+
+    gains: np.ndarray        # (n, W) gains within the matrix (0 beyond E)
+    depth: np.ndarray        # E per topic
+    v_next: np.ndarray       # V(E+1) = prod_{j<=E} C(j), the chance of going past E
+    v_sum: np.ndarray        # sum_{i<=E} V(i)
+    cg: np.ndarray           # CG(E)
     total_gain: np.ndarray   # R: total gain of the topic's judged documents
+    horizon: Optional[np.ndarray] = None    # None: inf for every topic
+
+    def __post_init__(self) -> None:
+        if self.horizon is None:
+            object.__setattr__(self, "horizon", np.full(len(self.v_next), np.inf))
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,8 @@ class BrowsingModel:
     default_gain: str = "lin"
     never_stops_on_zero: bool = False
     tail: Optional[Callable[[TailInput, Params], TailSums]] = None
+    finite_tail: bool = False
+    check: Optional[Callable[[Params], Optional[str]]] = None
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
@@ -75,18 +89,24 @@ def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Param
                             params: tuple = (), requires_cutoff: bool = False, gain_dependent: bool = True,
                             default_gain: str = "lin", never_stops_on_zero: bool = False,
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
+                            finite_tail: bool = False,
+                            check: Optional[Callable[[Params], Optional[str]]] = None,
                             replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
     ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains in
     [0, 1] and the measure's parameters (``p``, ``T``, ``beta``, ``cutoff``) and returns
     C(i) for every cell, in [0, 1]. Without ``tail``, ``tail='pad'`` sums the zero-gain
-    tail numerically (exact for geometrically decaying V).
+    tail numerically (exact for geometrically decaying V). ``finite_tail=True`` says that
+    ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``), which
+    lets a cutoff deeper than the ranking cost nothing; without it such a ranking is padded
+    with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
+    None); the measure calls it when it is built.
     """
     if name in BROWSING_MODELS and not replace:
         raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail)
+                          never_stops_on_zero, tail, finite_tail, check)
     BROWSING_MODELS[name] = model
     return model
 
@@ -104,44 +124,217 @@ def _ranks(width: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------
 # The zero-gain tails (closed forms)
+#
+# A tail sums the ranks past E (the last rank the gain matrix holds for a topic), where every
+# gain is 0: ``horizon`` of them (``inf`` under tail='pad'; under tail='stop' the ranks up to
+# the cutoff D = E + horizon, when the cutoff is deeper than the ranking, with C(D) := 0).
 
-def _no_tail(inp: TailInput, params: Params) -> TailSums:
-    """C reaches 0 at or before D: nobody goes past D."""
+def _finite(inp: TailInput) -> np.ndarray:
+    return np.isfinite(inp.horizon)
+
+
+def _stretch(inp: TailInput, limit: np.ndarray) -> np.ndarray:
+    """Zero-gain ranks looked at past E, at most ``limit`` (e.g. up to a model's own cutoff)."""
+    return np.minimum(inp.horizon, limit)
+
+
+def _flat_tail(inp: TailInput, h: np.ndarray, v: np.ndarray) -> TailSums:
+    """V stays v over the h ranks past E and everyone left stops at the last of them."""
+    h = np.maximum(h, 0.0)
+    some = (h >= 1) & (v > 0)
+    end = inp.depth.astype(np.float64) + np.where(some, h, 1.0)
+    z = np.zeros_like(v)
+    return TailSums(np.where(some, v, z), np.where(some, h * v, z), np.where(some, v / end, z))
+
+
+def _precision_tail(inp: TailInput, params: Params) -> TailSums:
+    """P@k: C = 1 below k, so V = V(E+1) up to rank k, where everyone stops."""
+    k = float(params["cutoff"])
+    return _flat_tail(inp, _stretch(inp, k - inp.depth), inp.v_next)
+
+
+#: Direct summation for the first ranks of a long sum (see :func:`_range_sum`).
+RANGE_DIRECT = 1 << 16
+
+
+def _range_sum(f, df, a: int, b: int, integral=None) -> float:
+    """sum_{i=a..b} f(i) for a smooth, slowly varying f: directly for the first
+    :data:`RANGE_DIRECT` terms, then by Euler-Maclaurin (integral, end points, the B2 term;
+    the next term is below 1e-20 relative there). ``integral(m, b)`` defaults to quad."""
+    if b < a:
+        return 0.0
+    m = min(b, a + RANGE_DIRECT - 1)
+    total = float(f(np.arange(a, m + 1, dtype=np.float64)).sum())
+    if m == b:
+        return total
+    m += 1
+    if integral is None:
+        from scipy import integrate
+
+        def integral(lo: float, hi: float) -> float:   # over log x: smooth and short, however far hi is
+            return integrate.quad(lambda t: float(f(np.exp(t)) * np.exp(t)), np.log(lo), np.log(hi),
+                                  limit=200, epsabs=0, epsrel=1e-13)[0]
+    fm, fb = float(f(np.float64(m))), float(f(np.float64(b)))
+    return total + integral(m, b) + (fm + fb) / 2 + (float(df(np.float64(b))) - float(df(np.float64(m)))) / 12
+
+
+def _inv_log2(x):
+    return np.log(2.0) / np.log(x + 1.0)
+
+
+def _inv_log2_d(x):
+    return -np.log(2.0) / ((x + 1.0) * np.log(x + 1.0) ** 2)
+
+
+def _inv_log2_integral(lo, hi):
+    # int 1/log2(x+1) dx = ln 2 * li(x+1), li(y) = Ei(ln y)
+    return float(np.log(2.0) * (special.expi(np.log(hi + 1.0)) - special.expi(np.log(lo + 1.0))))
+
+
+def _dcg_stretch(a: int, b: int) -> tuple[float, float]:
+    """(sum_{i=a..b} 1/log2(i+1), sum_{i=a+1..b} 1/(i (i-1) log2(i+1)))."""
+    s1 = _range_sum(_inv_log2, _inv_log2_d, a, b, _inv_log2_integral)
+    s2 = _range_sum(lambda x: _inv_log2(x) / (x * (x - 1.0)), lambda x: 0.0 * x, a + 1, b)
+    return s1, s2
+
+
+def _dcg_tail(inp: TailInput, params: Params) -> TailSums:
+    """DCG@k: past E, V(i) = V(E+1) log2(E+2) / log2(i+1) up to rank b = min(k, E + horizon),
+    where everyone stops. sum L = V(E+1); sum V and sum L(i)/i = V(a)/a - sum_{i=a+1..b}
+    V(i) / (i (i-1)) (summation by parts, a = E+1) from :func:`_dcg_stretch`."""
+    k = float(params["cutoff"])
+    h = np.maximum(_stretch(inp, k - inp.depth), 0.0)
     z = np.zeros_like(inp.v_next)
-    return TailSums(z, z, z)
+    stop, depth, inv = z.copy(), z.copy(), z.copy()
+    active = (h >= 1) & (inp.v_next > 0)
+    if active.any():
+        e = inp.depth[active].astype(np.int64)
+        hb = h[active].astype(np.int64)
+        pairs, where = np.unique(np.stack([e, hb]), axis=1, return_inverse=True)
+        sums = np.array([_dcg_stretch(int(ea) + 1, int(ea + ha)) for ea, ha in pairs.T])
+        s1, s2 = sums[where.ravel(), 0], sums[where.ravel(), 1]
+        v = inp.v_next[active]
+        scale = v * np.log2(e + 2.0)
+        stop[active] = v
+        depth[active] = scale * s1
+        inv[active] = v / (e + 1.0) - scale * s2
+    return TailSums(stop, depth, inv)
+
+
+#: Up to this many terms, Phi(p, 1, n) is summed directly (p up to about 0.99).
+LERCH_DIRECT_TERMS = 4096
+#: Terms summed directly before the Euler-Maclaurin remainder of :func:`_lerch_phi_1`.
+LERCH_HEAD = 64
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30)      # B_2, B_4, B_6, B_8
+
+
+def _exp_e1(z: np.ndarray) -> np.ndarray:
+    """e^z E1(z) for z > 0 (scipy's exp1, or its asymptotic series where e^z would overflow)."""
+    z = np.asarray(z, dtype=np.float64)
+    out = np.empty_like(z)
+    small = z < 50
+    out[small] = np.exp(z[small]) * special.exp1(z[small])
+    if (~small).any():
+        zb = z[~small]
+        term = 1.0 / zb
+        total = term.copy()
+        for k in range(1, 60):
+            term = term * (-k / zb)
+            total += term
+            if (np.abs(term) < 1e-18 * total).all():
+                break
+        out[~small] = total
+    return out
 
 
 def _lerch_phi_1(p: float, n: np.ndarray) -> np.ndarray:
-    """Phi(p, 1, n) = sum_{m>=0} p^m / (n + m), summed until the terms are below 1e-18."""
+    """Phi(p, 1, n) = sum_{m>=0} p^m / (n + m), in O(1) per distinct n.
+
+    For p up to about 0.99 (at most :data:`LERCH_DIRECT_TERMS` terms until they fall below
+    1e-18) the sum is direct. Closer to 1, the first :data:`LERCH_HEAD` terms are summed and
+    the rest, p^N sum_{m>=0} g(m) with g(x) = e^{-lambda x} / (b + x), lambda = -ln p and
+    b = n + N, by Euler-Maclaurin: int_0^inf g = e^{lambda b} E1(lambda b), plus g(0)/2, minus
+    sum_k B_2k / (2k)! g^(2k-1)(0) for k = 1..4 (lambda < 0.011 and b > 64 bound the next
+    term below 1e-20 relative).
+    """
+    uniq, inv = np.unique(np.asarray(n, dtype=np.float64), return_inverse=True)
     terms = int(np.ceil(np.log(1e-18) / np.log(p))) + 1
-    m = np.arange(terms, dtype=np.float64)
-    uniq, inv = np.unique(n, return_inverse=True)
-    vals = ((p ** m)[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
-    return vals[inv]
+    if terms <= LERCH_DIRECT_TERMS:
+        m = np.arange(terms, dtype=np.float64)
+        vals = ((p ** m)[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
+        return vals[inv]
+    lam = -np.log1p(-(1.0 - p))
+    m = np.arange(LERCH_HEAD, dtype=np.float64)
+    head = ((p ** m)[None, :] / (uniq[:, None] + m[None, :])).sum(axis=1)
+    b = uniq + LERCH_HEAD
+    rest = _exp_e1(lam * b) + 0.5 / b
+    from math import comb, factorial
+
+    for k, bern in enumerate(_BERNOULLI, start=1):
+        order = 2 * k - 1      # g^(n)(0) = sum_j C(n, j) (-lam)^(n-j) (-1)^j j! / b^(j+1)
+        deriv = sum(comb(order, j) * (-lam) ** (order - j) * (-1) ** j * factorial(j) / b ** (j + 1)
+                    for j in range(order + 1))
+        rest = rest - bern / factorial(2 * k) * deriv
+    return (head + p ** LERCH_HEAD * rest)[inv]
 
 
 def _rbp_tail(inp: TailInput, params: Params) -> TailSums:
-    """Geometric tail: V(D+1+m) = V(D+1) p^m, so sum V = V(D+1)/(1-p), sum L = V(D+1),
-    sum L(i)/i = V(D+1) (1-p) Phi(p, 1, D+1)."""
+    """Geometric tail: V(E+1+m) = V(E+1) p^m. Under 'pad' sum V = V(E+1)/(1-p),
+    sum L = V(E+1), sum L(i)/i = V(E+1) (1-p) Phi(p, 1, E+1); up to a finite rank b = E + h
+    (users stop there), sum V = V(E+1) (1 - p^h)/(1-p) and sum L(i)/i =
+    V(E+1) [(1-p) (Phi(p,1,E+1) - p^(h-1) Phi(p,1,b)) + p^(h-1) / b]."""
     p = float(params["p"])
     n = inp.depth.astype(np.float64) + 1
-    return TailSums(inp.v_next.copy(), inp.v_next / (1 - p), inp.v_next * (1 - p) * _lerch_phi_1(p, n))
+    v = inp.v_next
+    finite = _finite(inp)
+    if not finite.any():
+        return TailSums(v.copy(), v / (1 - p), v * (1 - p) * _lerch_phi_1(p, n))
+    h = np.where(finite, np.maximum(inp.horizon, 0.0), 0.0)
+    ph = p ** np.maximum(h - 1, 0.0)
+    b = n + h - 1
+    inf_inv = (1 - p) * _lerch_phi_1(p, n)
+    fin_inv = (1 - p) * (_lerch_phi_1(p, n) - ph * _lerch_phi_1(p, b)) + ph / b
+    some = h >= 1
+    depth = np.where(finite, np.where(some, v * (1 - p ** h) / (1 - p), 0.0), v / (1 - p))
+    inv_rank = np.where(finite, np.where(some, v * fin_inv, 0.0), v * inf_inv)
+    stop = np.where(finite & ~some, 0.0, v)
+    return TailSums(stop, depth, inv_rank)
+
+
+def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """N^(s-1) zeta(s, N) (Hurwitz), about 1/(s-1) for large N: directly where neither factor
+    overflows (N <= 1e4), else by its Euler-Maclaurin expansion
+    1/(s-1) + 1/(2N) + s/(12 N^2) - s(s+1)(s+2)/(720 N^4) (next term below 1e-15 relative)."""
+    s, n = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(n, dtype=np.float64))
+    out = np.empty(s.shape)
+    near = n <= 1e4
+    out[near] = n[near] ** (s[near] - 1) * special.zeta(s[near], n[near])
+    sf, nf = s[~near], n[~near]
+    out[~near] = 1 / (sf - 1) + 1 / (2 * nf) + sf / (12 * nf**2) - sf * (sf + 1) * (sf + 2) / (720 * nf**4)
+    return out
 
 
 def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """h(x, N) = sum_{i>=N} 1 / (i (i+x)^2), for x > -N.
 
-    |x| < N/2: the convergent series sum_k (k+1) (-x)^k zeta(k+3, N) (Hurwitz zeta);
+    |x| < N/2: the convergent series sum_k (k+1) (-x)^k zeta(k+3, N) (Hurwitz zeta), written
+    as sum_k (k+1) (-x/N)^k N^(k+2) zeta(k+3, N) / N^2 where (-x)^k or zeta would overflow;
     otherwise partial fractions: (psi(N+x) - psi(N)) / x^2 - psi1(N+x) / x.
     """
     x = np.asarray(x, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     small = np.abs(x) < n / 2
     out = np.empty(np.broadcast(x, n).shape)
-    if small.any():
-        xs, ns = x[small], n[small]
-        k = np.arange(64, dtype=np.float64)[:, None]
-        out[small] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+    k = np.arange(64, dtype=np.float64)[:, None]
+    plain = small & (np.abs(x) <= 1e3) & (n <= 1e4)
+    if plain.any():
+        xs, ns = x[plain], n[plain]
+        out[plain] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+    scaled = small & ~plain
+    if scaled.any():
+        xs, ns = x[scaled], n[scaled]
+        out[scaled] = ((k + 1) * (-xs[None, :] / ns[None, :]) ** k
+                       * _scaled_zeta(k + 3, ns[None, :])).sum(axis=0) / ns**2
     big = ~small
     if big.any():
         xb, nb = x[big], n[big]
@@ -150,20 +343,32 @@ def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _inst_tail_sums(inp: TailInput, T: float, cg: np.ndarray) -> TailSums:
-    """Past D, C(i) = ((i + c) / (i + 1 + c))^2 with c = 2T - CG(D) - 1, so V telescopes:
-    V(i) = K / (i + c)^2 with K = V(D+1) (D+1+c)^2. Then sum V = K psi1(D+1+c),
-    sum L = V(D+1), and sum L(i)/i = K (h(c, D+1) - h(c+1, D+1)) (see :func:`_h`)."""
+    """Past E, C(i) = ((i + c) / (i + 1 + c))^2 with c = 2T - CG(E) - 1, so V telescopes:
+    V(i) = K / (i + c)^2 with K = V(E+1) (E+1+c)^2. Then sum V = K psi1(E+1+c),
+    sum L = V(E+1), and sum L(i)/i = K (h(c, E+1) - h(c+1, E+1)) (see :func:`_h`); up to a
+    finite rank b (users stop there) the same sums minus their part from b on, plus V(b)/b."""
     n = inp.depth.astype(np.float64) + 1
     c = 2 * T - cg - 1
     k = inp.v_next * (n + c) ** 2
     active = inp.v_next > 0
     depth = np.zeros_like(k)
     inv = np.zeros_like(k)
+    stop = inp.v_next.copy()
+    finite = _finite(inp)
     if active.any():
         ka, na, ca = k[active], n[active], c[active]
         depth[active] = ka * special.polygamma(1, na + ca)
         inv[active] = ka * (_h(ca, na) - _h(ca + 1, na))
-    return TailSums(inp.v_next.copy(), depth, inv)
+    fin = active & finite
+    if fin.any():
+        h = np.maximum(inp.horizon[fin], 0.0)
+        some = h >= 1
+        kf, nf, cf = k[fin], n[fin], c[fin]
+        b = nf + np.where(some, h, 1.0) - 1
+        depth[fin] = np.where(some, depth[fin] - kf * special.polygamma(1, b + 1 + cf), 0.0)
+        inv[fin] = np.where(some, inv[fin] - kf * (_h(cf, b) - _h(cf + 1, b)) + kf / (b + cf) ** 2 / b, 0.0)
+        stop[fin] = np.where(some, stop[fin], 0.0)
+    return TailSums(stop, depth, inv)
 
 
 def _inst_tail(inp: TailInput, params: Params) -> TailSums:
@@ -176,19 +381,31 @@ def _insq_tail(inp: TailInput, params: Params) -> TailSums:
 
 def _ap_tail(inp: TailInput, params: Params) -> TailSums:
     """The relevant documents not retrieved lie beyond every rank: L is unchanged (nobody
-    stops in the tail) and V+ = R / S with S = sum_{i<=D} r_i / i (inf where S = 0)."""
-    s = (inp.gains / _ranks(inp.gains.shape[1])[None, :]).sum(axis=1)
+    stops in the tail) and V+ = R / S with S = sum_{i<=D} r_i / i (inf where S = 0). Under
+    'stop', C = 0 past the last relevant document ranked: nothing past E."""
     z = np.zeros_like(inp.v_next)
+    if _finite(inp).all():
+        return TailSums(z, z, z)
+    s = (inp.gains / _ranks(inp.gains.shape[1])[None, :]).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         vplus = np.where(s > 0, inp.total_gain / np.where(s > 0, s, 1.0), np.inf)
     return TailSums(z, vplus - inp.v_sum, z)
 
 
 def _never_stopping_tail(inp: TailInput, params: Params) -> TailSums:
-    """C = 1 on every zero-gain document: users who pass D never stop and contribute
-    nothing, but make V+ infinite."""
+    """C = 1 on every zero-gain document: under 'pad' users who pass E never stop and
+    contribute nothing, but make V+ infinite; up to a finite rank they all stop there."""
+    finite = _finite(inp)
+    if finite.any():
+        flat = _flat_tail(inp, np.where(finite, inp.horizon, 0.0), inp.v_next)
     z = np.zeros_like(inp.v_next)
-    return TailSums(z, np.where(inp.v_next > 0, np.inf, 0.0), z)
+    if finite.all():
+        return flat
+    never = TailSums(z, np.where(inp.v_next > 0, np.inf, 0.0), z)
+    if not finite.any():
+        return never
+    return TailSums(*(np.where(finite, f, g) for f, g in zip((flat.stop, flat.depth, flat.inverse_rank),
+                                                              (never.stop, never.depth, never.inverse_rank))))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,13 +469,20 @@ def reciprocal_rank(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 register_browsing_model("P", precision, params=("cutoff",), requires_cutoff=True, gain_dependent=False,
-                        tail=_no_tail)
+                        tail=_precision_tail, finite_tail=True)
 register_browsing_model("DCG", dcg, params=("cutoff",), requires_cutoff=True, gain_dependent=False,
-                        tail=_no_tail)
-register_browsing_model("RBP", rbp, params=("p",), gain_dependent=False, tail=_rbp_tail)
-register_browsing_model("INST", inst, params=("T",), tail=_inst_tail)
-register_browsing_model("INSQ", insq, params=("T",), gain_dependent=False, tail=_insq_tail)
-register_browsing_model("AP", average_precision, tail=_ap_tail)
+                        tail=_dcg_tail, finite_tail=True)
+register_browsing_model("RBP", rbp, params=("p",), gain_dependent=False, tail=_rbp_tail, finite_tail=True)
+def _check_inst(params: Params) -> Optional[str]:
+    """C(i) <= 1 needs i + 2T - CG(i) >= 1/2 for every ranking, i.e. T >= 1/4 (CG(i) <= i)."""
+    T = float(params["T"])
+    return None if T >= 0.25 else f"T={T:g} lets C(i) exceed 1 (INST needs T >= 0.25)"
+
+
+register_browsing_model("INST", inst, params=("T",), tail=_inst_tail, finite_tail=True, check=_check_inst)
+register_browsing_model("INSQ", insq, params=("T",), gain_dependent=False, tail=_insq_tail, finite_tail=True)
+register_browsing_model("AP", average_precision, tail=_ap_tail, finite_tail=True)
 register_browsing_model("ERR", expected_reciprocal_rank, default_gain="exp", never_stops_on_zero=True,
-                        tail=_never_stopping_tail)
-register_browsing_model("RR", reciprocal_rank, never_stops_on_zero=True, tail=_never_stopping_tail)
+                        tail=_never_stopping_tail, finite_tail=True)
+register_browsing_model("RR", reciprocal_rank, never_stops_on_zero=True, tail=_never_stopping_tail,
+                        finite_tail=True)

@@ -1,28 +1,50 @@
-"""From a run and qrels to the topics x ranks gain matrix that every measure reads.
+"""From a run and qrels to the gains every measure reads, in a ragged layout.
 
 The semantics (``docs/semantics.md``, sections 3-5):
 
 - documents of a topic are ranked by score descending, ties broken by doc_id descending
   (trec_eval's order; like trec_eval, which stores scores as single-precision floats,
-  scores are compared in float32, so scores equal to 7 significant digits are ties); a doc_id repeated within a topic keeps its best-scored occurrence,
-  with a warning naming the run, topic and doc_id;
+  scores are compared in float32, so scores equal to 7 significant digits are ties); a
+  doc_id repeated within a topic keeps its best-scored occurrence
+  (:func:`ir_cwla.io.drop_duplicate_docs`, the one rule, with a warning naming the run);
 - unjudged documents and negative grades have grade 0;
-- the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max,
-  or ``'bin'``: 1 if x >= rel else 0; x_max defaults to the largest grade in the qrels.
+- the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max
+  (computed as 2^(x - x_max) - 2^(-x_max), which cannot overflow), or ``'bin'``: 1 if
+  x >= rel else 0; x_max defaults to the largest grade in the qrels.
 
-The run is turned into a matrix of *grades* once (:class:`Rankings`); each gain mapping is
-then one vectorised expression over it (:meth:`Rankings.gains`).
+Layout. A ranked run (:class:`Rankings`) keeps, for each topic, the documents it looks at
+as one flat array with per-topic offsets: memory is proportional to the lines of the run
+(after any cutoff), never to topics x the longest ranking. The kernel works on dense
+matrices, so :meth:`Rankings.groups` cuts the topics into a few groups of similar length,
+each a dense (topics x width) matrix padded by at most a quarter (plus a small constant)
+of its cells. Every cell also carries the id of the judgment it was graded by (-1 for an
+unjudged document), so that a run ranked once can be re-graded under a subset of the
+qrels (:meth:`Rankings.regrade`) without ranking it again.
 """
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
+from ir_cwla import io
+
 GAIN_NAMES = ("lin", "exp", "bin")
+
+#: Cell of a group matrix past the end of a topic's ranking (no document there).
+PADDING = -2
+#: Cell holding a document that no judgment of the qrels grades.
+UNJUDGED = -1
+
+#: Grouping of rankings by length: a group's dense matrix may have at most this share of
+#: padding on top of its real cells, plus :data:`GROUP_SLACK` cells (so that short rankings
+#: are not split into many tiny groups).
+GROUP_PADDING = 0.25
+GROUP_SLACK = 4096
 
 
 @dataclass(frozen=True)
@@ -43,12 +65,19 @@ class GainSpec:
         if self.kind == "lin":
             return grades / x_max
         if self.kind == "exp":
-            return (np.exp2(grades) - 1.0) / np.exp2(x_max)
+            # (2^x - 1) / 2^x_max written so that it cannot overflow for any finite grade
+            # (equal bit for bit to the plain form for integer grades up to 2^53)
+            return np.exp2(grades - x_max) - np.exp2(-x_max)
         raise ValueError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
 
 
 class Qrels:
-    """Qrels prepared once for many runs: topic index, judged-document lookup, grades."""
+    """Qrels prepared once for many runs: topic index, judged-document lookup, grades.
+
+    Judgments are numbered 0..J-1 (one per judged (topic, document) pair); ``mask`` (over
+    those ids) marks the judgments in force, so that :meth:`subset` gives qrels that share
+    the numbering and a ranked run can be re-graded under them.
+    """
 
     def __init__(self, qrels: pd.DataFrame):
         qids = qrels["query_id"].astype(str).to_numpy()
@@ -56,9 +85,6 @@ class Qrels:
         grades = qrels["relevance"].to_numpy(dtype=np.float64)
         self.topics = np.array(sorted(set(qids.tolist())), dtype=object)
         self.topic_index = pd.Index(self.topics)
-        self.x_max = float(grades.max()) if len(grades) else 0.0
-        if self.x_max < 0:
-            self.x_max = 0.0
         t = self.topic_index.get_indexer(qids)
         self.doc_index = pd.Index(pd.unique(docs))
         d = self.doc_index.get_indexer(docs)
@@ -68,9 +94,27 @@ class Qrels:
         # a (topic, doc) pair judged twice keeps its last line, as trec_eval does
         last = np.r_[key[1:] != key[:-1], True]
         self._keys = key[last]
-        self._grades = grades_sorted[last]
-        self._key_topic = (self._keys // max(len(self.doc_index), 1)).astype(np.int64)
+        self.grades = grades_sorted[last]                    # grade of each judgment id (>= 0)
+        self.judgment_topic = (self._keys // max(len(self.doc_index), 1)).astype(np.int64)
+        self.mask: Optional[np.ndarray] = None               # None: every judgment in force
         self._gain_totals: dict[GainSpec, np.ndarray] = {}
+
+    @cached_property
+    def x_max(self) -> float:
+        """The largest grade in force (0 if none is positive)."""
+        g = self.grades if self.mask is None else self.grades[self.mask]
+        return max(float(g.max()), 0.0) if len(g) else 0.0
+
+    def subset(self, mask: np.ndarray) -> Qrels:
+        """The same qrels with only the judgments where ``mask`` (over judgment ids) is True."""
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != self.grades.shape:
+            raise ValueError(f"mask has shape {mask.shape}, the qrels have {len(self.grades)} judgments")
+        out = object.__new__(Qrels)
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("x_max", "_gain_totals")})
+        out.mask = mask if self.mask is None else (mask & self.mask)
+        out._gain_totals = {}
+        return out
 
     def check_max_rel(self, max_rel: float) -> None:
         if self.x_max > max_rel:
@@ -80,41 +124,124 @@ class Qrels:
     def total_gain(self, spec: GainSpec) -> np.ndarray:
         """R per topic: the total gain of the topic's judged documents (used by AP under 'pad')."""
         if spec not in self._gain_totals:
-            g = spec.apply(self._grades, self.x_max)
-            self._gain_totals[spec] = np.bincount(self._key_topic, weights=g, minlength=len(self.topics))
+            g = spec.apply(self.grades, self.x_max)
+            if self.mask is not None:
+                g = np.where(self.mask, g, 0.0)
+            self._gain_totals[spec] = np.bincount(self.judgment_topic, weights=g, minlength=len(self.topics))
         return self._gain_totals[spec]
 
-    def lookup(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
-        """Grades (>= 0) of (topic, doc) pairs; 0 for unjudged documents (qrels not empty)."""
+    def judgment_ids(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
+        """The judgment id of each (topic, doc) pair, :data:`UNJUDGED` where there is none in force."""
+        if not len(self._keys):
+            return np.full(len(topic_idx), UNJUDGED, dtype=np.int64)
         d = self.doc_index.get_indexer(doc_ids)
         key = topic_idx.astype(np.int64) * len(self.doc_index) + d
         pos = np.minimum(np.searchsorted(self._keys, key), len(self._keys) - 1)
         hit = (d >= 0) & (self._keys[pos] == key)
-        return np.where(hit, self._grades[pos], 0.0)
+        if self.mask is not None:
+            hit &= self.mask[pos]
+        return np.where(hit, pos, UNJUDGED)
+
+    def grades_of(self, judgments: np.ndarray) -> np.ndarray:
+        """Grades (>= 0) of judgment ids; 0 for unjudged cells and padding (any negative id)."""
+        if not len(self.grades):
+            return np.zeros(judgments.shape, dtype=np.float64)
+        return np.where(judgments >= 0, self.grades[np.maximum(judgments, 0)], 0.0)
+
+    def lookup(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
+        """Grades (>= 0) of (topic, doc) pairs; 0 for unjudged documents."""
+        return self.grades_of(self.judgment_ids(topic_idx, doc_ids))
+
+
+@dataclass(frozen=True)
+class Group:
+    """Some topics of a ranked run as a dense matrix, the unit the kernel works on.
+
+    ``rows`` are positions in :attr:`Rankings.topics`; ``judgments[r, i]`` is the judgment id
+    of the document at rank i+1 (:data:`UNJUDGED`, or :data:`PADDING` past the end of the
+    ranking); ``grades`` the matching grades (0 for both); ``kept`` the number of ranks of
+    each row that hold a document.
+    """
+
+    rows: np.ndarray
+    judgments: np.ndarray
+    grades: np.ndarray
+    kept: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.grades.shape[1]
 
 
 @dataclass
 class Rankings:
-    """A run as a dense matrix of grades: one row per qrels topic present in the run.
+    """A ranked run in a ragged layout: one row per qrels topic present in the run.
 
-    ``grades[t, i]`` is the grade of the document at rank i+1 of topic ``topics[t]`` (0
-    beyond the end of the ranking); ``lengths[t]`` is the length of that ranking.
+    Row t holds the first ``kept[t]`` ranks of topic ``topics[t]`` (its whole ranking, or
+    the ranks up to the deepest cutoff asked for) in ``judgments[offsets[t]:offsets[t+1]]``;
+    ``lengths[t]`` is the length of the whole ranking.
     """
 
     topics: np.ndarray
     topic_rows: np.ndarray      # index of each row's topic in Qrels.topics
-    grades: np.ndarray          # (n_topics, width) float64
-    lengths: np.ndarray         # (n_topics,) int64
+    lengths: np.ndarray         # (n,) int64, whole rankings
+    offsets: np.ndarray         # (n + 1,) int64 into judgments
+    judgments: np.ndarray       # (cells,) int64 judgment ids (UNJUDGED for unjudged documents)
+    qrels: Qrels
 
-    def gains(self, spec: GainSpec, x_max: float, width: int) -> np.ndarray:
-        """The (n_topics, width) gain matrix for ``spec``, cut or zero-padded to ``width``."""
-        g = spec.apply(self.grades[:, :width], x_max)
-        if g.shape[1] < width:
-            g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
-        return g
+    @property
+    def kept(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def regrade(self, qrels: Qrels) -> Rankings:
+        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` of the qrels they were
+        ranked with: judgments not in force there become unjudged. No re-ranking."""
+        judgments = self.judgments
+        if qrels.mask is not None and len(judgments):
+            judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
+        return Rankings(self.topics, self.topic_rows, self.lengths, self.offsets, judgments, qrels)
+
+    def groups(self, width: Optional[int] = None, pad_to: Optional[int] = None) -> list[Group]:
+        """The rows as dense groups, each row cut to ``width`` ranks (None: all it keeps).
+
+        Rows are grouped by length (longest first) so that each group's matrix is at most
+        :data:`GROUP_PADDING` padding plus :data:`GROUP_SLACK` cells; a group is as wide as
+        its longest row, so no matrix is wider than the longest ranking, whatever the cutoff
+        (``pad_to`` widens every group to that many ranks instead, for models that cannot sum
+        a cutoff deeper than the matrix in closed form).
+        """
+        kept = self.kept
+        if width is not None:
+            kept = np.minimum(kept, width)
+        order = np.argsort(-kept, kind="stable")
+        out = []
+        start = 0
+        n = len(order)
+        while start < n:
+            w = int(kept[order[start]])
+            stop, cells = start, 0
+            while stop < n:
+                k = int(kept[order[stop]])
+                if stop > start and (stop - start + 1) * w > (1 + GROUP_PADDING) * (cells + k) + GROUP_SLACK:
+                    break
+                cells += k
+                stop += 1
+            rows = np.sort(order[start:stop])
+            out.append(self._dense(rows, max(w, pad_to or 0), kept[rows]))
+            start = stop
+        return out
+
+    def _dense(self, rows: np.ndarray, width: int, kept: np.ndarray) -> Group:
+        judgments = np.full((len(rows), width), PADDING, dtype=np.int64)
+        if width:
+            r = np.repeat(np.arange(len(rows)), kept)
+            starts = self.offsets[rows]
+            rank = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
+            judgments[r, rank] = self.judgments[np.repeat(starts, kept) + rank]
+        return Group(rows, judgments, self.qrels.grades_of(judgments), kept.astype(np.int64))
 
 
-def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_uniques: np.ndarray) -> np.ndarray:
+def _trec_order(t: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """Permutation sorting rows by topic asc, score desc, doc_id desc (string order).
 
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
@@ -126,53 +253,55 @@ def _trec_order(t: np.ndarray, scores: np.ndarray, doc_codes: np.ndarray, doc_un
         in_tie = np.r_[tied, False] | np.r_[False, tied]
         pos = np.flatnonzero(in_tie)
         block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
-        codes, _ = pd.factorize(doc_uniques[doc_codes[order[pos]]], sort=True)
+        codes, _ = pd.factorize(docs[order[pos]], sort=True)
         order[pos] = order[pos][np.lexsort((-codes, block))]
     return order
 
 
+def _strings(column: pd.Series) -> np.ndarray:
+    return column.to_numpy() if column.dtype == object else column.astype(str).to_numpy()
+
+
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
              name: str = "run") -> Rankings:
-    """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its grades.
+    """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
 
     Topics absent from the qrels are ignored. ``max_depth`` keeps only the first ranks
     (None keeps whole rankings).
     """
-    qids = run["query_id"].astype(str).to_numpy()
-    t = qrels.topic_index.get_indexer(qids)
+    if not io.is_checked_run(run):
+        # the one duplicate rule is ir_cwla.io's (its frames have each (topic, doc_id) once)
+        run = io.drop_duplicate_docs(run.astype({"query_id": str, "doc_id": str}), name)
+    t = qrels.topic_index.get_indexer(_strings(run["query_id"]))
     keep = t >= 0
     if not keep.all():
-        run, t, qids = run[keep], t[keep], qids[keep]
+        run, t = run[keep], t[keep]
     if len(run) == 0:
-        return Rankings(np.array([], dtype=object), np.array([], dtype=np.int64),
-                        np.zeros((0, max_depth or 0)), np.zeros(0, dtype=np.int64))
-    docs = run["doc_id"].astype(str).to_numpy()
+        empty = np.zeros(0, dtype=np.int64)
+        return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
+    docs = _strings(run["doc_id"])
     # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
-    scores = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-    doc_codes, doc_uniques = pd.factorize(docs)
-    pair = t.astype(np.int64) * (len(doc_uniques) + 1) + doc_codes
-    duplicated = pd.Index(pair).has_duplicates
-    order = _trec_order(t, scores, doc_codes, doc_uniques)
-    t, doc_codes = t[order], doc_codes[order]
-    if duplicated:   # keep the first occurrence in trec_eval order: the best-scored one
-        first = ~pd.Index(pair[order]).duplicated(keep="first")
-        i = int(np.flatnonzero(~first)[0])
-        warnings.warn(f"{name}: {int((~first).sum())} duplicate doc_id(s) within a topic, the best-scored "
-                      f"occurrence kept (first: topic {qrels.topics[t[i]]!r}, doc_id {doc_uniques[doc_codes[i]]!r})",
-                      stacklevel=3)
-        t, doc_codes = t[first], doc_codes[first]
-    # rank within topic
+    wide = run["score"].to_numpy(dtype=np.float64)
+    with np.errstate(over="ignore"):
+        scores = wide.astype(np.float32)
+    overflow = np.isinf(scores) & np.isfinite(wide)
+    if overflow.any():
+        warnings.warn(f"{name}: {int(overflow.sum())} score(s) beyond the float32 range (|score| > 3.4e38) "
+                      "compare as equal to +-inf, as in trec_eval, which holds scores as single-precision "
+                      "floats; rescale the scores to rank them apart", stacklevel=2)
+    del wide
+    order = _trec_order(t, scores, docs)
+    del scores
+    t = t[order]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
-    row_of = np.repeat(np.arange(len(starts)), counts)
-    rank = np.arange(len(t)) - np.repeat(starts, counts)
     topic_rows = t[starts]
-    width = int(counts.max())
-    if max_depth is not None and max_depth < width:
-        width = max_depth
-        sel = rank < width
-        row_of, rank, t, doc_codes = row_of[sel], rank[sel], t[sel], doc_codes[sel]
-    grades = qrels.lookup(t, doc_uniques[doc_codes])   # only for the ranks looked at
-    mat = np.zeros((len(starts), width), dtype=np.float64)
-    mat[row_of, rank] = grades
-    return Rankings(qrels.topics[topic_rows], topic_rows, mat, counts.astype(np.int64))
+    kept = counts if max_depth is None else np.minimum(counts, max_depth)
+    if max_depth is not None and (kept < counts).any():
+        rank = np.arange(len(t)) - np.repeat(starts, counts)
+        sel = rank < max_depth
+        t, order = t[sel], order[sel]
+    judgments = qrels.judgment_ids(t, docs[order])   # only for the ranks looked at
+    offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
+    return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
+                    judgments.astype(np.int64), qrels)

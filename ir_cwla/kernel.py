@@ -10,6 +10,8 @@ share one :class:`Browsing` (see :mod:`ir_cwla.provider`).
 ``tail='pad'``: ranks past D hold non-relevant documents forever and M is the exact
 infinite sum: the part within D plus the model's closed-form tail sums
 (:class:`ir_cwla.browsing.TailSums`) times the aggregation's tail A(i) = const + coef / i.
+A matrix need not be as wide as the cutoff: ranks past its width W hold zero gains, and
+the tail sums cover them too (a finite stretch up to D under 'stop').
 """
 from __future__ import annotations
 
@@ -102,8 +104,11 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
            total_gain: Optional[np.ndarray] = None, topics: Optional[np.ndarray] = None) -> Browsing:
     """C -> V -> L for a gain matrix whose row t is looked at down to rank ``depth[t]``.
 
-    Gains past ``depth[t]`` must be 0. ``total_gain`` (R per topic) is needed by AP under
-    'pad'. ``topics`` only serves error messages.
+    Gains past ``depth[t]`` must be 0. ``depth`` may exceed the matrix's width W (a cutoff
+    deeper than every ranking of the matrix): the ranks past W hold zero gains, summed by the
+    model's closed-form tail (models registered with ``finite_tail``), so they cost nothing.
+    ``total_gain`` (R per topic) is needed by AP under 'pad'. ``topics`` only serves error
+    messages.
     """
     gains = np.asarray(gains, dtype=np.float64)
     depth = np.asarray(depth, dtype=np.int64)
@@ -112,29 +117,37 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
     ranks = np.arange(1, w + 1)
     within = ranks[None, :] <= depth[:, None]
     _check_continuation(np.where(within, c, 0.0), model, topics)
-    if tail == "stop":
+    if tail not in TAILS:
+        raise ValueError(f"unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+    beyond = depth > w                       # the cutoff lies past the matrix: a finite zero-gain stretch
+    if beyond.any() and not model.finite_tail:
+        raise KernelError(f"browsing model {model.name!r} has no finite tail: give it a matrix as wide as "
+                          "the cutoff (or register it with finite_tail=True)")
+    if tail == "stop" and not beyond.any():
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0
         v = np.where(within, _exclusive_cumprod(c)[:, :-1], 0.0)
         return Browsing(gains, depth, v * (1 - c), v, tail, None)
-    if tail != "pad":
-        raise ValueError(f"unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+    end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
+    if tail == "stop":
+        c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within
     c = np.where(within, c, 0.0)
     v_ext = _exclusive_cumprod(np.where(within, c, 1.0))
-    v_next = v_ext[np.arange(n), np.minimum(depth, w)]
+    v_next = v_ext[np.arange(n), end]
     v = np.where(within, v_ext[:, :-1], 0.0)
     lv = np.where(within, v * (1 - c), 0.0)
+    horizon = np.where(beyond, depth - end, 0).astype(np.float64) if tail == "stop" else np.full(n, np.inf)
     if model.tail is None:
         sums = _numeric_tail(model, gains, depth, params)
     else:
         cg = gains.sum(axis=1)
-        inp = TailInput(gains, depth, v_next, v.sum(axis=1), cg,
-                        total_gain if total_gain is not None else np.full(n, np.nan))
+        inp = TailInput(gains, end, v_next, v.sum(axis=1), cg,
+                        total_gain if total_gain is not None else np.full(n, np.nan), horizon)
         sums = model.tail(inp, params)
     return Browsing(gains, depth, lv, v, tail, sums)
 
 
 def aggregate(b: Browsing, agg: Aggregation, params: Params) -> np.ndarray:
-    """M = sum_i L(i) A(i) per topic (plus the zero-gain tail under 'pad')."""
+    """M = sum_i L(i) A(i) per topic (plus the zero-gain tail past the matrix, if any)."""
     n, w = b.gains.shape
     cg, running_max = b.cg, b.running_max
     ranks = np.arange(1, w + 1, dtype=np.float64)
@@ -144,7 +157,8 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params) -> np.ndarray:
         m = np.where(b.L > 0, b.L * a, 0.0).sum(axis=1)
     if b.tail_sums is not None:
         if agg.tail is None:
-            raise ValueError(f"aggregation {agg.name!r} defines no tail; use tail='stop' or register it with tail=")
+            raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
+                             "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
         cg_d = cg[:, -1] if w else np.zeros(n)
         max_d = running_max[:, -1] if w else np.zeros(n)
         const, coef = agg.tail(cg_d, max_d, vplus, params)

@@ -14,6 +14,11 @@ from ir_cwla.kernel import TAILS
 
 _NP = measures.base._NOT_PROVIDED
 _FLOAT_PARAMS = ("p", "T", "beta", "max_rel", "rel")
+#: Largest INST/INSQ target T: its users look about 2T documents deep, and beyond 1e12 the
+#: closed-form tail's intermediate terms ((i + 2T)^2) would lose their meaning in float64.
+MAX_T = 1e12
+#: Largest cutoff (a rank is an int64; a cutoff deeper than the ranking costs nothing).
+MAX_CUTOFF = 2**62
 
 
 def _canonical_params(params: dict[str, Any], supported: dict[str, Any]) -> dict[str, Any]:
@@ -101,15 +106,20 @@ class _CWLA(measures.Measure):
         cutoff = self.params.get("cutoff", None)
         if cutoff is not None and cutoff < 1:
             raise ValueError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
+        if cutoff is not None and cutoff > MAX_CUTOFF:
+            raise ValueError(f"CWLA: cutoff must be at most 2^62 (got @{cutoff})")
         if model.requires_cutoff and cutoff is None:
             raise ValueError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
         p, T, beta = self["p"], self["T"], self["beta"]
         if not (0 < p < 1):
             raise ValueError(f"CWLA: p must lie in (0, 1) (got p={p})")
-        if not (T > 0 and math.isfinite(T)):
-            raise ValueError(f"CWLA: T must be > 0 (got T={T})")
+        if not (0 < T <= MAX_T):
+            raise ValueError(f"CWLA: T must lie in (0, {MAX_T:g}] (got T={T})")
         if not (0 <= beta <= 1):
             raise ValueError(f"CWLA: beta must lie in [0, 1] (got beta={beta})")
+        problem = model.check(self.model_params()) if model.check is not None else None
+        if problem:
+            raise ValueError(f"CWLA: C={model.name!r}: {problem}")
         tail = self["tail"]
         if tail not in TAILS:
             raise ValueError(f"CWLA: unknown tail={tail!r}; valid: {', '.join(TAILS)}")
@@ -120,11 +130,11 @@ class _CWLA(measures.Measure):
         if rel is not _NP:
             if gain not in (_NP, "bin"):
                 raise ValueError(f"CWLA: rel={rel:g} only applies to gain='bin' (got gain={gain!r})")
-            if not rel > 0:
-                raise ValueError(f"CWLA: rel must be > 0 (got rel={rel:g})")
+            if not (rel > 0 and math.isfinite(rel)):
+                raise ValueError(f"CWLA: rel must be a finite number > 0 (got rel={rel:g})")
         max_rel = self.params.get("max_rel", _NP)
-        if max_rel is not _NP and not max_rel > 0:
-            raise ValueError(f"CWLA: max_rel must be > 0 (got max_rel={max_rel:g})")
+        if max_rel is not _NP and not (max_rel > 0 and math.isfinite(max_rel)):
+            raise ValueError(f"CWLA: max_rel must be a finite number > 0 (got max_rel={max_rel:g})")
         for name in ("p", "T", "beta"):
             if name in self.params and name not in model.params and name not in agg.params:
                 raise ValueError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "

@@ -6,8 +6,9 @@ that share a browsing model sharing its C, V and L.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import ir_measures
 import numpy as np
@@ -17,12 +18,26 @@ from ir_measures.providers.base import Any as AnyParam
 from ir_measures.util import Metric
 
 from ir_cwla import kernel
-from ir_cwla.aggregation import get_aggregation
-from ir_cwla.browsing import get_browsing_model
-from ir_cwla.gains import Qrels, Rankings, rank_run
+from ir_cwla.aggregation import Aggregation, get_aggregation
+from ir_cwla.browsing import BrowsingModel, get_browsing_model
+from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.io import as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases
+
+
+class _Plan(NamedTuple):
+    """How one measure is computed, and the cache keys of the steps it shares with others."""
+
+    spec: GainSpec
+    cutoff: Optional[int]
+    padded: bool
+    model: BrowsingModel
+    agg: Aggregation
+    params: dict
+    layout: tuple
+    gkey: tuple
+    bkey: tuple
 
 
 class CwlaEvaluator(providers.Evaluator):
@@ -46,28 +61,61 @@ class CwlaEvaluator(providers.Evaluator):
         return ranked.topics, self.score_rankings(ranked)
 
     def score_rankings(self, ranked: Rankings) -> dict[Measure, np.ndarray]:
-        qrels = self.prepared_qrels
+        """Per-topic scores (in the order of ``ranked.topics``) of every measure.
+
+        The rows are scored group by group (:meth:`Rankings.groups`); measures that share a
+        gain mapping and cutoff share the gain matrices, and measures that also share a
+        browsing model share its C, V and L. ``ranked`` may be graded by a subset of the
+        evaluator's qrels (:meth:`Rankings.regrade`): its own qrels give x_max and R.
+        """
+        qrels = ranked.qrels
         rows = ranked.topic_rows
-        gains_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        browse_cache: dict[tuple, kernel.Browsing] = {}
+        n = len(rows)
+        plans = [self._plan(m) for m in self.measures]
+        # how many measures still need each cached layout, gain matrix and browsing: freed after
+        # the last one, so peak memory is that of the widest single step, not of all measures
+        uses: Counter = Counter()
+        for plan in plans:
+            uses.update([plan.layout, plan.gkey, plan.bkey])
+        cache: dict[Any, Any] = {}
         out: dict[Measure, np.ndarray] = {}
-        for m in self.measures:
-            spec = m.gain_spec()
-            cutoff = m.params.get("cutoff")
-            gkey = (spec, cutoff)
-            if gkey not in gains_cache:
-                width = cutoff if cutoff is not None else ranked.grades.shape[1]
-                depth = np.full(len(rows), width, dtype=np.int64) if cutoff is not None else ranked.lengths
-                gains_cache[gkey] = (ranked.gains(spec, qrels.x_max, width), depth)
-            gains, depth = gains_cache[gkey]
-            model = get_browsing_model(m["C"])
-            params = m.model_params()
-            bkey = (model.name, tuple(params[k] for k in model.params), gkey, m["tail"])
-            if bkey not in browse_cache:
-                total = qrels.total_gain(spec)[rows] if m["tail"] == "pad" else None
-                browse_cache[bkey] = kernel.browse(gains, depth, model, params, m["tail"], total, ranked.topics)
-            out[m] = kernel.aggregate(browse_cache[bkey], get_aggregation(m["A"]), params)
+        for m, plan in zip(self.measures, plans):
+            if plan.layout not in cache:
+                cache[plan.layout] = ranked.groups(plan.cutoff, pad_to=plan.cutoff if plan.padded else None)
+            groups = cache[plan.layout]
+            if plan.gkey not in cache:
+                cache[plan.gkey] = [plan.spec.apply(g.grades, qrels.x_max) for g in groups]
+            if plan.bkey not in cache:
+                total = qrels.total_gain(plan.spec)[rows] if m["tail"] == "pad" else None
+                cache[plan.bkey] = [
+                    kernel.browse(gains, np.full(len(g.rows), plan.cutoff, dtype=np.int64)
+                                  if plan.cutoff is not None else g.kept, plan.model, plan.params, m["tail"],
+                                  None if total is None else total[g.rows], ranked.topics[g.rows])
+                    for g, gains in zip(groups, cache[plan.gkey])]
+            scores = np.zeros(n)
+            for g, b in zip(groups, cache[plan.bkey]):
+                scores[g.rows] = kernel.aggregate(b, plan.agg, plan.params)
+            out[m] = scores
+            for key in (plan.layout, plan.gkey, plan.bkey):
+                uses[key] -= 1
+                if not uses[key]:
+                    del cache[key]
         return out
+
+    @staticmethod
+    def _plan(m: Measure) -> _Plan:
+        spec = m.gain_spec()
+        cutoff = m.params.get("cutoff")
+        model = get_browsing_model(m["C"])
+        agg = get_aggregation(m["A"])
+        # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
+        # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
+        padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
+        params = m.model_params()
+        layout = ("layout", cutoff, padded)
+        gkey = ("gains", spec, layout)
+        bkey = ("browse", model.name, tuple(params[k] for k in model.params), gkey, m["tail"])
+        return _Plan(spec, cutoff, padded, model, agg, params, layout, gkey, bkey)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Per-topic metrics for every qrels topic (0 for topics the run does not answer)."""

@@ -60,12 +60,14 @@ def test_eval_matches_ir_measures_per_query_and_mean(capsys, dl19_dir, dl19_qrel
                            "-m", *EQUIVALENT, "-q", "--format", "csv")
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out), dtype={"qid": str})
-    assert list(got.columns) == ["name", "qid", "measure", "value"]
+    assert list(got.columns) == ["name", "qid", "measure", "value", "short"]
     assert list(dict.fromkeys(got["name"])) == list(RUNS)
     n_topics = 43
     assert len(got) == len(RUNS) * (n_topics + 1) * (len(STANDARD) + len(EQUIVALENT))
-    for name, qid, measure, value in got.itertuples(index=False):
-        target = EQUIVALENT.get(next((k for k in EQUIVALENT if _short(k) == measure), ""), measure)
+    by_str = {str(ir_measures.parse_measure(k)): v for k, v in EQUIVALENT.items()}
+    for name, qid, measure, value, short in got.itertuples(index=False):
+        assert short == _short(measure)
+        target = by_str.get(measure, measure)
         assert value == pytest.approx(reference[name][(qid, target)], abs=1e-9), (name, qid, measure)
     # topics in natural order, the mean last
     qids = got[(got.name == "bm25base_p") & (got.measure == "nDCG@10")].qid.tolist()
@@ -96,8 +98,8 @@ def test_eval_defaults_to_the_canonical_six(capsys, dl19_dir, dl19_qrels_path):
     code, out, _ = _main(capsys, "eval", dl19_qrels_path, _run_paths(dl19_dir)[0], "--format", "csv")
     assert code == 0
     got = pd.read_csv(io.StringIO(out))
-    assert got.measure.tolist() == [ir_cwla.short_name(m) for m in ir_cwla.canonical()]
-    assert got.measure.tolist() == ["P_ERG@10", "DCG_ERG@10", "RBP_ERG@10", "INST_ERG@10", "AP_ERG@10", "ERR_ERR@10"]
+    assert got.measure.tolist() == [str(m) for m in ir_cwla.canonical()]
+    assert got.short.tolist() == ["P_ERG@10", "DCG_ERG@10", "RBP_ERG@10", "INST_ERG@10", "AP_ERG@10", "ERR_ERR@10"]
     assert (got.qid == "all").all() and got.value.between(0, 1).all() and got.value.gt(0).all()
 
 
@@ -117,7 +119,7 @@ def _malformed_run(dl19_dir: Path, tmp_path: Path) -> Path:
     ("run-is-dir", "run path is a directory"),
     ("qrels-as-run", "malformed run file: {qrels}:1: expected 6 whitespace-separated fields, found 4"),
     ("run-as-qrels", "malformed qrels file: {run}:1: expected 4 whitespace-separated fields, found 6"),
-    ("bad-score", "malformed run file: {tmp}/bad.run:3: field 5 is not a number: 'high'"),
+    ("bad-score", "malformed run file: {tmp}/bad.run:3: field 5 (score) is not a number: 'high'"),
     ("unknown-measure", "unknown measure 'nDGC@10'"),
     ("constant-cell", "measure \"CWLA(C='RBP', A='ERR')@10\": CWLA: C='RBP' with A='ERR' gives the same score"),
     ("bad-parameter", "measure 'CWLA(p=1.5)@10': CWLA: p must lie in (0, 1) (got p=1.5)"),
@@ -210,7 +212,7 @@ def test_eval_on_bundled_cranfield_offline(tmp_path, cranfield_dir):
     got = pd.read_csv(io.StringIO(ok["out"]), dtype={"qid": str})
     per_query = got[got.qid != "all"]
     assert len(per_query) == 2 * 225
-    for _, qid, measure, value in per_query.itertuples(index=False):
+    for _, qid, _, value, measure in per_query.itertuples(index=False):
         assert value == pytest.approx(expected[(qid, measure)], abs=1e-12), (qid, measure)
     assert not_a_run["code"] == 1 and not_a_run["err"] == \
         "ir-cwla eval: error: ir_datasets id 'cranfield' provides no scored documents\n"

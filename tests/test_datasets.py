@@ -146,3 +146,146 @@ def test_dataset_ids():
     assert datasets.dataset_id("irds:cranfield") == "cranfield"
     assert datasets.dataset_id("irds:msmarco-passage/trec-dl-2019/judged") == "msmarco-passage/trec-dl-2019/judged"
     assert datasets.dataset_id("cranfield") is None
+
+
+# ------------------------------------------------------------------------- any ir_datasets id, offline
+
+LOCAL_ID = "ir-cwla-test/dl19-local"
+LOCAL = r"""
+import contextlib, io, json, sys, warnings
+import ir_datasets
+from ir_datasets.datasets.base import Dataset
+from ir_datasets.formats import TrecQrels, TrecScoredDocs, TsvQueries
+from ir_datasets.util import LocalDownload
+
+qrels_path, run_path, topics_path, dataset_id = sys.argv[1:5]
+ir_datasets.registry.register(dataset_id, Dataset(
+    TrecQrels(LocalDownload(qrels_path), {0: "not", 1: "related", 2: "highly", 3: "perfectly"}),
+    TrecScoredDocs(LocalDownload(run_path)), TsvQueries(LocalDownload(topics_path))))
+
+import ir_measures, pyterrier as pt
+import ir_cwla
+from ir_cwla import CWLA, meta
+from ir_cwla.app.cli import main
+
+ID = "irds:" + dataset_id
+RBP = CWLA(C="RBP", A="max") @ 10
+out = {}
+frame = meta.evaluate({"run": ID}, ID, [ir_measures.nDCG @ 10, RBP], progress=False)
+out["meta.evaluate"] = frame.groupby("measure").value.mean().to_dict()
+out["provider"] = {str(m): v for m, v in ir_cwla.PROVIDER.calc_aggregate([RBP], ID, ID).items()}
+
+
+def cli(*argv):
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        code = main(list(argv))
+    return {"code": code, "out": o.getvalue(), "err": e.getvalue()}
+
+
+out["eval"] = cli("eval", ID, ID, "-m", "nDCG@10", "RBP_max@10")
+out["measures"] = cli("measures", dataset_id, run_path, "nDCG@10", "RBP_max@10")
+ds = pt.get_dataset(ID)
+run = pd_run = ds.get_results() if hasattr(ds, "get_results") else None
+import pandas as pd
+run = pd.DataFrame(ir_datasets.load(dataset_id).scoreddocs_iter()).rename(columns={"query_id": "qid", "doc_id": "docno"})
+topics = ds.get_topics()
+res = pt.Experiment([pt.Transformer.from_df(run)], topics, ds.get_qrels(), eval_metrics=[ir_measures.nDCG @ 10, RBP],
+                    names=["run"])
+out["pt.Experiment"] = {str(k): float(res[str(k)].iloc[0]) for k in (ir_measures.nDCG @ 10, RBP)}
+out["offline"] = cli("eval", "irds:msmarco-passage/trec-dl-2019/judged", run_path, "-m", "nDCG@10")
+out["offline_measures"] = cli("measures", "msmarco-passage/trec-dl-2019/judged", run_path, "nDCG@10")
+import os
+out["home"] = os.environ["IR_DATASETS_HOME"]
+
+# raw Cranfield qrels (PyTerrier's) with graded measures: one warning pointing to cranfield_qrels()
+from ir_cwla import datasets
+datasets.ensure_cranfield()
+raw = pt.get_dataset("irds:cranfield").get_qrels()
+cran_run = pd.DataFrame({"qid": raw.qid, "docno": raw.docno, "score": 1.0})
+cases = {"graded": (raw, [RBP]), "binary only": (raw, ["P@10", CWLA(C="RBP", A="max", rel=1) @ 10]),
+         "remapped": (datasets.cranfield_qrels(), [RBP])}
+out["cranfield"] = {}
+for case, (qrels, measures) in cases.items():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        meta.evaluate({"r": cran_run}, qrels, measures, progress=False)
+    out["cranfield"][case] = [str(w.message) for w in caught if w.category.__name__ == "RawCranfieldWarning"]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    pt.Experiment([pt.Transformer.from_df(cran_run)], pt.get_dataset("irds:cranfield").get_topics(), raw,
+                  eval_metrics=[RBP])
+out["cranfield"]["pt.Experiment"] = [str(w.message) for w in caught if w.category.__name__ == "RawCranfieldWarning"]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def local_dataset(tmp_path_factory, dl19_dir, dl19_qrels_path) -> dict:
+    import gzip
+
+    tmp = tmp_path_factory.mktemp("irds-local")
+    run = tmp / "run.txt"
+    run.write_bytes(gzip.decompress((dl19_dir / "runs" / "input.ICT-BERT2.gz").read_bytes()))
+    proc = run_offline_code(LOCAL, tmp, str(dl19_qrels_path), str(run), str(dl19_dir / "topics.dl19-passage.txt"),
+                            LOCAL_ID, timeout=400)
+    result = json.loads(proc.stdout.splitlines()[-1])
+    result["run_path"] = str(run)
+    return result
+
+
+@pytest.mark.slow   # shares an offline child process running PyTerrier
+def test_a_local_ir_datasets_id_works_on_every_path(local_dataset, dl19_dir, dl19_qrels_path):
+    """A dataset registered from local files (not Cranfield) through ``irds:<id>``: the Python
+    API, ir-measures with our provider, the command line and pt.get_dataset all give the
+    numbers ir-measures computes from the files themselves."""
+    import ir_measures
+
+    import ir_cwla
+    from ir_cwla import CWLA
+
+    qrels = ir_cwla.io.read_trec_qrels(dl19_qrels_path)
+    run = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.ICT-BERT2.gz")
+    rbp = CWLA(C="RBP", A="max") @ 10
+    expected = {str(m): v for m, v in ir_measures.calc_aggregate([ir_measures.nDCG @ 10, rbp], qrels, run).items()}
+    assert round(expected["nDCG@10"], 4) == 0.6650
+    for path in ("meta.evaluate", "pt.Experiment"):
+        assert local_dataset[path] == pytest.approx(expected, abs=1e-12), path
+    assert local_dataset["provider"] == pytest.approx({str(rbp): expected[str(rbp)]}, abs=1e-12)
+    lines = [f"{'runid':<22}\tall\tirds:{LOCAL_ID}", f"{'nDCG@10':<22}\tall\t{expected['nDCG@10']:.4f}",
+             f"{'RBP_max@10':<22}\tall\t{expected[str(rbp)]:.4f}"]
+    assert local_dataset["eval"] == {"code": 0, "out": "\n".join(lines) + "\n", "err": ""}
+    assert local_dataset["measures"] == {"code": 0, "err": "", "out": f"nDCG@10\t{expected['nDCG@10']:.4f}\n"
+                                         f"{rbp}\t{expected[str(rbp)]:.4f}\n"}
+
+
+@pytest.mark.slow   # shares an offline child process running PyTerrier
+def test_a_failed_download_is_one_line_that_says_what_to_do(local_dataset):
+    target = Path(local_dataset["home"]) / "msmarco-passage" / "trec-dl-2019" / "qrels"
+    for case, prog, spec in (("offline", "eval", "irds:msmarco-passage/trec-dl-2019/judged"),
+                             ("offline_measures", "measures", "irds:msmarco-passage/trec-dl-2019/judged")):
+        got = local_dataset[case]
+        assert got["code"] == 1 and got["out"] == ""
+        assert got["err"] == (
+            f"ir-cwla {prog}: error: {spec}: ir_datasets could not download the qrels of "
+            "'msmarco-passage/trec-dl-2019/judged' from https://trec.nist.gov/data/deep/2019qrels-pass.txt "
+            f"(ConnectionError). Offline, pass a TREC qrels file instead of {spec}, or place the file at {target} "
+            "(ir_datasets then reads it without downloading)\n")
+
+
+@pytest.mark.slow   # shares an offline child process running PyTerrier
+def test_raw_cranfield_qrels_with_graded_measures_warn(local_dataset):
+    warned = local_dataset["cranfield"]
+    assert len(warned["graded"]) == 1 and "use ir_cwla.datasets.cranfield_qrels()" in warned["graded"][0]
+    assert "look like the raw Cranfield judgments (grade -1 once per topic" in warned["graded"][0]
+    assert warned["binary only"] == [] and warned["remapped"] == []
+    assert len(warned["pt.Experiment"]) == 1            # through ir-measures' provider too
+
+
+def test_raw_cranfield_signature():
+    frame = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["a", "b", "c", "d"],
+                          "relevance": [-1, 2, -1, 4]})
+    assert datasets.looks_raw(frame)
+    assert not datasets.looks_raw(frame.assign(relevance=[-1, 2, 0, 4]))      # topic 2 lacks its -1
+    assert not datasets.looks_raw(frame.assign(relevance=[-1, 5, -1, 4]))     # a grade Cranfield never has
+    assert not datasets.looks_raw(datasets.remap_cranfield_grades(frame))

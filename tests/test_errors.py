@@ -24,8 +24,15 @@ def calc(measure, run=RUN, qrels=QRELS):
     (CWLA(C="RBP", A="mean")@10, r"unknown aggregation A='mean'; valid: ERG, ETG, avg, max, fin, PE, ERR"),
     (CWLA(C="RBP", p=1.0), r"p must lie in \(0, 1\) \(got p=1.0\)"),
     (CWLA(C="RBP", p=0), r"p must lie in \(0, 1\)"),
-    (CWLA(C="INST", T=0), r"T must be > 0 \(got T=0.0\)"),
-    (CWLA(C="INST", T=-2), r"T must be > 0"),
+    (CWLA(C="INST", T=0), r"T must lie in \(0, 1e\+12\] \(got T=0.0\)"),
+    (CWLA(C="INST", T=-2), r"T must lie in \(0, 1e\+12\]"),
+    (CWLA(C="INST", T=float("inf")), r"T must lie in \(0, 1e\+12\]"),
+    (CWLA(C="INST", T=float("nan")), r"T must lie in \(0, 1e\+12\]"),
+    (CWLA(C="RBP", p=float("nan")), r"p must lie in \(0, 1\)"),
+    (CWLA(A="PE", beta=float("nan")), r"beta must lie in \[0, 1\]"),
+    (CWLA(max_rel=float("inf")), r"max_rel must be a finite number > 0"),
+    (CWLA(rel=float("inf")), r"rel must be a finite number > 0"),
+    (CWLA(C="RBP") @ (2**62 + 1), r"cutoff must be at most 2\^62"),
     (CWLA(A="PE", beta=1.5), r"beta must lie in \[0, 1\] \(got beta=1.5\)"),
     (CWLA(C="RBP")@0, r"cutoff must be >= 1 \(got @0\)"),
     (CWLA(C="P", A="ERG"), r"C='P' needs a cutoff"),
@@ -37,9 +44,12 @@ def calc(measure, run=RUN, qrels=QRELS):
     (CWLA(C="RBP", tail="both"), r"unknown tail='both'; valid: stop, pad"),
     (CWLA(C="RBP", gain="log"), r"unknown gain='log'; valid: lin, exp, bin"),
     (CWLA(C="RBP", gain="lin", rel=2), r"rel=2 only applies to gain='bin'"),
-    (CWLA(C="RBP", rel=0), r"rel must be > 0"),
+    (CWLA(C="RBP", rel=0), r"rel must be a finite number > 0"),
     (CWLA(C="RBP", max_rel=1), r"max_rel=1 is below the largest grade in the qrels \(2\)"),
     (CWLA(C="RBP", foo=1), r"unknown parameter\(s\) \['foo'\]"),
+    (CWLA(C="INST", p=0.9), r"p=0.9 has no effect with C='INST' and A='ERG' \(their parameters: T\)"),
+    (CWLA(C="RBP", A="max", beta=0.3), r"beta=0.3 has no effect with C='RBP' and A='max'"),
+    (CWLA(C="RBP", rel=2, max_rel=3), r"max_rel has no effect with binary gains"),
 ])
 def test_bad_parameters(measure, message):
     with pytest.raises(ValueError, match=message):
@@ -65,21 +75,29 @@ def test_malformed_trec_lines_name_file_and_line(tmp_path):
     gz = tmp_path / "run.gz"
     with gzip.open(gz, "wt") as f:
         f.write(good + "2 Q0 c 1 nan r\n")
-    with pytest.raises(ValueError, match=r"not finite for query '2', document 'c'"):
+    with pytest.raises(ValueError, match=r"run.gz:3: score 'nan' of topic '2', document 'c' is not a finite number"):
         ir_cwla.io.read_trec_run(gz)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b x\n")
-    with pytest.raises(ValueError, match=r"qrels.txt:2: field 4 is not a number: 'x'"):
+    with pytest.raises(ValueError, match=r"qrels.txt:2: field 4 \(grade\) is not an integer: 'x'"):
         ir_cwla.io.read_trec_qrels(qrels)
     with pytest.raises(FileNotFoundError, match="run file not found"):
         ir_cwla.io.read_trec_run(tmp_path / "missing.txt")
 
 
 def test_invalid_continuation_is_reported_with_topic():
-    """INST with a tiny T can give C > 1 (a user who 'continues' with probability > 1)."""
+    """INST with T < 1/4 can give C > 1 (a user who 'continues' with probability > 1): refused
+    when the measure is built; a registered model that does it is caught by the kernel."""
     run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "x", "y"], "score": [3.0, 2.0, 1.0]})
-    with pytest.raises(ValueError, match=r"gives C\(1\) = .* for topic '1'; continuation probabilities must lie in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"C='INST': T=0.1 lets C\(i\) exceed 1 \(INST needs T >= 0.25\)"):
         calc(CWLA(C="INST", A="ERG", T=0.1)@3, run)
+    ir_cwla.register_browsing_model("too_eager", lambda g, params: 1.0 + g)
+    try:
+        with pytest.raises(ValueError, match=r"'too_eager' gives C\(1\) = .* for topic '1'; continuation "
+                                             r"probabilities must lie in \[0, 1\]"):
+            calc(CWLA(C="too_eager", A="ERG")@3, run)
+    finally:
+        ir_cwla.BROWSING_MODELS.pop("too_eager")
 
 
 def test_zero_max_grade_scores_zero_not_nan():

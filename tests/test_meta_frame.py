@@ -148,3 +148,26 @@ def test_trials_below_one():
         meta.consistency(df, trials=0)
     with pytest.raises(ValueError, match="test_trials must be >= 1"):
         meta.consistency(df, trials=5, test_trials=0)
+
+
+def test_summary_rows_are_never_read_as_a_topic():
+    """The per-query output of ``ir-cwla eval -q`` ends each run with qid 'all' rows (the mean)."""
+    frame = toy_frame()
+    means = frame.groupby(["name", "measure"], as_index=False)["value"].mean().assign(qid="all")
+    with_summary = pd.concat([frame, means], ignore_index=True).sample(frac=1, random_state=2)
+    cube = meta.to_cube(with_summary)
+    assert "all" not in cube.topics and cube.values.shape == (2, 6, 4)
+    np.testing.assert_array_equal(cube.values, meta.to_cube(frame).values)
+    with pytest.raises(ValueError, match=r"holds only summary rows \(qid 'all'\).*ir-cwla eval -q"):
+        meta.to_cube(means)
+
+
+def test_measure_names_unknown_to_groups_are_an_error_not_an_empty_table():
+    frame = toy_frame(n_systems=5, measures=("RBP_maxx@10", "RBP_ERG@10"))
+    with pytest.raises(ValueError, match=r"groups=meta.browsing_model: 'RBP_maxx@10' is not a measure name"):
+        meta.similarity(frame, groups=meta.browsing_model)
+    # every name ir-cwla prints is known: short names and str(measure) form the same families
+    frame = toy_frame(n_systems=5, measures=("RBP_max@10", str(CWLA(C="RBP", A="ERG") @ 10), "INST_PE(beta=0.3)@10",
+                                "CWLA(C='INST', A='ERG')@10"))
+    sim = meta.similarity(frame, groups=meta.browsing_model)
+    assert sorted(sim.groups) == ["INST@10", "RBP@10"] and len(sim.table()) == 2

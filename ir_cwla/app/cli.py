@@ -1,44 +1,63 @@
-"""The ``ir-cwla`` command line: ``eval``, ``meta``, ``leaderboard`` and ``demo``.
+"""The ``ir-cwla`` command line: ``eval``, ``measures``, ``meta``, ``leaderboard`` and ``demo``.
 
 ::
 
-    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [--format trec|csv|json]
-    ir-cwla meta QRELS RUNDIR [-m MEASURE...] [--trials N] [--out REPORT]
+    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [--runid]
+                              [--format trec|csv|json|jsonl] [-p PLACES]
+    ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
+    ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
     ir-cwla demo [--out REPORT]
+    ir-cwla --version
 
-QRELS and RUN are TREC files (plain or gzipped) or ir_datasets ids written ``irds:ID``
-(``irds:cranfield`` is bundled and gets the Cranfield grade conventions of
-:mod:`ir_cwla.datasets`). Measures are read by :func:`ir_cwla.parse_measure`: ir-measures
-syntax (``nDCG@10``, ``AP(rel=2)``, ``CWLA(C='RBP', A='max')@10``), the short names ir_cwla
-prints (``RBP_max@10``, ``RBP(p=0.9)_max[pad]@10``) and trec_eval names (``ndcg_cut_10``);
-the default is the six canonical C/W/L/A measures at cutoff 10.
+QRELS and RUN are TREC files or streams (``-`` is stdin; ``/dev/stdin``, ``<(zcat run.gz)``
+and FIFOs work too; plain, gzip, bzip2 or xz), read once by :mod:`ir_cwla.io`, or
+ir_datasets ids written ``irds:ID`` (``irds:cranfield`` is bundled and gets the Cranfield
+grade conventions of :mod:`ir_cwla.datasets`). Measures are read by
+:func:`ir_cwla.parse_measure`: ir-measures syntax (``nDCG@10``, ``AP(rel=2)``,
+``CWLA(C='RBP', A='max')@10``), the short names ir_cwla prints (``RBP_max@10``,
+``RBP(p=0.9)_max[pad]@10``) and trec_eval names (``ndcg_cut_10``, ``map``); the default is
+the six canonical C/W/L/A measures at cutoff 10. ``measures`` is ir_measures' command line
+(same arguments, same output) with the C/W/L/A measures registered.
 
 This module only parses arguments and prints; the work is done by :mod:`.evaluate`
-(scoring and formatting), :mod:`ir_cwla.meta`, :mod:`ir_cwla.leaderboard`, :mod:`.report`
-and :mod:`.demo`.
+(reading, checking, scoring and formatting), :mod:`ir_cwla.meta`, :mod:`ir_cwla.leaderboard`,
+:mod:`.report` and :mod:`.demo`.
 
-Errors in the input (a missing file, an unknown measure, a malformed line) are reported on
-one line of stderr with exit status 1; usage errors exit with status 2, as argparse does.
+Errors in the input (a missing file, an unknown measure, a malformed line, an empty run)
+are reported on one line of stderr with exit status 1 (``--traceback``, anywhere on the
+line, shows the traceback instead); usage errors exit with status 2, as argparse does.
+Every warning is shown once, on one line of stderr.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Optional
 
 import pandas as pd
 
 from ir_cwla.app.evaluate import (
+    FORMATS,
+    check_stdin_once,
+    check_topics,
     evaluate_runs,
     format_results,
     note_conventions,
+    per_query_measures,
+    qrels_spec,
+    read_per_query,
     read_qrels_arg,
     read_run_arg,
+    run_tag_names,
+    stream_names,
     unique_run_names,
+    with_relevance_level,
 )
 from ir_cwla.names import parse_measures
 
@@ -62,14 +81,62 @@ def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ir-cwla eval``: scores runs like trec_eval, with any ir-measures or C/W/L/A measure."""
     import ir_cwla
+    from ir_cwla import io
 
-    measures = measures_arg(args.measures, ir_cwla.canonical())
-    qrels = read_qrels_arg(args.qrels)
-    runs = {name: read_run_arg(spec) for name, spec in zip(unique_run_names(args.runs), args.runs)}
-    results = evaluate_runs(runs, qrels, measures, per_query=args.per_query,
+    if args.no_summary and not args.per_query:
+        raise CliError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
+    measures = with_relevance_level(measures_arg(args.measures, ir_cwla.canonical()), args.level)
+    check_stdin_once([args.qrels, *args.runs])
+    names = unique_run_names(args.runs)
+    qrels = read_qrels_arg(args.qrels, measures)
+    runs = [read_run_arg(spec) for spec in args.runs]
+    names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
+    if args.depth is not None:
+        runs = [io.top_ranked(run, args.depth) for run in runs]
+    topics = set(pd.unique(qrels["query_id"]).tolist())
+    for name, run in zip(names, runs):
+        check_topics(name, run, topics, args.answered_only)
+    results = evaluate_runs(dict(zip(names, runs)), qrels, measures, per_query=args.per_query,
+                            summary=not args.no_summary, answered_only=args.answered_only,
                             progress=len(runs) > 1 and sys.stderr.isatty())
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
+    return 0
+
+
+def cmd_measures(args: argparse.Namespace) -> int:
+    """``ir-cwla measures``: ir_measures' command line (same arguments, same output), with the
+    C/W/L/A measures registered and ir_cwla's readers (streams, checks, one duplicate policy)."""
+    import ir_measures
+    from ir_measures.__main__ import OUTPUT_FORMATS
+    from ir_measures.util import Metric
+
+    from ir_cwla import io
+
+    if args.no_summary and not args.by_query:
+        raise CliError("--no_summary (-n) only supported with --by_query (-q)")
+    measures = parse_measures(args.measures)
+    check_stdin_once([args.qrels, args.run])
+    spec = qrels_spec(args.qrels)
+    qrels = read_qrels_arg(spec, measures)
+    run = read_run_arg(args.run)
+    check_topics(io.input_name(args.run), run, set(pd.unique(qrels["query_id"]).tolist()))
+    calc = ir_measures.providers.registry[args.provider] if args.provider else ir_measures
+    output = OUTPUT_FORMATS[args.output_format](args)
+    if args.by_query:
+        aggregators = None if args.no_summary else {m: m.aggregator() for m in measures}
+        for result in calc.iter_calc(measures, qrels, run):
+            output(result)
+            if aggregators:
+                aggregators[result.measure].add(result.value)
+        if aggregators:
+            for m in measures:
+                output(Metric(query_id=io.SUMMARY_QID, measure=m, value=aggregators[m].result()))
+    else:
+        results = calc.calc_aggregate(measures, qrels, run)
+        for m in measures:
+            output(Metric(query_id=io.SUMMARY_QID, measure=m, value=results[m]))
+    note_conventions(spec)
     return 0
 
 
@@ -81,12 +148,15 @@ def cmd_meta(args: argparse.Namespace) -> int:
     from ir_cwla import meta
     from ir_cwla.app import report
 
-    measures = measures_arg(args.measures, ir_cwla.table1())
-    if not os.path.isdir(args.rundir):
-        raise CliError(f"run directory not found: {args.rundir}")
-    qrels = read_qrels_arg(args.qrels)
     progress = sys.stderr.isatty()
-    per_query = meta.evaluate(args.rundir, qrels, measures, progress=progress)
+    if args.rundir is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+        per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
+    else:
+        measures = measures_arg(args.measures, ir_cwla.table1())
+        if not os.path.isdir(args.rundir):
+            raise CliError(f"run directory not found: {args.rundir}")
+        qrels = read_qrels_arg(args.qrels, measures)
+        per_query = meta.evaluate(args.rundir, qrels, measures, progress=progress)
     all_cwla = all(ir_cwla.is_cwla(m) for m in measures)
     groups = meta.browsing_model if all_cwla else None
     sim = meta.similarity(per_query, groups=groups)
@@ -95,8 +165,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
     disc = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha, seed=args.seed,
                                      groups=groups, progress=progress)
     page = report.HtmlReport("ir_cwla meta-evaluation",
-                             f"{per_query['name'].nunique()} runs from {args.rundir}, "
-                             f"{per_query['qid'].nunique()} topics, {len(measures)} measures; qrels {args.qrels}.",
+                             f"{per_query['name'].nunique()} runs from {args.rundir or args.qrels}, "
+                             f"{per_query['qid'].nunique()} topics, {len(measures)} measures"
+                             + (f"; qrels {args.qrels}." if args.rundir else "."),
                              directory=args.out)
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
     page.section("Runs")
@@ -110,7 +181,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
         print()
         print(disc.table().to_string(index=False, float_format="%.4f"))
     print(f"\nreport: {path}")
-    note_conventions(args.qrels)
+    if args.rundir is not None:
+        note_conventions(args.qrels)
     return 0
 
 
@@ -196,31 +268,80 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- entry point
 
+EVAL_EPILOG = """\
+inputs: QRELS and RUN are paths, - (stdin), /dev/stdin, <(zcat run.gz) or FIFOs,
+  plain, gzip, bzip2 or xz, each read once; or ir_datasets ids written irds:ID.
+averaging in force: {averaging}.
+measures: ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max', p=0.9)@10),
+  the short names ir-cwla prints (RBP_max@10, INST_PE(beta=0.3)@10, RBP(p=0.9)_max@10,
+  AP_ERG[pad]) or trec_eval names (ndcg_cut_10, map, P.5,10); lists split on spaces
+  and commas.
+"""
+AVERAGING = ("every qrels topic counts, 0 where a run has none\n  (the default, as ir_measures and trec_eval -c; "
+             "-a averages over the topics a run answers)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``ir-cwla`` argument parser (one sub-command per verb)."""
+    from ir_cwla import __version__
+
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
-    parser.add_argument("--traceback", action="store_true", help="show the full traceback of an error")
+    parser.add_argument("--traceback", action="store_true",
+                        help="show the full traceback of an error (accepted anywhere on the line)")
+    parser.add_argument("--version", action="version", version=f"ir-cwla {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     p = sub.add_parser("eval", help="score runs against qrels (like trec_eval / ir_measures)",
-                       description="Score TREC runs against qrels, like trec_eval -q / ir_measures.")
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or irds:ID")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s) or irds:ID")
+                       description="Score TREC runs against qrels, like trec_eval -q / ir_measures.",
+                       epilog=EVAL_EPILOG.format(averaging=AVERAGING),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels (file, - for stdin, /dev/stdin, ...) or irds:ID")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run(s) (file, - for stdin, ...) or irds:ID")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help="measure(s) in ir-measures syntax, repeatable or space-separated "
+                   help="measure(s), repeatable, space- or comma-separated "
                         "(default: the six canonical C/W/L/A measures @10)")
     p.add_argument("-q", "--per-query", action="store_true", help="also print the score of every query")
-    p.add_argument("--format", choices=("trec", "csv", "json"), default="trec", help="output format (default trec)")
+    p.add_argument("-n", "--no-summary", action="store_true",
+                   help="with -q: leave out the summary rows (qid 'all')")
+    p.add_argument("-a", "--answered-only", action="store_true",
+                   help="average over the topics each run answers (trec_eval without -c); default: every qrels "
+                        "topic counts, 0 where the run has none (ir_measures, trec_eval -c)")
+    p.add_argument("-M", "--depth", type=int, metavar="DEPTH",
+                   help="score only the first DEPTH documents of every ranking (trec_eval -M)")
+    p.add_argument("-l", "--level", type=int, metavar="LEVEL",
+                   help="binary measures count grades >= LEVEL as relevant (trec_eval -l; default 1)")
+    p.add_argument("--runid", action="store_true",
+                   help="name runs by their run tag (sixth field of the first line), as trec_eval does")
+    p.add_argument("--format", choices=FORMATS, default="trec",
+                   help="output format (default trec); csv/json/jsonl carry str(measure) in 'measure' "
+                        "and a 'short' name, and read back into ir-cwla meta")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals in the trec format (default 4)")
     p.set_defaults(func=cmd_eval)
+
+    import ir_measures
+
+    p = sub.add_parser("measures", help="ir_measures' command line, with the C/W/L/A measures",
+                       description="ir_measures QRELS RUN MEASURE... with the same arguments and output; "
+                                   "QRELS is a file or an ir_datasets id, RUN a file (- for stdin).")
+    p.add_argument("qrels", metavar="QRELS")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("measures", metavar="MEASURE", nargs="+")
+    p.add_argument("--places", "-p", type=int, default=4)
+    p.add_argument("--by_query", "--by-query", "-q", dest="by_query", action="store_true")
+    p.add_argument("--no_summary", "--no-summary", "-n", dest="no_summary", action="store_true")
+    p.add_argument("--output_format", "--output-format", "-o", dest="output_format", choices=("tsv", "jsonl"),
+                   default="tsv")
+    p.add_argument("--provider", choices=sorted(ir_measures.providers.registry))
+    p.set_defaults(func=cmd_measures)
 
     p = sub.add_parser("meta", help="meta-evaluate measures: similarity, consistency, discriminative power",
                        description="The three analyses of Chen & Sakai over a directory of TREC runs; writes "
                                    "tables, figures and an HTML report.")
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or irds:ID")
-    p.add_argument("rundir", metavar="RUNDIR", help="directory of TREC run files (one system each)")
+    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
+                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
+    p.add_argument("rundir", metavar="RUNDIR", nargs="?", help="directory of TREC run files (one system each)")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
                    help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
     p.add_argument("--trials", type=int, default=1000, help="random topic splits for consistency (default 1000)")
@@ -261,19 +382,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _warnings_on_stderr(prog: str) -> Iterator[None]:
+    """Shows every warning once, on one line of stderr (``ir-cwla eval: warning: ...``)."""
+    seen: set[tuple[type, str]] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        text = " ".join(str(message).split())
+        if (category, text) not in seen:
+            seen.add((category, text))
+            print(f"{prog}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)      # repeats are dropped by ``show``
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs ``ir-cwla`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    traceback = "--traceback" in argv
+    argv = [a for a in argv if a != "--traceback"]
     parser = build_parser()
     args = parser.parse_args(argv)
+    prog = f"ir-cwla {args.command}"
     try:
-        return args.func(args)
+        with _warnings_on_stderr(prog):
+            return args.func(args)
     except KeyboardInterrupt:
         print("ir-cwla: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:           # `ir-cwla eval ... | head`: the reader has gone, say nothing
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as ex:   # one line, never a traceback (unless asked for)
-        if args.traceback:
+        if traceback:
             raise
-        print(f"ir-cwla {args.command}: error: {_one_line(ex)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(ex)}", file=sys.stderr)
         return 1
 
 

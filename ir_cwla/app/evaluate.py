@@ -1,46 +1,88 @@
-"""What ``ir-cwla eval`` does, as library functions: read the arguments, score, format.
+"""What ``ir-cwla eval`` and ``ir-cwla measures`` do, as library functions: read, check, score, format.
 
-:func:`evaluate_runs` scores runs into a long frame (``name, qid, measure, value`` plus a
-summary row per run and measure, as trec_eval's ``all``); :func:`format_results` writes it
-in trec_eval's layout, CSV or JSON. Run and qrels arguments are TREC files or any named
-source of :mod:`ir_cwla.io` (``irds:ID``, :mod:`ir_cwla.datasets`).
+:func:`evaluate_runs` scores runs into a long frame (``name, qid, measure, value, short``,
+plus a summary row with qid ``all`` per run and measure, as trec_eval prints);
+:func:`format_results` writes it in trec_eval's layout, CSV, JSON or JSON lines, and
+:func:`read_per_query` reads the CSV/JSON/JSONL back for :mod:`ir_cwla.meta`. Run and qrels
+arguments are TREC files or streams (``-`` is stdin) or any named source of
+:mod:`ir_cwla.io` (``irds:ID``, :mod:`ir_cwla.datasets`).
+
+Nothing scores silently to zero: :func:`check_topics` refuses an empty run and a run that
+shares no topic with the qrels, and warns (once, with the count) about a run that misses
+some qrels topics. Which topics a mean covers is a choice (``answered_only``): every qrels
+topic, 0 where the run has none (ir-measures, and trec_eval with ``-c``; the default), or
+only the topics the run answers (trec_eval without ``-c``).
 """
 from __future__ import annotations
 
+import io as _io
 import json
 import math
 import os
+import stat
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
+from ir_cwla.meta.evaluation import escape_name
+from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import short_name
 
-SUMMARY_QID = "all"
-"""The query id of the mean over topics, as in trec_eval."""
+SUMMARY_QID = io.SUMMARY_QID
+"""The query id of the mean over topics, as in trec_eval and ir-measures."""
 
+RESULT_COLUMNS = ("name", "qid", "measure", "value", "short")
+"""Columns of :func:`evaluate_runs`: ``measure`` is ``str(measure)`` (read back by
+:func:`ir_cwla.parse_measure` and :mod:`ir_cwla.meta`), ``short`` its short name for people."""
+
+FORMATS = ("trec", "csv", "json", "jsonl")
+
+
+class MissingTopicsWarning(UserWarning):
+    """A run answers only some of the qrels topics (the message says how many, and how they count)."""
+
+
+# ------------------------------------------------------------------------- reading arguments
 
 def _missing(spec: str, what: str) -> FileNotFoundError:
     hint = f" (an ir_datasets id is written {datasets.IRDS_PREFIX}{spec})" if "." not in Path(spec).name else ""
     return FileNotFoundError(f"{what} file not found: {spec}{hint}")
 
 
-def read_qrels_arg(spec: str) -> pd.DataFrame:
-    """Qrels named on the command line: a TREC qrels file or a named source (``irds:ID``)."""
-    if not io.is_named_source(spec) and not os.path.exists(spec):
+def _absent(spec: str) -> bool:
+    """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
+    return spec != io.STDIN and not io.is_named_source(spec) and not os.path.lexists(spec)
+
+
+def check_stdin_once(specs: Sequence[str]) -> None:
+    """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
+    stdin = [s for s in specs if s in (io.STDIN, "/dev/stdin")]
+    if len(stdin) > 1:
+        raise ValueError(f"standard input can be read only once, but {len(stdin)} arguments read it "
+                         f"({', '.join(stdin)})")
+
+
+def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
+    """Qrels named on the command line: a TREC qrels file or stream (``-``), or a named source
+    (``irds:ID``); checked for the ``measures`` they will be used with."""
+    if _absent(spec):
         raise _missing(spec, "qrels")
-    return io.as_qrels_frame(spec)
+    qrels = io.as_qrels_frame(spec, io.input_name(spec), measures=measures)
+    if measures is not None:
+        io.check_grades_for_backends(qrels, measures, io.input_name(spec))
+    return qrels
 
 
-def read_run_arg(spec: str) -> pd.DataFrame:
-    """A run named on the command line: a TREC run file or a named source (``irds:ID``)."""
-    if not io.is_named_source(spec) and not os.path.exists(spec):
+def read_run_arg(spec: str, name: Optional[str] = None) -> pd.DataFrame:
+    """A run named on the command line: a TREC run file or stream (``-``), or a named source (``irds:ID``)."""
+    if _absent(spec):
         raise _missing(spec, "run")
-    return io.as_run_frame(spec, name=spec)
+    return io.as_run_frame(spec, name=name or io.input_name(spec))
 
 
 def note_conventions(qrels_spec: str) -> None:
@@ -50,44 +92,153 @@ def note_conventions(qrels_spec: str) -> None:
         print(f"ir-cwla: note: {note}", file=sys.stderr)
 
 
+def qrels_spec(spec: str) -> str:
+    """A qrels argument as ir_measures' command line reads it: a file if there is one, else
+    an ir_datasets id (``irds:`` may be left out)."""
+    if _absent(spec) and datasets.dataset_id(spec) is None:
+        return datasets.IRDS_PREFIX + spec
+    return spec
+
+
 def run_name(spec: str) -> str:
-    """The name of a run in tables: a named source (``irds:ID``) as is, a file as
-    :func:`ir_cwla.meta.run_name` names it."""
-    return spec if io.is_named_source(spec) else meta.run_name(spec)
+    """The name of a run in tables: ``stdin`` for ``-``, a named source (``irds:ID``) as is,
+    a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped)."""
+    if spec == io.STDIN:
+        return "stdin"
+    return escape_name(spec) if io.is_named_source(spec) else meta.run_name(spec)
 
 
 def unique_run_names(specs: Sequence[str]) -> list[str]:
-    """:func:`run_name` of each spec, falling back to the spec itself where two names collide."""
+    """:func:`run_name` of each spec, falling back to the spec itself where two names collide.
+
+    The same spec given twice is an error (it would be scored once, under one name).
+    """
+    seen = set()
+    for spec in specs:
+        if spec in seen:
+            raise ValueError(f"run {spec} is given twice")
+        seen.add(spec)
     names = [run_name(s) for s in specs]
-    return [n if names.count(n) == 1 else s for n, s in zip(names, specs)]
+    return [n if names.count(n) == 1 else escape_name(s) for n, s in zip(names, specs)]
+
+
+def is_stream(spec: str) -> bool:
+    """True for an argument that names a stream rather than a file: ``-``, ``/dev/stdin``,
+    ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO."""
+    if spec == io.STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
+        return True
+    try:
+        return stat.S_ISFIFO(os.stat(spec).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequence[str]) -> list[str]:
+    """``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
+    which is all a stream has to name it (``stdin`` or the path where it has none, or where
+    the tag is taken already)."""
+    out = list(names)
+    for i, (spec, run) in enumerate(zip(specs, runs)):
+        tag = run.attrs.get(io.RUN_TAG_ATTR)
+        if is_stream(spec) and tag and escape_name(tag) not in out:
+            out[i] = escape_name(tag)
+    return out
+
+
+def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
+    """Each run named by its run tag (the sixth field of its first line, as trec_eval names
+    runs); an error for a run without one (not a TREC file) or two runs with the same tag."""
+    names = []
+    for spec, run in zip(specs, runs):
+        tag = run.attrs.get(io.RUN_TAG_ATTR)
+        if not tag:
+            raise ValueError(f"run {spec} has no run tag (it is not a TREC run file); name runs by file instead")
+        if tag in names:
+            raise ValueError(f"two runs have the run tag {tag!r} (the second is {spec}); name runs by file instead")
+        names.append(escape_name(tag))
+    return names
+
+
+def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[Any]:
+    """trec_eval's ``-l LEVEL``: binary measures count grades >= LEVEL as relevant.
+
+    Sets ``rel=LEVEL`` on every measure that takes a ``rel`` parameter and does not set it
+    (``P@10`` -> ``P(rel=2)@10``), and on C/W/L/A measures with binary gains at the default
+    ``rel=1``; graded measures (nDCG, C/W/L/A with lin/exp gains) are unchanged.
+    """
+    if level is None:
+        return list(measures)
+    if level < 1:
+        raise ValueError(f"relevance level must be >= 1, got {level}")
+    out = []
+    for m in measures:
+        if "rel" in getattr(m, "SUPPORTED_PARAMS", {}) and "rel" not in m.params:
+            if not (m.NAME == "CWLA" and m.gain_spec().kind != "bin"):
+                m = m(rel=level)
+        elif m.NAME == "CWLA" and m.params.get("rel") == 1.0:
+            m = m(rel=float(level))
+        out.append(m)
+    return out
+
+
+def check_topics(name: str, run: pd.DataFrame, qrels_topics: set[str], answered_only: bool = False) -> None:
+    """No silent zero: an empty run, or one that shares no topic with the qrels, is an error;
+    one that misses some qrels topics gets one :class:`MissingTopicsWarning` with the count."""
+    if len(run) == 0:
+        raise ValueError(f"run {name} is empty: no ranked documents")
+    topics = set(pd.unique(run["query_id"]).tolist())
+    answered = topics & qrels_topics
+    if not answered:
+        raise ValueError(f"run {name} shares no topic with the qrels (run topics: {_some(topics)}; "
+                         f"qrels topics: {_some(qrels_topics)})")
+    missing = qrels_topics - answered
+    if missing:
+        how = ("are left out of the means (averaging over answered topics)" if answered_only else
+               "count as 0 in the means (--answered-only averages over the answered topics)")
+        warnings.warn(f"run {name} answers {len(answered)} of the {len(qrels_topics)} qrels topics; the other "
+                      f"{len(missing)} ({_some(missing)}) {how}", MissingTopicsWarning, stacklevel=2)
+
+
+def _some(items: Any, n: int = 3) -> str:
+    ordered = sorted(items, key=_natural_key)
+    return ", ".join(ordered[:n]) + (", ..." if len(ordered) > n else "")
 
 
 # ------------------------------------------------------------------------- evaluation
 
 def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measures: Sequence[Any],
-                  per_query: bool = True, progress: bool = False) -> pd.DataFrame:
-    """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value``.
+                  per_query: bool = True, summary: bool = True, answered_only: bool = False,
+                  progress: bool = False) -> pd.DataFrame:
+    """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value, short``.
 
-    Rows per query (when ``per_query``) and, for each run and measure, a row with qid
-    ``'all'``: the measure's own aggregate over the topics it scored (the mean, as in
-    trec_eval and ``ir_measures.calc_aggregate``). Runs keep their order, topics are in
-    natural order, measures are named by :func:`ir_cwla.short_name`.
+    Rows per query (when ``per_query``) and, when ``summary``, for each run and measure a
+    row with qid ``'all'``: the measure's own aggregate (the mean, as trec_eval and
+    ``ir_measures.calc_aggregate``). ``answered_only=False`` (the default) scores every qrels
+    topic, 0 where the run has none (ir-measures; trec_eval ``-c``); ``True`` keeps only the
+    topics the run answers (trec_eval without ``-c``). Runs keep their order, topics are in
+    natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
     """
     by_str = {str(m): m for m in measures}
     try:
         scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
     except (AssertionError, NotImplementedError) as ex:
         raise ValueError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
+    if answered_only:
+        answered = pd.concat([pd.DataFrame({"name": name, "qid": pd.unique(run["query_id"])})
+                              for name, run in runs.items()], ignore_index=True)
+        scores = scores.merge(answered, on=["name", "qid"], how="inner")
     values = dict(list(scores.groupby(["name", "measure"], sort=False)["value"]))
-    summary = pd.DataFrame([(name, SUMMARY_QID, key, _aggregate(m, values.get((name, key), ())))
-                            for name in runs for key, m in by_str.items()], columns=list(scores.columns))
-    out = pd.concat([scores if per_query else scores.iloc[:0], summary], ignore_index=True)
+    rows = [scores if per_query else scores.iloc[:0]]
+    if summary:
+        rows.append(pd.DataFrame([(name, SUMMARY_QID, key, _aggregate(m, values.get((name, key), ())))
+                                  for name in runs for key, m in by_str.items()], columns=list(scores.columns)))
+    out = pd.concat(rows, ignore_index=True)
     rank = {name: i for i, name in enumerate(runs)}, {key: i for i, key in enumerate(by_str)}
     out = out.assign(_r=out["name"].map(rank[0]), _s=out["qid"] == SUMMARY_QID, _q=out["qid"].map(_natural_key),
                      _m=out["measure"].map(rank[1]))
     out = out.sort_values(["_r", "_s", "_q", "_m"], kind="stable")[["name", "qid", "measure", "value"]]
-    return out.assign(measure=out["measure"].map({k: short_name(m) for k, m in by_str.items()})
-                      ).reset_index(drop=True)
+    out["short"] = out["measure"].map({k: short_name(m) for k, m in by_str.items()})
+    return out.reset_index(drop=True)
 
 
 def _aggregate(measure: Any, values: Any) -> float:
@@ -101,26 +252,87 @@ def _natural_key(qid: str) -> tuple:
     return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
 
 
+# ------------------------------------------------------------------------- output and input of results
+
 def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) -> str:
     """The text of ``ir-cwla eval``'s output.
 
-    ``trec``: trec_eval's layout, ``measure<TAB>qid<TAB>value`` with the measure padded to 22
-    characters and ``places`` decimals, each run introduced by a ``runid all NAME`` line.
-    ``csv``: the columns ``name,qid,measure,value``; ``json``: a list of such records.
-    Both keep every digit (``repr`` of the float).
+    ``trec``: trec_eval's layout, ``measure<TAB>qid<TAB>value`` with the short name of the
+    measure padded to 22 characters and ``places`` decimals, each run introduced by a
+    ``runid all NAME`` line. ``csv``: the columns of :data:`RESULT_COLUMNS`; ``json``: a
+    list of such records; ``jsonl``: one record per line. These keep every digit (``repr``
+    of the float), ``measure`` is ``str(measure)``, and read back with :func:`read_per_query`.
     """
     if fmt == "csv":
-        return results.to_csv(index=False)
-    if fmt == "json":
-        records = [{"name": n, "qid": q, "measure": m, "value": (v if math.isfinite(v) else None)}
-                   for n, q, m, v in results.itertuples(index=False)]
+        return results[list(RESULT_COLUMNS)].to_csv(index=False)
+    if fmt in ("json", "jsonl"):
+        records = [{"name": n, "qid": q, "measure": m, "value": (v if math.isfinite(v) else None), "short": s}
+                   for n, q, m, v, s in results[list(RESULT_COLUMNS)].itertuples(index=False)]
+        if fmt == "jsonl":
+            return "".join(json.dumps(r) + "\n" for r in records)
         return json.dumps(records, indent=1) + "\n"
     if fmt != "trec":
-        raise ValueError(f"unknown output format {fmt!r} (trec, csv or json)")
+        raise ValueError(f"unknown output format {fmt!r} ({', '.join(FORMATS)})")
     lines = []
     for name, block in results.groupby("name", sort=False):
         lines.append(f"{'runid':<22}\t{SUMMARY_QID}\t{name}")
-        lines.extend(f"{m:<22}\t{q}\t{v:.{places}f}" for q, m, v in block[["qid", "measure", "value"]].itertuples(index=False))
-    return "\n".join(lines) + "\n"
+        lines.extend(f"{m:<22}\t{q}\t{v:.{places}f}" for q, m, v in block[["qid", "short", "value"]].itertuples(index=False))
+    return "\n".join(lines) + "\n" if lines else ""
 
 
+def read_per_query(path: str) -> pd.DataFrame:
+    """A per-query file written by ``ir-cwla eval -q --format csv|json|jsonl`` (or any CSV /
+    JSON / JSONL with the columns ``name, qid, measure, value``) as the frame of
+    :mod:`ir_cwla.meta` (as :func:`ir_cwla.meta.evaluate` returns it: ``name`` and ``qid`` as
+    strings, sorted by name and qid, measures in the file's order), summary rows (qid ``all``) dropped.
+    The format is recognised from the first character (``[`` JSON, ``{`` JSON lines, else CSV).
+    """
+    with io.open_input(path, "per-query") as (stream, name, _):
+        text = stream.read().decode("utf-8")
+    head = text.lstrip()[:1]
+    try:
+        if head == "[":
+            frame = pd.DataFrame(json.loads(text))
+        elif head == "{":
+            frame = pd.DataFrame([json.loads(line) for line in text.splitlines() if line.strip()])
+        else:
+            frame = pd.read_csv(_io.StringIO(text), dtype={"name": str, "qid": str, "measure": str},
+                                keep_default_na=False, na_values={"value": ["", "nan", "NaN"]})
+    except (ValueError, pd.errors.ParserError) as ex:
+        raise io.InputError(f"per-query file {name} cannot be read as CSV, JSON or JSON lines: {ex}") from None
+    missing = [c for c in ("name", "qid", "measure", "value") if c not in frame.columns]
+    if missing:
+        raise io.InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
+                            "write it with ir-cwla eval -q --format csv")
+    frame = frame.astype({"name": str, "qid": str, "measure": str})
+    frame = frame[frame["qid"] != SUMMARY_QID]
+    if len(frame) == 0:
+        raise io.InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
+    try:
+        values = pd.to_numeric(frame["value"]).astype("float64")
+    except (ValueError, TypeError) as ex:
+        raise io.InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
+    return long_frame(frame["name"].tolist(), frame["qid"].tolist(), frame["measure"].tolist(), values.tolist())
+
+
+def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = None) -> tuple[pd.DataFrame, list[Any]]:
+    """The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
+    the frame restricted to ``wanted`` (all if None); an unknown name or a wanted measure
+    absent from the frame is an error."""
+    from ir_cwla.names import parse_measure
+
+    names = list(pd.unique(frame["measure"]))
+    parsed = {}
+    for name in names:
+        try:
+            parsed[name] = parse_measure(name)
+        except ValueError as ex:
+            raise ValueError(f"per-query file: {ex}") from None
+    if not wanted:
+        return frame, list(parsed.values())
+    keep = [n for n, m in parsed.items() if m in list(wanted)]
+    absent = [short_name(m) for m in wanted if m not in parsed.values()]
+    if absent:
+        raise ValueError(f"per-query file has no scores for {', '.join(absent)} (it has {', '.join(names[:6])}"
+                         f"{', ...' if len(names) > 6 else ''})")
+    return frame[frame["measure"].isin(keep)].reset_index(drop=True), [parsed[n] for n in keep]

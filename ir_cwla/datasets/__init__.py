@@ -12,16 +12,20 @@ from ir_cwla.datasets.cranfield import (
     CRANFIELD_GRADE_REMAP,
     MINUS_ONE_CONVENTIONS,
     MinusOne,
+    RawCranfieldWarning,
     as_pyterrier_qrels,
     bundled_cranfield_archive,
     cranfield_cache_path,
     cranfield_qrels,
     cranfield_topics,
     ensure_cranfield,
+    looks_raw,
     remap_cranfield_grades,
+    warn_if_raw_grades,
 )
 from ir_cwla.datasets.irds import (
     IRDS_PREFIX,
+    DownloadError,
     conventions_note,
     dataset_id,
     is_cranfield,
@@ -35,5 +39,6 @@ __all__ = [
     "CRANFIELD", "CRANFIELD_GRADE_REMAP", "MINUS_ONE_CONVENTIONS", "MinusOne", "as_pyterrier_qrels",
     "bundled_cranfield_archive", "cranfield_cache_path", "cranfield_qrels", "cranfield_topics",
     "ensure_cranfield", "remap_cranfield_grades", "IRDS_PREFIX", "dataset_id", "is_cranfield", "load",
-    "load_qrels", "load_run", "register", "conventions_note",
+    "load_qrels", "load_run", "register", "conventions_note", "DownloadError", "RawCranfieldWarning",
+    "looks_raw", "warn_if_raw_grades",
 ]

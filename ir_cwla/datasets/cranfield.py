@@ -33,11 +33,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
 import pandas as pd
+
+from ir_cwla.measure import is_cwla
 
 CRANFIELD = "cranfield"
 """The ir_datasets id of the bundled collection."""
@@ -142,3 +146,40 @@ def cranfield_topics() -> pd.DataFrame:
 def as_pyterrier_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     """ir-measures qrels (``query_id, doc_id, relevance``) with PyTerrier's ``qid, docno, label``."""
     return qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+
+
+class RawCranfieldWarning(UserWarning):
+    """Qrels that look like the raw Cranfield judgments (1 = most relevant) used with graded measures."""
+
+
+def _graded(measure: Any) -> bool:
+    """True if a measure reads grades beyond relevant / not relevant (so the grade direction matters)."""
+    if is_cwla(measure):
+        return measure.gain_spec().kind != "bin"
+    return "rel" not in getattr(measure, "SUPPORTED_PARAMS", {"rel": None})
+
+
+def looks_raw(qrels: pd.DataFrame) -> bool:
+    """True for qrels with the raw Cranfield signature: grades within {-1, 1, 2, 3, 4}, and
+    exactly one grade -1 in every topic (the query's source paper)."""
+    grades = qrels["relevance"]
+    minus_one = grades.to_numpy() == -1
+    if not minus_one.any() or not set(pd.unique(grades).tolist()) <= {-1, *CRANFIELD_GRADE_REMAP}:
+        return False
+    per_topic = pd.Series(minus_one).groupby(qrels["query_id"].to_numpy()).sum()
+    return bool((per_topic == 1).all())
+
+
+def warn_if_raw_grades(qrels: pd.DataFrame, source: str, measures: Optional[Sequence[Any]] = None) -> None:
+    """Warns when qrels that look like the raw Cranfield judgments (:func:`looks_raw`, e.g.
+    ``pt.get_dataset('irds:cranfield').get_qrels()``) are used with graded measures (or with
+    measures not known here): those grades run the wrong way. Registered with
+    :func:`ir_cwla.io.register_qrels_check` by :func:`ir_cwla.datasets.register`."""
+    if measures is not None and not any(_graded(m) for m in measures):
+        return
+    if looks_raw(qrels):
+        warnings.warn(f"qrels {source} look like the raw Cranfield judgments (grade -1 once per topic; 1 = complete "
+                      "answer ... 4 = minimum interest), so graded measures count the least relevant documents "
+                      "most; use ir_cwla.datasets.cranfield_qrels() (or 'irds:cranfield' through ir_cwla), which "
+                      "remaps 1->4, 2->3, 3->2, 4->1 and makes -1 judged non-relevant", RawCranfieldWarning,
+                      stacklevel=4)

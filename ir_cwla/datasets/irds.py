@@ -3,12 +3,22 @@
 A run or qrels argument written ``irds:ID`` (PyTerrier's spelling) names an ir_datasets
 dataset: its qrels, or its scored documents as a run. :func:`register` tells the readers of
 :mod:`ir_cwla.io` about the prefix (``import ir_cwla`` does it), so every path that reads
-runs and qrels (the provider, :mod:`ir_cwla.meta`, the command line) accepts such ids, and
-none of them parses the prefix itself. ``irds:cranfield`` is served from the package with
-the Cranfield grade conventions of :mod:`ir_cwla.datasets.cranfield`.
+runs and qrels (the provider, :mod:`ir_cwla.meta`, the command line) accepts any id that
+provides them, and none of them parses the prefix itself. ``irds:cranfield`` is served from
+the package with the Cranfield grade conventions of :mod:`ir_cwla.datasets.cranfield`.
+
+A download that fails (offline, a moved file) is reported in one line, a
+:class:`DownloadError` naming the dataset, the file that could not be fetched and what to
+do offline: pass a TREC file instead, or place the file where ir_datasets looks for it
+(the path is in the message). ir_datasets' own log lines of a failed attempt are not shown;
+those of a successful load are, once it has succeeded.
 """
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Iterator
+from types import TracebackType
 from typing import Any, Optional
 
 import pandas as pd
@@ -55,12 +65,70 @@ def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFr
         return io.as_qrels_frame(spec)
     if is_cranfield(spec):
         return cranfield.cranfield_qrels(minus_one)
-    return pd.DataFrame(load(spec).qrels_iter())
+    return _source(spec, "qrels")
 
 
 def load_run(spec: str) -> pd.DataFrame:
     """The scored documents of an ``irds:`` id as a run (``query_id, doc_id, score``)."""
-    return pd.DataFrame(load(spec).scoreddocs_iter())
+    return _source(spec, "run")
+
+
+class DownloadError(OSError):
+    """ir_datasets could not fetch a file of a dataset (the message says which, and what to do)."""
+
+
+@contextlib.contextmanager
+def _held_log() -> Iterator[list[logging.LogRecord]]:
+    """Holds ir_datasets' log lines back while a dataset loads: shown once the load has
+    succeeded, dropped if it failed (the error then says it all, in one line)."""
+    from ir_datasets import log
+
+    held: list[logging.LogRecord] = []
+    emit = log.TqdmHandler.emit
+    log.TqdmHandler.emit = lambda handler, record: held.append(record)   # type: ignore[method-assign]
+    failed = True
+    try:
+        yield held
+        failed = False
+    finally:
+        log.TqdmHandler.emit = emit                                          # type: ignore[method-assign]
+        if not failed:
+            handler = log.TqdmHandler()
+            handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+            for record in held:
+                handler.emit(record)
+
+
+def _failed_download(tb: Optional[TracebackType]) -> Optional[Any]:
+    """The ir_datasets download object whose fetch raised, found on the traceback (innermost)."""
+    from ir_datasets.util import download
+
+    found = None
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if isinstance(owner, (download.Download, download.BaseDownload)) and tb.tb_frame.f_code.co_name == "path":
+            found = owner
+        tb = tb.tb_next
+    return found
+
+
+def _download_message(spec: str, kind: str, ex: BaseException, dl: Any) -> str:
+    from ir_datasets.util import download
+
+    what = "qrels" if kind == "qrels" else "scored documents"
+    if isinstance(dl, download.LocalDownload):
+        hint = f" ({' '.join(str(dl._message).split())})" if getattr(dl, "_message", None) else ""
+        return (f"{spec}: ir_datasets needs a local file for the {what} of {dataset_id(spec)!r}: place it at "
+                f"{dl._path}{hint}, or pass a TREC {kind} file instead of {spec}")
+    urls = [str(getattr(m, "url", m)) for m in getattr(dl, "mirrors", [])]
+    causes = ex.args[1] if len(ex.args) > 1 and isinstance(ex.args[1], list) else [(None, ex)]
+    reasons = sorted({type(cause).__name__ for _, cause in causes})
+    cache = getattr(dl, "_cache_path", None)
+    place = (f", or place the file at {cache} (ir_datasets then reads it without downloading)"
+             if cache else "")
+    return (f"{spec}: ir_datasets could not download the {what} of {dataset_id(spec)!r} from "
+            f"{urls[0] if urls else 'its source'} ({', '.join(reasons)}). Offline, pass a TREC {kind} file "
+            f"instead of {spec}{place}")
 
 
 def _checked(spec: str, kind: str) -> Any:
@@ -77,10 +145,17 @@ def _checked(spec: str, kind: str) -> Any:
 
 
 def _source(spec: str, kind: str) -> pd.DataFrame:
-    _checked(spec, kind)
-    if kind == "qrels":
-        return cranfield.cranfield_qrels() if is_cranfield(spec) else pd.DataFrame(load(spec).qrels_iter())
-    return load_run(spec)
+    try:
+        with _held_log():
+            ds = _checked(spec, kind)
+            if kind == "qrels":
+                return cranfield.cranfield_qrels() if is_cranfield(spec) else pd.DataFrame(ds.qrels_iter())
+            return pd.DataFrame(ds.scoreddocs_iter())
+    except Exception as ex:
+        dl = _failed_download(ex.__traceback__)
+        if dl is None:
+            raise
+        raise DownloadError(_download_message(spec, kind, ex, dl)) from None
 
 
 def conventions_note(qrels_spec: Any) -> Optional[str]:
@@ -91,5 +166,8 @@ def conventions_note(qrels_spec: Any) -> Optional[str]:
 
 
 def register() -> None:
-    """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted (idempotent)."""
+    """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted, and check
+    every qrels for the raw Cranfield grades (:func:`ir_cwla.datasets.cranfield.warn_if_raw_grades`).
+    Idempotent."""
     io.register_source(IRDS_PREFIX, _source)
+    io.register_qrels_check(cranfield.warn_if_raw_grades)

@@ -43,12 +43,15 @@ def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, meas
 
 
 def _measures(accuracy: Any) -> list[Any]:
+    """Accuracy measures from objects or names (read by :func:`ir_cwla.parse_measure`)."""
     import ir_measures
+
+    from ir_cwla.names import parse_measure
 
     items = [accuracy] if isinstance(accuracy, (str, ir_measures.Measure)) else list(accuracy)
     if not items:
         raise ValueError("give at least one accuracy measure")
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in items]
+    measures = [parse_measure(m) if isinstance(m, str) else m for m in items]
     for m in measures:
         if not isinstance(m, ir_measures.Measure):
             raise TypeError(f"accuracy must be an ir-measures measure or its name, got {m!r}")
@@ -197,11 +200,11 @@ class Leaderboard:
         """The column of a measure given as a column name, a measure name or a measure object."""
         if isinstance(measure, str) and measure in self.results.columns:
             return measure
-        import ir_measures
+        from ir_cwla.names import parse_measure
 
         try:
-            return str(ir_measures.parse_measure(measure))
-        except (ValueError, SyntaxError):
+            return str(parse_measure(measure))
+        except (ValueError, SyntaxError, TypeError):
             return str(measure)
 
     def using(self, accuracy: Optional[str] = None, latency: Optional[str] = None,

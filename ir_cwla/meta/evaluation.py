@@ -6,11 +6,17 @@
 and ``value`` (float64), sorted by name and qid. It evaluates with one
 ``ir_measures.evaluator(measures, qrels)`` for all runs, so CWLA and standard ir-measures
 measures mix freely; like ir-measures, a run that returns nothing for a judged topic gets
-the measure's default value (0) for it.
+the measure's default value (0) for it. Runs and qrels are read and checked by
+:mod:`ir_cwla.io` before any backend sees them (one duplicate policy for every measure),
+and grades that trec_eval cannot take are refused up front
+(:func:`ir_cwla.io.check_grades_for_backends`).
 """
 from __future__ import annotations
 
 import os
+import re
+import stat
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -27,8 +33,18 @@ Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathL
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def escape_name(name: str) -> str:
+    """A system name that output lines cannot be forged with: control characters (newline,
+    tab, ...) written as Python escapes (``'a\\nb'``); everything else unchanged."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], name)
+
+
 def run_name(path: Union[str, os.PathLike]) -> str:
-    """The system name of a TREC run file: ``runs/input.TUA1-1.gz`` -> ``TUA1-1``."""
+    """The system name of a TREC run file: ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control
+    characters escaped, :func:`escape_name`)."""
     name = Path(path).name
     for ext in _COMPRESSED:
         if name.endswith(ext):
@@ -36,16 +52,48 @@ def run_name(path: Union[str, os.PathLike]) -> str:
     for ext in (".txt", ".run", ".trec", ".tsv"):
         if name.endswith(ext):
             name = name[: -len(ext)]
-    return name[len("input."):] if name.startswith("input.") and len(name) > len("input.") else name
+    name = name[len("input."):] if name.startswith("input.") and len(name) > len("input.") else name
+    return escape_name(name)
+
+
+def run_files(folder: Path) -> list[Path]:
+    """The run files of a directory, sorted by name.
+
+    Hidden entries (dot-files) and sub-directories are skipped with one warning that names
+    them; a broken symbolic link or an entry that is not a regular file (a FIFO, a socket, a
+    device) is an error, so that no system silently vanishes from an analysis.
+    """
+    files, skipped = [], []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            skipped.append(entry.name)
+            continue
+        try:
+            mode = entry.stat().st_mode
+        except OSError as ex:
+            what = "a broken symbolic link" if entry.is_symlink() else f"unreadable ({ex.strerror})"
+            raise ValueError(f"runs: {entry} is {what}; fix or remove it") from None
+        if stat.S_ISDIR(mode):
+            skipped.append(entry.name + "/")
+        elif stat.S_ISREG(mode):
+            files.append(entry)
+        else:
+            raise ValueError(f"runs: {entry} is not a regular file (a FIFO, socket or device); "
+                             "pass run files, or a dict {name: path}")
+    if skipped:
+        warnings.warn(f"runs: skipped {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} of {folder} "
+                      f"(hidden or directories): {', '.join(skipped[:5])}{' ...' if len(skipped) > 5 else ''}",
+                      stacklevel=3)
+    return files
 
 
 def as_run_mapping(runs: Runs) -> dict[str, Any]:
-    """``{name: run}`` from a mapping, a list of run files, or a directory of run files."""
+    """``{name: run}`` from a mapping, a list of run files, or a directory of run files (:func:`run_files`)."""
     if isinstance(runs, (str, os.PathLike)):
         folder = Path(runs)
         if not folder.is_dir():
             raise ValueError(f"runs: {folder} is not a directory (pass a directory, a list of files or a dict)")
-        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        files = run_files(folder)
         if not files:
             raise ValueError(f"runs: no run files in {folder}")
         runs = files
@@ -133,7 +181,10 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     contexts, tasks = {}, []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
-        contexts[key] = EvaluationContext(io.as_qrels_frame(qrels), parsed, names)
+        source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
+        qrels_frame = io.as_qrels_frame(qrels, source, measures=parsed)
+        io.check_grades_for_backends(qrels_frame, parsed, source)
+        contexts[key] = EvaluationContext(qrels_frame, parsed, names)
         blocks = item_blocks(len(parsed), len(named), run.parallelism)
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
     results = run.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)

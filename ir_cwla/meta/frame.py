@@ -5,6 +5,11 @@ The long frame is what ``pt.Experiment(..., perquery=True)`` returns and what
 columns ``name`` (system), ``qid``, ``measure`` (``str(measure)``) and ``value``. Every
 analysis first turns it into a :class:`ScoreCube` here, which is also where bad input is
 caught: missing columns, NaN values, duplicate rows, and systems scored on different topics.
+
+Summary rows (qid ``all``, the mean that ``ir-cwla eval -q``, trec_eval and ir-measures
+print after the topics) are never read as a topic: :func:`to_cube` drops them, so the
+per-query CSV/JSON of ``ir-cwla eval`` can be analysed as it is. No topic can be called
+``all``: :mod:`ir_cwla.io` refuses such topic ids.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from typing import Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.io import SUMMARY_QID
 from ir_cwla.meta import naming
 
 COLUMNS = ("name", "qid", "measure", "value")
@@ -69,6 +75,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     topics: ``'strict'`` (default) requires every system to be scored on the same topics for
         every measure and otherwise names the topics that differ; ``'intersection'`` keeps
         the topics that every system has for every measure.
+    Summary rows (qid ``'all'``) are dropped first; other columns (``short``) are ignored.
     Raises ``ValueError`` for missing columns, NaN/infinite values, duplicate rows, a
     system without scores for a measure, differing topic sets (``'strict'``), or fewer
     systems, topics or measures than required.
@@ -84,6 +91,12 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
         raise ValueError(f"topics must be 'strict' or 'intersection', got {topics!r}")
     if len(per_query) == 0:
         raise ValueError("per-query frame is empty")
+    summary = per_query["qid"].astype(str).to_numpy() == SUMMARY_QID
+    if summary.any():
+        if summary.all():
+            raise ValueError(f"per-query frame holds only summary rows (qid {SUMMARY_QID!r}): analyses need the "
+                             "score of every topic (ir-cwla eval -q)")
+        per_query = per_query[~summary]
 
     names = per_query["name"].astype(str).to_numpy()
     qids = per_query["qid"].astype(str).to_numpy()

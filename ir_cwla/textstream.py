@@ -1,0 +1,173 @@
+"""One read of a text input: a path, ``-`` (stdin), a pipe, a FIFO, plain or compressed.
+
+:func:`open_input` opens an input once and recognises gzip, bzip2 and xz from its first
+bytes (read, then given back to the stream, so pipes work like files; zstd and zip are
+named with the command that converts them). :func:`line_blocks` cuts the decompressed
+bytes into blocks of whole lines, numbered so that a parser can name the line of an error;
+:func:`check_utf8` names the line of the first byte that is not UTF-8 text. Nothing here
+knows what the lines mean: :mod:`ir_cwla.io` parses them as TREC runs and qrels.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import sys
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+STDIN = "-"
+"""The input spec that reads standard input (named ``<stdin>`` in messages)."""
+
+BLOCK_BYTES = 16 << 20
+"""About how many bytes :func:`line_blocks` hands over at once (whole lines)."""
+
+MAX_LINE_BYTES = 1 << 20
+"""A longer line is an error (a binary file without newlines is not held in memory)."""
+
+
+class InputError(ValueError):
+    """A run or qrels input that cannot be read as it is (the message says where)."""
+
+
+_COMPRESSIONS: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
+    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),  # type: ignore[arg-type,return-value]
+    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f)),                             # type: ignore[return-value]
+    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f)))                     # type: ignore[return-value]
+_UNSUPPORTED = ((b"\x28\xb5\x2f\xfd", "zstd-compressed", "zstd -dc FILE | ir-cwla ... -"),
+                (b"PK\x03\x04", "a zip archive", "unzip -p FILE | ir-cwla ... -"))
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def input_name(spec: Any) -> str:
+    """How messages name an input: ``<stdin>`` for ``-``, else the path as given."""
+    return "<stdin>" if spec == STDIN else str(spec)
+
+
+class _Rewound(io.RawIOBase):
+    """A raw stream that yields ``head`` (bytes already read to sniff the format), then ``rest``."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _open_error(ex: OSError, path: str, kind: str) -> Exception:
+    if isinstance(ex, FileNotFoundError):
+        if os.path.islink(path):
+            return InputError(f"{kind} file {path} is a broken symbolic link (to {os.readlink(path)})")
+        return FileNotFoundError(f"{kind} file not found: {path}")
+    if isinstance(ex, IsADirectoryError):
+        return InputError(f"{kind} path is a directory, not a file: {path}")
+    return InputError(f"cannot open {kind} file {path}: {ex.strerror or ex}")
+
+
+@contextmanager
+def open_input(spec: Any, kind: str = "input") -> Iterator[tuple[BinaryIO, str, str]]:
+    """Opens a TREC input once, for one pass: ``(binary stream of its text, name, compression)``.
+
+    ``spec`` is a path, ``-`` (stdin) or an open binary file. The compression (``'gzip'``,
+    ``'bzip2'``, ``'xz'`` or ``'none'``) is recognised from the first bytes, which are read
+    and then given back to the stream, so pipes and FIFOs work like files.
+    """
+    name = input_name(spec)
+    close = None
+    if spec == STDIN:
+        raw = sys.stdin.buffer
+    elif hasattr(spec, "read"):
+        raw, name = getattr(spec, "buffer", spec), str(getattr(spec, "name", "<stream>"))
+        if isinstance(spec, io.TextIOBase) and raw is spec:
+            raise InputError(f"{kind} stream {name} is text without a byte buffer: open it in binary mode ('rb')")
+    else:
+        path = os.fspath(spec)
+        try:
+            raw = close = open(path, "rb")
+        except OSError as ex:
+            raise _open_error(ex, path, kind) from None
+    try:
+        try:
+            head = raw.read(6)
+            while len(head) < 6:           # a pipe may deliver fewer bytes than asked
+                more = raw.read(6 - len(head))
+                if not more:
+                    break
+                head += more
+        except IsADirectoryError:
+            raise InputError(f"{kind} path is a directory, not a file: {name}") from None
+        for magic, what, hint in _UNSUPPORTED:
+            if head.startswith(magic):
+                raise InputError(f"{kind} file {name} is {what}, which ir_cwla does not read: {hint}")
+        stream: BinaryIO = io.BufferedReader(_Rewound(head, raw))  # type: ignore[assignment]
+        compression = "none"
+        for magic, what, opener in _COMPRESSIONS:
+            if head.startswith(magic):
+                stream, compression = opener(stream), what
+                break
+        yield stream, name, compression
+    finally:
+        if close is not None:
+            close.close()
+
+
+def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Iterator[tuple[int, bytes]]:
+    """Blocks of whole lines of the stream (about :data:`BLOCK_BYTES` each), with the number of
+    each block's first line; a truncated or corrupt compressed stream is an :class:`InputError`
+    that says after how many lines."""
+    line, rest = 1, b""
+    while True:
+        try:
+            data = stream.read(BLOCK_BYTES)
+        except (EOFError, OSError, zlib.error, lzma.LZMAError) as ex:
+            whole = line - 1 + rest.count(b"\n")
+            raise InputError(f"{kind} file {name}: {compression} data is truncated or corrupt after {whole} "
+                             f"complete line(s) ({ex})") from None
+        if not data:
+            break
+        data = rest + data if rest else data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            if len(rest) > MAX_LINE_BYTES:
+                raise InputError(f"{name}:{line}: a line longer than {MAX_LINE_BYTES >> 20} MiB: "
+                                 f"not a {kind} file?")
+            continue
+        block, rest = data[:cut], data[cut:]
+        yield line, block
+        line += block.count(b"\n")
+    if rest:
+        yield line, rest
+
+
+def check_utf8(block: bytes, first_line: int, name: str, what: str) -> None:
+    """:class:`InputError` naming the line of the first NUL byte or invalid UTF-8 sequence
+    of a block (UTF-16 text is recognised by its byte-order mark)."""
+    if first_line == 1 and block.startswith(_UTF16_BOMS):
+        raise InputError(f"{name}:1: UTF-16 text; {what} files are UTF-8 (convert with iconv -f UTF-16 -t UTF-8)")
+    nul = block.find(b"\x00")
+    if nul >= 0:
+        lineno = first_line + block.count(b"\n", 0, nul)
+        raise InputError(f"{name}:{lineno}: binary data (a NUL byte); not a {what} file")
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        lineno = first_line + block.count(b"\n", 0, ex.start)
+        column = ex.start - (block.rfind(b"\n", 0, ex.start) + 1) + 1
+        raise InputError(f"{name}:{lineno}: not UTF-8 text (byte 0x{block[ex.start]:02x} at column {column}); "
+                         f"{what} files are UTF-8") from None
