@@ -174,14 +174,12 @@ def main() -> None:
     print("share of weightings won (step 0.01): " + ", ".join(f"{n} {s:.0%}" for n, s in share.items()))
 
     board.save(out)
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    board.plot_frontier(ax=ax, title="Cranfield: nDCG@10 against median latency (ms)")
-    fig.tight_layout()
-    fig.savefig(out / "frontier.png", dpi=110)
-    fig, ax = plt.subplots(figsize=(5.5, 5))
-    board.plot_weight_map(ax=ax, title="Dynascore winner by weighting (cf. Fig. 2(a))")
-    fig.tight_layout()
-    fig.savefig(out / "weight_map.png", dpi=110)
+    ax = board.plot_frontier(title="Cranfield: nDCG@10 against median latency (ms)")
+    ax.figure.savefig(out / "frontier.png", dpi=110, bbox_inches="tight")
+    plt.close(ax.figure)
+    ax = board.plot_weight_map(title="Dynascore winner by weighting (cf. Fig. 2(a))")
+    ax.figure.savefig(out / "weight_map.png", dpi=110, bbox_inches="tight")
+    plt.close(ax.figure)
     print(f"\nwrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
 
 

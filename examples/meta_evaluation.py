@@ -94,12 +94,12 @@ def main(argv=None) -> dict:
         md += [f"\n### C: {group}\n", tables.markdown(tables.similarity_layout(sim, group), index=True)]
     (out / "README.md").write_text("\n".join(md))
 
-    sim.plot(title=f"{title}: system ranking similarity (Kendall's tau, 95% CI)").savefig(
-        out / "similarity.png", dpi=110, bbox_inches="tight")
-    cons.plot(title=f"{title}: consistency tau over {args.splits} topic splits").savefig(
-        out / "consistency.png", dpi=110, bbox_inches="tight")
-    disc.plot_asl(title=f"{title}: ASL curves (randomised Tukey HSD, {args.trials} trials)").savefig(
-        out / "asl.png", dpi=110, bbox_inches="tight")
+    sim.plot(title=f"{title}: system ranking similarity").savefig(out / "similarity.png", dpi=110,
+                                                                  bbox_inches="tight")
+    cons.plot(title=f"{title}: system ranking consistency").savefig(out / "consistency.png", dpi=110,
+                                                                    bbox_inches="tight")
+    disc.plot_asl(title=f"{title}: ASL curves (randomised Tukey HSD)").savefig(out / "asl.png", dpi=110,
+                                                                              bbox_inches="tight")
     timings["tables_and_figures"] = time.perf_counter() - t0
     (out / "timings.json").write_text(json.dumps(timings, indent=2))
     if progress:

@@ -109,3 +109,21 @@ def dl19_files(dl19_dir, dl19_qrels_path, dl19_run_paths) -> synthetic.Files:
 @pytest.fixture(scope="session")
 def cranfield_dir() -> Path:
     return _require(CRANFIELD)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium (the system's, driven by playwright); skips where there is none."""
+    from tests.browser import browser_or_skip, close_browser
+
+    launched = browser_or_skip()
+    yield launched
+    close_browser(launched)
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory) -> Path:
+    """Directory for screenshots and other test artifacts (``IR_CWLA_TEST_ARTIFACTS``)."""
+    from tests.browser import artifact_dir
+
+    return artifact_dir(tmp_path_factory)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import ir_measures
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -282,10 +283,16 @@ def test_leaderboard_from_csv(capsys, tmp_path):
                            "--out", out_dir)
     assert code == 0, err
     expected = lb.Leaderboard.from_frame(table, name="name").table(parse_weights(weights))
-    ranking = [line.split()[0] for line in out.splitlines()[2:2 + len(table)]]
+    lines = out.splitlines()
+    assert lines[0].split() == ["system", "accuracy", "dynascore", "rank", "latency", "cost"]
+    ranking = [line.split()[0] for line in lines[1:1 + len(table)]]
     assert ranking == list(expected.index)
+    for line, (_, row) in zip(lines[1:], expected.iterrows()):     # one precision per column
+        acc, score, rank, latency, cost = line.split()[1:]
+        assert (acc, score, rank) == (f"{row['accuracy']:.4f}", f"{row['dynascore']:.4f}", str(int(row["rank"])))
+        assert (latency, cost) == (f"{row['latency']:.3f}", f"{row['cost']:.4f}")
     budget = out.split("within budget (latency <= 100), by accuracy:\n")[1].split("\n\n")[0].splitlines()
-    assert [line.split()[0] for line in budget[2:]] == ["ColBERTv2", "<script>x</script>", "BM25"]  # not SPLADE
+    assert [line.split()[0] for line in budget[1:]] == ["ColBERTv2", "<script>x</script>", "BM25"]  # not SPLADE
     page = (out_dir / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;x&lt;/script&gt;" in page and "<script" not in page and not external_references(page)
     assert (out_dir / "frontier.png").exists() and (out_dir / "weight_map.png").exists()
@@ -294,12 +301,76 @@ def test_leaderboard_from_csv(capsys, tmp_path):
 @pytest.mark.parametrize("argv, expected", [
     (["missing.csv"], "CSV file not found: missing.csv"),
     (["{csv}", "--weights", "accuracy=high"], "bad weight 'accuracy=high'"),
+    (["{csv}", "--weights", "accuracy=1e308,latency=-1"], "weights must be finite and non-negative"),
     (["{csv}", "--latency", "p99"], "latency column 'p99' not in the results"),
+    (["{csv}", "--max-latency", "nan"], "--max-latency must be a finite number"),
+    (["{csv}", "--out", "{csv}"], "is a file"),
+    (["{csv}", "--out", "{dir}"], "contains the input"),
+    (["{negative}"], "latency of system 'b' is -2; latency, cost, memory and throughput cannot be negative"),
+    (["{duplicate}"], "system names must be unique: ['a']"),
+    (["{huge}", "--out", "{dir}/report"], "the Dynascore overflows"),
 ])
-def test_leaderboard_errors_are_one_line(capsys, tmp_path, argv, expected):
-    csv = tmp_path / "board.csv"
-    pd.DataFrame({"name": ["a", "b"], "accuracy": [0.3, 0.4], "latency": [1.0, 2.0], "cost": [1.0, 3.0]}).to_csv(
-        csv, index=False)
-    code, out, err = _main(capsys, "leaderboard", *[a.format(csv=csv) for a in argv])
+def test_leaderboard_errors_are_one_line_and_leave_nothing(capsys, tmp_path, argv, expected):
+    frame = pd.DataFrame({"name": ["a", "b", "c"], "accuracy": [0.3, 0.4, 0.5], "latency": [1.0, 2.0, 4.0],
+                          "cost": [1.0, 3.0, 2.0]})
+    paths = {"csv": frame, "negative": frame.assign(latency=[1.0, -2.0, 3.0]),
+             "duplicate": frame.assign(name=["a", "a", "b"]), "huge": frame.assign(accuracy=[1e308, 0.3, 0.4])}
+    for key, table in paths.items():
+        table.to_csv(tmp_path / f"{key}.csv", index=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    filled = [a.format(dir=tmp_path, **{k: tmp_path / f"{k}.csv" for k in paths}) for a in argv]
+    code, out, err = _main(capsys, "leaderboard", *filled)
     assert code == 1 and err.count("\n") == 1 and err.startswith("ir-cwla leaderboard: error: ")
     assert expected in err, err
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == before      # nothing printed or written
+
+
+def test_leaderboard_writes_whole_reports_on_awkward_input(capsys, tmp_path):
+    """Inputs that used to fail halfway through writing: a constant metric, a name matplotlib
+    reads as math, many systems (label placement)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    frame = pd.DataFrame({"name": ["$\\frac{1}{$", "=1+1"] + [f"s{i}" for i in range(n - 2)],
+                          "accuracy": rng.random(n), "latency": 10 ** rng.uniform(-1, 3, n), "cost": np.full(n, 2.0)})
+    csv = tmp_path / "board.csv"
+    frame.to_csv(csv, index=False)
+    code, out, err = _main(capsys, "leaderboard", csv, "--out", tmp_path / "report")
+    assert code == 0, err
+    assert "warning: 'cost' has the same value for every system" in err
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "No winner map: cost is the same for every system" in page and "$\\frac{1}{$" in page
+    assert (tmp_path / "report" / "frontier.png").exists() and not (tmp_path / "report" / "weight_map.png").exists()
+    written = pd.read_csv(tmp_path / "report" / "leaderboard.csv", index_col="system")
+    assert "'=1+1" in written.index and len(written) == n
+    code, out, err = _main(capsys, "leaderboard", csv, "--out", tmp_path / "report")   # replaces its own report
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.csv", "report"]
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--trials", "0"], "--trials must be >= 1"),
+    (["--test-trials", "-1"], "--test-trials must be >= 1"),
+    (["--alpha", "1.5"], "alpha must lie in (0, 1), got 1.5"),
+    (["--out", "{file}"], "is a file"),
+    (["--out", "{rundir}"], "contains the input"),
+    (["--out", "{full}"], "holds other files"),
+])
+def test_meta_arguments_are_checked_before_any_work(capsys, monkeypatch, tmp_path, dl19_dir, dl19_qrels_path,
+                                                      argv, expected):
+    from ir_cwla import meta
+
+    def evaluate(*args, **kwargs):
+        raise AssertionError("runs were evaluated before the arguments were checked")
+
+    monkeypatch.setattr(meta, "evaluate", evaluate)
+    rundir = tmp_path / "runs"
+    rundir.mkdir()
+    shutil.copy(dl19_dir / "runs" / "input.bm25base_p.gz", rundir)
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("x")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    filled = [a.format(file=tmp_path / "file", rundir=rundir, full=tmp_path / "full") for a in argv]
+    code, out, err = _main(capsys, "meta", dl19_qrels_path, rundir, *filled)
+    assert code == 1 and err.startswith("ir-cwla meta: error: ") and expected in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -1,9 +1,10 @@
 """Smoke test of ``ir-cwla demo`` (what ``make demo`` runs) with a reduced system set.
 
-It runs ``python -m ir_cwla demo`` offline (fresh ir_datasets cache, sockets disabled, see
-``tests/offline.py``) on the five systems of ``SMOKE_SYSTEMS`` with few trials, then checks
-the report and re-computes the scores of the saved runs independently: the raw Cranfield
-judgments, remapped here, scored with ir-measures and by hand.
+It runs ``python -m ir_cwla demo --save-runs`` offline (fresh ir_datasets cache, sockets
+disabled, see ``tests/offline.py``) on the five systems of ``SMOKE_SYSTEMS`` with few
+trials, then checks the report (also in headless Chromium, with ``ir-cwla leaderboard`` run
+on the demo's own results) and re-computes the scores of the saved runs independently: the
+raw Cranfield judgments, remapped here, scored with ir-measures and by hand.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pandas as pd
 import pytest
 
 from ir_cwla.app.systems import SMOKE_SYSTEMS
+from tests.browser import check_report, table_by_caption, visible_columns
 from tests.html_checks import external_references, parse_tags
 from tests.offline import run_offline
 
@@ -25,7 +27,7 @@ def demo(tmp_path_factory) -> tuple[Path, object]:
     tmp = tmp_path_factory.mktemp("demo")
     out = tmp / "report"
     proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "smoke", "--trials", "50",
-                        "--test-trials", "100", "--repeats", "1", "--warmup", "2"], tmp, timeout=600)
+                        "--test-trials", "100", "--repeats", "1", "--warmup", "2", "--save-runs"], tmp, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out, proc
 
@@ -47,6 +49,7 @@ def test_summary_and_progress(demo):
     assert [s.split("]")[0] for s in steps] == [f"[{k}/7" for k in range(1, 8)]
     assert "Create index" not in proc.stderr                    # PISA's own output is silenced
     assert (out.parent / "irds" / "cranfield" / "cran.tar.gz").exists()   # the private cache was used
+    assert "\r" not in proc.stderr and "it/s" not in proc.stderr and "system/s" not in proc.stderr  # no bars in logs
 
 
 def test_report_is_self_contained(demo):
@@ -68,7 +71,7 @@ def test_report_is_self_contained(demo):
 
 def test_scores_match_an_independent_evaluation_of_the_saved_runs(demo, qrels):
     out, _ = demo
-    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str})
+    per_query = pd.read_csv(out / "per_query.csv.gz", dtype={"qid": str})
     assert per_query.groupby("name").size().to_dict() == {name: 225 * 44 for name in SMOKE_SYSTEMS}
     grade = {(q, d): r for q, d, r in qrels.itertuples(index=False)}
     for name in SMOKE_SYSTEMS:
@@ -91,8 +94,84 @@ def test_pyterrier_example_runs_as_is_offline(demo, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {line.split()[0]: line.split() for line in proc.stdout.split("\n\n")[0].splitlines()[1:]}
     assert sorted(rows) == sorted(["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-bm25l"])
-    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str})
+    per_query = pd.read_csv(out / "per_query.csv.gz", dtype={"qid": str})
     ndcg = per_query[per_query.measure == "nDCG@10"].groupby("name").value.mean()
     for name, fields in rows.items():
         assert float(fields[1]) == pytest.approx(ndcg[name], abs=5e-5)   # printed with 4 decimals
     assert "Holm-corrected p-values" in proc.stdout
+
+
+def test_demo_report_in_a_browser(demo, browser, artifacts):
+    out, _ = demo
+    tables = check_report(browser, out / "index.html", "demo", artifacts, section="Efficiency-aware leaderboard")
+    csv = pd.read_csv(out / "leaderboard.csv", index_col="system")
+    headline = pd.read_csv(out / "means_headline.csv", index_col="system")
+    for width, found in tables.items():
+        board = table_by_caption(found, "leaderboard")
+        assert visible_columns(board, width)[:4] == ["system", "nDCG@10", "dynascore", "rank"]
+        assert [r[0] for r in board["rows"]] == list(csv.index)
+        for row, (_, expected) in zip(board["rows"], csv.iterrows()):
+            assert float(row[1]) == pytest.approx(expected["nDCG@10"], abs=5e-5)
+            assert float(row[2]) == pytest.approx(expected["dynascore"], abs=5e-5)
+            assert int(row[3]) == expected["rank"]
+        means = table_by_caption(found, "mean scores")
+        for row in means["rows"]:
+            assert [float(v) for v in row[1:]] == pytest.approx(headline.loc[row[0]].tolist(), abs=5e-5)
+
+
+def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, browser, artifacts):
+    out, _ = demo
+    report = tmp_path / "board"
+    proc = run_offline(["-m", "ir_cwla", "leaderboard", str(out / "leaderboard" / "results.csv"), "--out",
+                        str(report)], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[0].split()
+    assert header == ["system", "nDCG@10", "dynascore", "rank", "latency_p50_ms", "usd_per_1M_q_from_qps"]
+    demo_board = pd.read_csv(out / "leaderboard.csv", index_col="system")
+    ranked = [line.split()[0] for line in proc.stdout.splitlines()[1:1 + len(SMOKE_SYSTEMS)]]
+    assert ranked == list(demo_board.index)                   # the same ranking as the demo's page
+    tables = check_report(browser, report / "index.html", "leaderboard-demo", artifacts)
+    written = pd.read_csv(report / "leaderboard.csv", index_col="system")
+    board = table_by_caption(tables[800], "leaderboard")
+    assert [r[0] for r in board["rows"]] == list(written.index) == ranked
+    assert [float(r[2]) for r in board["rows"]] == pytest.approx(written["dynascore"].tolist(), abs=5e-5)
+
+
+def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / ".ir-cwla-report").write_text("")                  # an earlier report, replaced at the end
+    (out / "stale.csv").write_text("x")
+    proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "PISA-BM25,bm25s-lucene",
+                        "--trials", "10", "--test-trials", "10", "--repeats", "1", "--warmup", "0", "--quiet"],
+                       tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stderr.splitlines()                           # --quiet: no steps, only the warnings
+    assert lines and all(line.startswith("ir-cwla demo: warning: ") for line in lines), proc.stderr
+    assert any("with two systems" in line for line in lines)
+    assert not (out / "runs").exists() and not (out / "stale.csv").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []   # no leftovers
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "--save-runs" in page and "ir-cwla leaderboard " in page and "with two systems" in page
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trials", "0"], "trials must be >= 1"),
+    (["--test-trials", "-3"], "test_trials must be >= 1"),
+    (["--repeats", "0"], "repeats must be an int >= 1"),
+    (["--instance", "m5.nope"], "instance 'm5.nope' is not in the price table"),
+    (["--systems", "PISA-BM25,nope"], "nope"),
+])
+def test_bad_demo_arguments_fail_before_any_work(capsys, monkeypatch, tmp_path, argv, message):
+    from ir_cwla import datasets
+    from ir_cwla.app.cli import main
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("the demo read Cranfield before checking its arguments")
+
+    monkeypatch.setattr(datasets, "cranfield_topics", no_data)
+    out = tmp_path / "report"
+    assert main(["demo", "--out", str(out), *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "[1/7]" not in err, err
+    assert not out.exists() and list(tmp_path.iterdir()) == []

@@ -266,3 +266,93 @@ def test_joining_measurements_of_different_topics_is_refused():
     u = lb.measure_throughput(lambda df: df, TOPICS, batch_size=2, repeats=1, warmup=0)
     with pytest.raises(ValueError):
         lb.ThroughputResult.concat([t, u])
+
+
+def _label_boxes(ax):
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
+
+
+def test_frontier_labels_never_overlap_and_names_stay_text():
+    """Fifteen systems a few hundredths of a millisecond apart, two of them on top of each other,
+    names that matplotlib would read as math: every label legible and none on another."""
+    rng = np.random.default_rng(1)
+    names = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "PISA-PL2-c1", "bm25s-lucene", "bm25s-robertson",
+             "bm25s-bm25+", "bm25s-bm25l", "bm25s-atire", "PISA-BM25-k1.2", "PISA-TF-IDF", "$\\frac{1}{$", "=cmd()",
+             "$x$ and $y$", "PISA-QLD-mu2000"]
+    df = pd.DataFrame({"accuracy": 0.35 + rng.normal(0, 0.01, 15), "latency": 0.38 + rng.random(15) * 0.37,
+                       "cost": rng.random(15)}, index=names)
+    df.loc["bm25s-bm25+"] = df.loc["bm25s-robertson"] + 1e-5
+    ax = lb.Leaderboard(df).plot_frontier()
+    assert ax.get_xscale() == "linear"                               # 0.38-0.75 ms: no log axis
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert all("10^" not in t and "times" not in t for t in ticks)
+    boxes = _label_boxes(ax)
+    assert sorted(t for t, _ in boxes) == sorted(names)             # all labelled, as given (no mathtext)
+    assert all(not t.get_parse_math() for t in ax.texts)
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), (a, b)
+    frame = ax.get_window_extent()
+    assert all(frame.x0 <= box.x0 and box.x1 <= frame.x1 for _, box in boxes)
+    points = ax.transData.transform(df[["latency", "accuracy"]].to_numpy())
+    for name, box in boxes:
+        inside = (points[:, 0] > box.x0) & (points[:, 0] < box.x1) & (points[:, 1] > box.y0) & (points[:, 1] < box.y1)
+        assert not inside.any(), name
+
+
+def test_frontier_of_many_systems_labels_the_frontier_only():
+    rng = np.random.default_rng(0)
+    n = 5000
+    df = pd.DataFrame({"accuracy": rng.random(n), "latency": 10 ** rng.uniform(-1, 3, n), "cost": rng.random(n)},
+                      index=[f"sys-{i}" for i in range(n)])
+    ax = lb.Leaderboard(df).plot_frontier()
+    frontier = set(lb.pareto_frontier(df).index)
+    labelled = {t.get_text() for t in ax.texts}
+    assert labelled and labelled <= frontier and len(labelled) <= lb.plots.MAX_LABELS
+    assert ax.get_legend().get_title().get_text() == f"{n - len(labelled)} of {n} systems unlabelled"
+    assert ax.get_xscale() == "log" and {t.get_text() for t in ax.get_xticklabels()} >= {"0.1", "1", "10", "100"}
+
+
+def test_weight_map_shows_ties():
+    df = pd.DataFrame({"accuracy": [0.187, 0.368], "latency": [4.0, 70.0], "cost": [0.5, 30.0]}, index=["$a$", "b"])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lb.RankingWarning)
+        ax = lb.Leaderboard(df).plot_weight_map(step=0.05)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["\\$a\\$", "b", "tie (x)"]
+    ties = ax.collections[1].get_offsets()
+    assert len(ties) and np.allclose(ties[:, 1], 0.5)               # the line w_accuracy = 0.5
+
+
+def test_saved_board_reads_back_without_naming_columns(board, tmp_path):
+    board.save(str(tmp_path))
+    again = lb.Leaderboard.read_csv(tmp_path / "results.csv")
+    assert again.columns == board.columns
+    pd.testing.assert_frame_equal(again.metrics(), board.metrics(), check_names=False)
+    (tmp_path / "environment.json").unlink()                     # the project's column names still work
+    assert lb.Leaderboard.read_csv(tmp_path / "results.csv").columns == board.columns
+    with pytest.raises(ValueError, match="latency column 'p99' not in the results"):
+        lb.Leaderboard.read_csv(tmp_path / "results.csv", latency="p99")
+    (tmp_path / "bad.csv").write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ValueError, match="bad.csv"):
+        lb.Leaderboard.read_csv(tmp_path / "bad.csv")
+
+
+def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
+    """The demo's smoke board on one run: bm25s-lucene sits just right of the frontier's last
+    step, at the right edge; its label may cross the line (on a white ground) but not vanish."""
+    df = pd.DataFrame({"accuracy": [0.3620, 0.3686, 0.3721, 0.3766, 0.3539], "latency": [0.552, 0.588, 0.904, 0.885, 0.577],
+                       "cost": [0.0142, 0.0128, 0.0110, 0.0068, 0.0132]},
+                      index=["PISA-BM25", "PISA-DPH", "bm25s-lucene", "bm25s-bm25l", "PISA-QLD-mu1000"])
+    ax = lb.Leaderboard(df).plot_frontier()
+    assert sorted(t.get_text() for t in ax.texts) == sorted(df.index)
+    assert ax.get_legend().get_title().get_text() == ""
+    boxes = _label_boxes(ax)
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), (a, b)

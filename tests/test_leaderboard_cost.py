@@ -64,3 +64,14 @@ def test_cost_formulas():
         lb.usd_per_million_queries(0.0, 1.0)
     with pytest.raises(ValueError):
         lb.usd_per_query(-1.0, 1.0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: lb.usd_per_query(3.0, -0.1), "usd_per_hour is -0.1"),
+    (lambda: lb.usd_per_query([1.0, float("inf")], 1.0), r"latency_ms\[1\] is inf"),
+    (lambda: lb.usd_per_million_queries(100.0, float("nan")), "usd_per_hour is nan"),
+    (lambda: lb.usd_per_million_queries([5.0, -2.0], 1.0), r"throughput \(qps\)\[1\] is -2.0"),
+])
+def test_negative_or_non_finite_costs_are_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -217,3 +217,84 @@ def test_winner_map_agrees_with_dynascore_at_every_weighting():
 def test_winner_map_refuses_a_constant_metric():
     with pytest.raises(ValueError, match="winner map"):
         lb.winner_map(board(cost=[1.0, 1.0, 1.0]))
+
+
+# --------------------------------------------------------------------------- ties and data-free rankings
+
+TWO = pd.DataFrame({"accuracy": [0.187, 0.368], "latency": [4.0, 70.0], "cost": [0.5, 30.0]},
+                   index=["BM25", "SPLADE"])
+
+
+def test_two_systems_tie_under_the_default_weights_whatever_the_numbers():
+    for scale in (1.0, 1e-3, 1e6):                       # dAcc x (0.5 - 0.25 - 0.25) = 0 for any values
+        df = TWO.assign(latency=TWO["latency"] * scale)
+        with pytest.warns(lb.RankingWarning, match="tie: with two systems") as record:
+            result = lb.dynascore(df)
+        assert list(result["rank"]) == [1, 1] and list(result.index) == ["BM25", "SPLADE"]   # by name
+        assert result.attrs["notes"] == [str(record[0].message)]
+    with pytest.warns(lb.RankingWarning, match="depends only on the weights"):
+        result = lb.dynascore(TWO, {"accuracy": 0.6, "latency": 0.2, "cost": 0.2})
+    assert list(result.index) == ["SPLADE", "BM25"] and list(result["rank"]) == [1, 2]
+
+
+def test_ties_share_a_rank_whatever_the_row_order():
+    df = pd.DataFrame({"accuracy": [0.2, 0.3, 0.45, 0.3], "latency": [1.0, 7.0, 30.0, 7.0], "cost": [1.0, 2.0, 3.0, 2.0]},
+                      index=["a", "twin-b", "c", "twin-a"])
+    expected = None
+    for seed in range(4):
+        with pytest.warns(lb.RankingWarning, match=r"equal Dynascores .* share a rank: rank \d+: 'twin-a', 'twin-b'$"):
+            result = lb.dynascore(df.sample(frac=1.0, random_state=seed))
+        ranks = result["rank"].to_dict()
+        assert ranks["twin-a"] == ranks["twin-b"] and list(result.index).index("twin-a") + 1 == \
+            list(result.index).index("twin-b")
+        expected = expected if expected is not None else result
+        pd.testing.assert_frame_equal(result, expected)
+
+
+def test_accuracy_ties_pair_by_name_and_warn():
+    # b1 and b2 have equal accuracy: the AMRS pairs a-b1 and b2-c (name order), whatever the row order
+    df = pd.DataFrame({"accuracy": [0.2, 0.3, 0.3, 0.4], "latency": [1.0, 5.0, 2.0, 9.0], "cost": [1.0, 2.0, 3.0, 4.0]},
+                      index=["a", "b2", "b1", "c"])
+    with pytest.warns(lb.RankingWarning, match="'b1', 'b2'"):
+        rates = lb.dynascore(df).attrs["amrs"]
+    assert rates["latency"] == pytest.approx(((2 - 1) / 0.1 + (9 - 5) / 0.1) / 2)
+    with pytest.warns(lb.RankingWarning):
+        assert lb.dynascore(df.iloc[::-1]).attrs["amrs"] == rates
+
+
+def test_huge_weights_are_scaled_not_overflowed():
+    df = board()
+    huge = lb.dynascore(df, {"accuracy": 1e308, "latency": 5e307, "cost": 5e307})
+    pd.testing.assert_frame_equal(huge.drop(columns="dynascore"), lb.dynascore(df).drop(columns="dynascore"))
+    np.testing.assert_allclose(huge["dynascore"], lb.dynascore(df)["dynascore"])
+    kernel, _ = lb.dynascore_kernel(df.to_numpy(), np.array([1e308, 1e308, 1e308]), np.array([1, -1, -1.0]),
+                                    np.zeros(3))
+    assert np.all(np.isfinite(kernel))
+
+
+@pytest.mark.parametrize("df, kwargs, message", [
+    (board(latency=[1.0, -2.0, 3.0]), {}, "latency of system 'b' is -2"),
+    (board(cost=[1.0, 2.0, -0.5]), {}, "cost of system 'c' is -0.5"),
+    (board().set_axis(["a", "a", "c"]), {}, r"system names must be unique: \['a'\]"),
+    (board(accuracy=[1e308, 0.3, 0.4], latency=[1.0, 2.0, 4.0], cost=[1.0, 3.0, 2.0]), {}, "overflows"),
+    (board(), {"weights": {"accuracy": True}}, "finite and non-negative numbers"),
+])
+def test_bad_measurements_are_refused_naming_the_system(df, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        lb.dynascore(df, **kwargs)
+
+
+@pytest.mark.parametrize("step, message", [(0, "step must be a number in"), (-0.1, "step must be"),
+                                           (float("nan"), "step must be"), (1e-4, "use step >= 0.000708"),
+                                           (0.3, "divide 1 evenly")])
+def test_winner_map_steps_are_checked_before_any_work(step, message):
+    with pytest.raises(ValueError, match=message):
+        lb.winner_map(board(), step=step)
+
+
+def test_winner_map_marks_ties():
+    winners = lb.winner_map(TWO, step=0.05)
+    tied = winners[winners["tie"]]
+    assert len(tied) and (tied["accuracy"] == 0.5).all()     # the line w_acc = w_latency + w_cost
+    assert set(tied["winner"]) == {"BM25"}                    # the first by name
+    assert not winners.loc[winners["accuracy"] != 0.5, "tie"].any()

@@ -170,3 +170,8 @@ def test_bad_measurement_arguments(kwargs, error):
 def test_bad_batch_size():
     with pytest.raises(ValueError):
         lb.measure_throughput(lambda df: df, TOPICS, batch_size=0)
+
+
+def test_negative_latencies_are_refused():
+    with pytest.raises(ValueError, match=r"latency \[0\] is -1.0 ms"):
+        lb.latency_summary([-1, 2, 3])

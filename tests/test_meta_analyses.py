@@ -149,7 +149,7 @@ def test_figures_have_one_panel_per_family(synthetic):
     fig = disc.plot_asl()
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 2 and len(visible[0].get_lines()) == 2 + 1      # 2 curves + the alpha line
-    assert [ax.get_title() for ax in visible] == ["C: A", "C: B"]
+    assert [ax.get_title() for ax in visible] == ["A", "B"]            # not browsing models: no "C:"
     fig = sim.plot()
     assert len([ax for ax in fig.axes if ax.get_visible() and ax.get_title()]) == 2
     assert len(cons.plot().axes) == 2

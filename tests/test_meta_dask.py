@@ -49,6 +49,21 @@ def test_shared_data_is_shipped_once_per_worker(client):
     assert all(len(ids) == 1 for ids in copies.values())              # one copy per worker, not per task
 
 
+def touch_and_return(folder, task):
+    open(os.path.join(folder, f"{task:04d}"), "w").close()
+    return task
+
+
+def test_stream_keeps_at_most_the_window_in_flight(client, tmp_path):
+    """The consumer of a stream (the Monte-Carlo tests summing counts) holds a bounded number of results."""
+    results = meta.Dask(client).stream(touch_and_return, str(tmp_path), list(range(30)), window=3)
+    got = [next(results), next(results)]
+    time.sleep(1.0)                                                   # workers would run ahead here if they could
+    assert 2 <= len(os.listdir(tmp_path)) <= 2 + 3
+    got += list(results)
+    assert sorted(got) == [(i, i) for i in range(30)] and len(os.listdir(tmp_path)) == 30
+
+
 def test_evaluate_on_dask_is_identical(dl19):
     local, remote = dl19
     assert local.shape == (37 * 43 * 39, 4)

@@ -111,6 +111,24 @@ def test_duplicates_and_missing_columns_and_missing_measures():
         meta.to_cube(df[~((df["name"] == "s1") & (df["measure"] == "AP"))])
 
 
+@pytest.mark.parametrize("column", ["name", "qid", "measure"])
+def test_a_missing_name_topic_or_measure_is_an_error_naming_the_row(column):
+    df = toy_frame()
+    df.loc[7, column] = None
+    with pytest.raises(ValueError, match=f"1 rows without a '{column}', e.g. row 7"):
+        meta.to_cube(df)
+
+
+def test_labels_are_compared_as_strings():
+    """Integer and string qids that print alike are one topic, as before (the column is factorised
+    first and its distinct values turned into str)."""
+    df = toy_frame(n_topics=3)
+    mixed = df.assign(qid=[int(q[1:]) if i % 2 else q[1:] for i, q in enumerate(df["qid"])])
+    cube = meta.to_cube(mixed)
+    assert cube.topics == ("0", "1", "2")
+    np.testing.assert_array_equal(cube.values, meta.to_cube(df.assign(qid=df["qid"].str[1:])).values)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"n_systems": 1}, "at least 2 systems"),
     ({"n_topics": 1}, "at least 2 topics"),

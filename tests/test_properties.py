@@ -6,7 +6,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -22,13 +22,19 @@ gain_matrices = st.integers(1, 6).flatmap(lambda n: st.integers(1, 25).flatmap(
     lambda w: arrays(np.float64, (n, w), elements=st.sampled_from([0.0, 1 / 3, 2 / 3, 1.0, 0.25]))))
 
 
+# the strategies of each property test, named so that test_property_tests_can_fail can rerun it
+SUM_OF_L = dict(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS))
+BOUNDS = dict(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS), tail=st.sampled_from(["stop", "pad"]))
+P_AVG = dict(gains=gain_matrices, data=st.data())
+
+
 def _depths(gains, data):
     n, w = gains.shape
     return np.array([data.draw(st.integers(1, w)) for _ in range(n)])
 
 
 @settings(max_examples=60, deadline=None)
-@given(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS))
+@given(**SUM_OF_L)
 def test_sum_of_L_is_one_under_stop(gains, data, model):
     depth = _depths(gains, data)
     gains = np.where(np.arange(gains.shape[1])[None, :] < depth[:, None], gains, 0.0)
@@ -39,7 +45,7 @@ def test_sum_of_L_is_one_under_stop(gains, data, model):
 
 
 @settings(max_examples=60, deadline=None)
-@given(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS), tail=st.sampled_from(["stop", "pad"]))
+@given(**BOUNDS)
 def test_bounds(gains, data, model, tail):
     """Every aggregation but ETG lies in [0, 1]; ETG <= V+ (its gains are at most 1 per rank)."""
     depth = _depths(gains, data)
@@ -61,7 +67,7 @@ def test_bounds(gains, data, model, tail):
 
 
 @settings(max_examples=40, deadline=None)
-@given(gains=gain_matrices, data=st.data())
+@given(**P_AVG)
 def test_p_avg_equals_p_erg(gains, data):
     k = gains.shape[1]
     depth = np.full(gains.shape[0], k)
@@ -88,6 +94,13 @@ def test_invariant_to_line_order(n_docs, seed, ties):
         assert a[m].tolist() == b[m].tolist()
 
 
+def _search(test, strategies):
+    """The property test as hypothesis runs it, but without shrinking or the example database
+    (only whether it fails matters here)."""
+    rerun = settings(max_examples=200, deadline=None, database=None, phases=[Phase.generate])
+    return rerun(given(**strategies)(test.hypothesis.inner_test))
+
+
 def test_property_tests_can_fail(monkeypatch):
     """Each property test above fails on a kernel broken the way it guards against."""
     real_browse = kernel.browse
@@ -101,16 +114,16 @@ def test_property_tests_can_fail(monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(kernel, "browse", forgets_to_stop)
         with pytest.raises(AssertionError):
-            test_sum_of_L_is_one_under_stop()
+            _search(test_sum_of_L_is_one_under_stop, SUM_OF_L)()
 
     avg = get_aggregation("avg")
     with monkeypatch.context() as m:          # A_avg(i) = CG(i): forgot to divide by i, exceeds 1
         m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg))
         with pytest.raises(AssertionError):
-            test_bounds()
+            _search(test_bounds, BOUNDS)()
     with monkeypatch.context() as m:          # A_avg(i) = CG(i) / (i + 1): off by one
         m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg / (inp.ranks + 1)))
         with pytest.raises(AssertionError):
-            test_p_avg_equals_p_erg()
+            _search(test_p_avg_equals_p_erg, P_AVG)()
     # and the kernel is whole again
-    test_sum_of_L_is_one_under_stop()
+    _search(test_sum_of_L_is_one_under_stop, SUM_OF_L)()

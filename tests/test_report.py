@@ -31,12 +31,13 @@ def test_every_name_is_escaped(dl19_means):
     page = report.HtmlReport("<title>demo", "sub <b>title</b>")
     page.section("<h2>section</h2>").text(HOSTILE[0]).bullets(HOSTILE).code(HOSTILE[1])
     page.table(dl19_means, caption="<caption>", highlight={HOSTILE[0]})
+    page.warnings(HOSTILE[:1], title="<b>care</b>")
     html = page.render()
     assert "<script" not in html and "<img" not in html and "<b>" not in html and "<th>system" not in html
     assert {tag for tag, _ in parse_tags(html)} <= {"html", "head", "meta", "title", "style", "body", "h1", "p",
-                                                    "h2", "nav", "ul", "li", "a", "pre", "table", "caption",
+                                                    "h2", "nav", "ul", "li", "a", "pre", "table", "div", "strong",
                                                     "thead", "tbody", "tr", "th", "td"}
-    assert html.count("&lt;script&gt;alert(&quot;run&quot;)&lt;/script&gt;") == 3   # text, bullet, table row
+    assert html.count("&lt;script&gt;alert(&quot;run&quot;)&lt;/script&gt;") == 4   # text, bullet, row, warning
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "a&amp;b &quot;quoted&quot; &#x27;single&#x27;" in html
     assert "&lt;title&gt;demo" in html and "&lt;th&gt;system&lt;/th&gt;" in html
@@ -64,14 +65,79 @@ def test_figures_are_embedded_as_png_and_saved(tmp_path):
 
 def test_tables_format_numbers_and_save_csv(tmp_path, dl19_means):
     page = report.HtmlReport("tables", directory=tmp_path)
-    frame = dl19_means.assign(tiny=[1e-7, np.nan, 2.5e8])
+    frame = dl19_means.assign(tiny=[1e-7, np.nan, 2.5e8], tau=[0.81234, 0.000254, -0.5])
     page.table(frame, precision=3, filename="t.csv")
     html = page.render()
-    cells = re.findall(r'<td class="num">([^<]*)</td>', html)
-    assert cells[1:3] == ["0.500", "1e-07"] and "" in cells and "2.5e+08" in cells
-    assert cells[0] == str(dl19_means.iloc[0, 0])               # integers stay integers
+    rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>")[1])
+    cells = [re.findall(r'<td class="num">([^<]*)</td>', row) for row in rows]
+    assert [c[0] for c in cells] == [str(v) for v in dl19_means["lines"]]      # integers stay integers
+    assert [c[1] for c in cells] == ["0.500", "0.600", "0.700"]
+    assert [c[2] for c in cells] == ["1.00e-07", "", "2.50e+08"]               # one format per column
+    assert [c[3] for c in cells] == ["0.812", "0.000", "-0.500"]               # never 0.000254 among 3 decimals
+    assert '<div class="scroll"><table>' in html and '<th class="num">tau</th>' in html
     saved = pd.read_csv(tmp_path / "t.csv", index_col=0)
     assert saved.index.tolist() == HOSTILE and saved["lines"].tolist() == dl19_means["lines"].tolist()
+    assert saved["tau"].tolist() == [0.81234, 0.000254, -0.5]                 # full precision in the CSV
+
+
+def test_precision_per_column_and_text_tables():
+    frame = pd.DataFrame({"acc": [0.31234, 0.4], "ms": [1.5, 12.25], "n": [3, 40], "name": ["a", "b"]},
+                         index=pd.Index(["x", "long name"], name="system"))
+    text = report.text_table(frame, precision={"acc": 4, "ms": 1})
+    assert text.splitlines() == ["system        acc    ms   n  name",
+                                 "x          0.3123   1.5   3  a",
+                                 "long name  0.4000  12.2  40  b"]
+    html = report.table_html(frame, precision={"acc": 4, "ms": 1})
+    assert ">0.3123<" in html and ">12.2<" in html and ">40<" in html
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised(tmp_path):
+    frame = pd.DataFrame({"run": ["=1+1", "+cmd", "-BM25", "@SUM(A1)", "\tx", "-0.5", "+3e5", "BM25"],
+                          "score": [-1.0, 2.0, -3.0, 4.0, 5.0, 6.0, 7.0, 8.0]}).set_index("run")
+    frame["=note"] = ["=A1"] * 8
+    page = report.HtmlReport("csv", directory=tmp_path)
+    page.table(frame, filename="t.csv")
+    saved = pd.read_csv(tmp_path / "t.csv", index_col=0, keep_default_na=False)
+    assert saved.index.tolist() == ["'=1+1", "'+cmd", "'-BM25", "'@SUM(A1)", "'\tx", "-0.5", "+3e5", "BM25"]
+    assert saved["score"].tolist() == frame["score"].tolist()                 # numbers stay numbers
+    assert list(saved.columns) == ["score", "'=note"] and set(saved["'=note"]) == {"'=A1"}
+    assert "<td>=1+1</td>" in page.render()                                   # the page shows the name as it is
+
+
+def test_reports_are_written_whole_or_not_at_all(tmp_path):
+    out = tmp_path / "report"
+    with pytest.raises(RuntimeError, match="halfway"):
+        with report.staged(out) as directory:
+            page = report.HtmlReport("x", directory=directory)
+            page.table(pd.DataFrame({"a": [1.0]}), filename="a.csv")
+            raise RuntimeError("halfway")
+    assert list(tmp_path.iterdir()) == []                                      # nothing left behind
+    for text in ("first", "second"):
+        with report.staged(out) as directory:
+            page = report.HtmlReport(text, directory=directory)
+            page.table(pd.DataFrame({text: [1.0]}), filename=f"{text}.csv")
+            page.write()
+    assert sorted(p.name for p in out.iterdir()) == [report.MARKER, "index.html", "second.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]            # replaced, no leftovers
+    assert "<h1>second</h1>" in (out / "index.html").read_text()
+
+
+def test_output_directories_are_checked_before_any_work(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="is a file"):
+        report.check_output(tmp_path / "file")
+    with pytest.raises(ValueError, match="holds other files"):
+        report.check_output(tmp_path / "mine")
+    with pytest.raises(ValueError, match="contains the input"):
+        report.check_output(tmp_path, inputs=[tmp_path / "file"])
+    assert report.check_output(tmp_path / "empty") == tmp_path / "empty"
+    monkeypatch.chdir(tmp_path / "empty")
+    with pytest.raises(ValueError, match="current directory"):
+        report.check_output(".")
+    assert report.check_output(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
 
 
 def test_format_cell():
@@ -87,3 +153,10 @@ def test_format_cell():
 def test_write_needs_a_path_or_directory():
     with pytest.raises(ValueError, match="give a path"):
         report.HtmlReport("x").write()
+
+
+def test_scores_of_different_rank_never_print_alike():
+    assert report.score_decimals([0.17761, 0.174012, 0.173961, 0.1718], [1, 2, 3, 4]) == 5
+    assert report.score_decimals([0.5, 0.25], [1, 2]) == 4
+    assert report.score_decimals([0.5, 0.5], [1, 1]) == 4                    # a tie may print alike
+    assert report.score_decimals([0.5, 0.5 + 1e-13], [1, 2]) == 8            # at most 8 decimals

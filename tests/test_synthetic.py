@@ -26,7 +26,7 @@ def _topics_where_order_matters(run: pd.DataFrame, qrels: pd.DataFrame, wrong_or
 
 
 def test_same_seed_same_collection():
-    a, b, c = synthetic.make_collection(7), synthetic.make_collection(7), synthetic.make_collection(8)
+    a, b, c = (synthetic.make_collection(seed, n_topics=12, max_depth=30) for seed in (7, 7, 8))
     assert a.qrels.equals(b.qrels) and a.topics.equals(b.topics)
     assert all(a.runs[k].equals(b.runs[k]) for k in synthetic.RUN_KINDS)
     assert not a.qrels.equals(c.qrels)

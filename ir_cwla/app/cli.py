@@ -7,7 +7,7 @@
     ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
     ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
-    ir-cwla demo [--out REPORT]
+    ir-cwla demo [--out REPORT] [--systems smoke] [--save-runs]
     ir-cwla --version
 
 QRELS and RUN are TREC files or streams (``-`` is stdin; ``/dev/stdin``, ``<(zcat run.gz)``
@@ -39,8 +39,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Optional
-
-import pandas as pd
 
 from ir_cwla.app.evaluate import (
     FORMATS,
@@ -93,9 +91,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
         runs = [io.top_ranked(run, args.depth) for run in runs]
-    topics = set(pd.unique(qrels["query_id"]).tolist())
     for name, run in zip(names, runs):
-        check_topics(name, run, topics, args.answered_only)
+        check_topics(name, run, qrels, args.answered_only)
     results = evaluate_runs(dict(zip(names, runs)), qrels, measures, per_query=args.per_query,
                             summary=not args.no_summary, answered_only=args.answered_only,
                             progress=len(runs) > 1 and sys.stderr.isatty())
@@ -120,7 +117,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
     spec = qrels_spec(args.qrels)
     qrels = read_qrels_arg(spec, measures)
     run = read_run_arg(args.run)
-    check_topics(io.input_name(args.run), run, set(pd.unique(qrels["query_id"]).tolist()))
+    check_topics(io.input_name(args.run), run, qrels)
     calc = ir_measures.providers.registry[args.provider] if args.provider else ir_measures
     output = OUTPUT_FORMATS[args.output_format](args)
     if args.by_query:
@@ -147,14 +144,22 @@ def cmd_meta(args: argparse.Namespace) -> int:
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla.app import report
+    from ir_cwla.meta.frame import check_alpha
+    from ir_cwla.meta.streams import check_trials
+    from ir_cwla.text import csv_safe
 
+    check_trials(args.trials, "--trials")                  # every argument before any work
+    check_trials(args.test_trials, "--test-trials")
+    check_alpha(args.alpha)
+    inputs = [args.qrels] if args.rundir is None else [args.rundir, args.qrels]
+    if args.rundir is not None and not os.path.isdir(args.rundir):
+        raise CliError(f"run directory not found: {args.rundir}")
+    report.check_output(args.out, inputs=inputs)
     progress = sys.stderr.isatty()
     if args.rundir is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
     else:
         measures = measures_arg(args.measures, ir_cwla.table1())
-        if not os.path.isdir(args.rundir):
-            raise CliError(f"run directory not found: {args.rundir}")
         qrels = read_qrels_arg(args.qrels, measures)
         per_query = meta.evaluate(args.rundir, qrels, measures, progress=progress)
     all_cwla = all(ir_cwla.is_cwla(m) for m in measures)
@@ -164,23 +169,21 @@ def cmd_meta(args: argparse.Namespace) -> int:
                             seed=args.seed, groups=groups, progress=progress)
     disc = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha, seed=args.seed,
                                      groups=groups, progress=progress)
-    page = report.HtmlReport("ir_cwla meta-evaluation",
-                             f"{per_query['name'].nunique()} runs from {args.rundir or args.qrels}, "
-                             f"{per_query['qid'].nunique()} topics, {len(measures)} measures"
-                             + (f"; qrels {args.qrels}." if args.rundir else "."),
-                             directory=args.out)
-    means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
-    page.section("Runs")
-    page.table(means.rename(columns=meta.label).rename_axis("run"), "mean score of every run (rows) under every "
-               "measure (columns)", filename="means.csv")
-    report.add_meta_sections(page, sim, cons, disc)
-    per_query.to_csv(Path(args.out) / "per_query.csv", index=False)
-    path = page.write()
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(cons.table().drop(columns=["better_than"]).to_string(index=False, float_format="%.3f"))
-        print()
-        print(disc.table().to_string(index=False, float_format="%.4f"))
-    print(f"\nreport: {path}")
+    source = f"{args.rundir}; qrels {args.qrels}." if args.rundir is not None else f"{args.qrels}."
+    with report.staged(args.out, inputs=inputs) as directory:
+        page = report.HtmlReport("ir_cwla meta-evaluation",
+                                 f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
+                                 f"{len(measures)} measures, from {source}", directory=directory)
+        means = sim.means.rename(columns=sim.labels).rename_axis("run")
+        page.section("Runs")
+        page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
+        report.add_meta_sections(page, sim, cons, disc)
+        csv_safe(per_query).to_csv(directory / "per_query.csv", index=False)
+        page.write()
+    print(report.text_table(cons.table().drop(columns=["better_than"]), precision=3, index=False))
+    print()
+    print(report.text_table(disc.table(), precision=4, index=False))
+    print(f"\nreport: {Path(args.out) / 'index.html'}")
     if args.rundir is not None:
         note_conventions(args.qrels)
     return 0
@@ -208,36 +211,42 @@ def parse_weights(text: Optional[str]) -> Optional[dict[str, float]]:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """``ir-cwla leaderboard``: Dynascore ranking (and budgets) from a CSV of measured numbers."""
+    import math
+    import warnings
+
     from ir_cwla import leaderboard as lb
     from ir_cwla.app import report
 
-    if not os.path.exists(args.csv):
-        raise CliError(f"CSV file not found: {args.csv}")
-    try:
-        df = pd.read_csv(args.csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as ex:
-        raise CliError(f"malformed CSV file {args.csv}: {ex}") from None
-    name = args.name or ("name" if "name" in df.columns else df.columns[0])
-    if name not in df.columns:
-        raise CliError(f"{args.csv}: no column {name!r} (columns: {', '.join(map(str, df.columns))})")
-    df[name] = df[name].astype(str)
-    board = lb.Leaderboard.from_frame(df, accuracy=args.accuracy, latency=args.latency, cost=args.cost, name=name)
-    weights = parse_weights(args.weights)
-    shown = ["accuracy", "latency", "cost"]
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        table = board.table(weights)
-        print(table[[board.columns[c] for c in shown] + ["dynascore", "rank"]].to_string(float_format="%.4g"))
-        budget = {k: v for k, v in (("latency", args.max_latency), ("cost", args.max_cost)) if v is not None}
-        if budget:
-            print(f"\nwithin budget ({', '.join(f'{k} <= {v:g}' for k, v in budget.items())}), by accuracy:")
-            print(board.within_budget(**budget)[shown + ["rank"]].to_string(float_format="%.4g"))
-        if args.min_accuracy is not None:
-            print(f"\naccuracy >= {args.min_accuracy:g}, cheapest first:")
-            print(board.above_accuracy(args.min_accuracy)[shown + ["rank"]].to_string(float_format="%.4g"))
+    weights = parse_weights(args.weights)                  # every argument before any work
+    for flag, value in (("--max-latency", args.max_latency), ("--max-cost", args.max_cost),
+                        ("--min-accuracy", args.min_accuracy)):
+        if value is not None and not math.isfinite(value):
+            raise CliError(f"{flag} must be a finite number, got {value}")
     if args.out:
-        page = report.HtmlReport("ir_cwla leaderboard", f"{len(df)} systems from {args.csv}", directory=args.out)
-        report.add_leaderboard_sections(page, board, weights)
-        print(f"\nreport: {page.write()}")
+        report.check_output(args.out, inputs=[args.csv])
+    board = lb.Leaderboard.read_csv(args.csv, accuracy=args.accuracy, latency=args.latency, cost=args.cost,
+                                    name=args.name)
+    budget = {k: v for k, v in (("latency", args.max_latency), ("cost", args.max_cost)) if v is not None}
+    with warnings.catch_warnings(record=True) as caught:   # tables, figures and page before any output
+        warnings.simplefilter("always", lb.RankingWarning)
+        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy)
+        if args.out:
+            with report.staged(args.out, inputs=[args.csv]) as directory:
+                page = report.HtmlReport("ir_cwla leaderboard", f"{len(board.results)} systems from {args.csv}",
+                                         directory=directory)
+                report.add_leaderboard_sections(page, board, weights, tables=tables)
+                page.write()
+    for w in caught:
+        if not issubclass(w.category, lb.RankingWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, lb.RankingWarning)))
+    print(tables[0].text())
+    for table in tables[1:]:
+        print(f"\n{table.caption}:\n{table.text()}")
+    for note in notes:
+        print(f"ir-cwla leaderboard: warning: {note}", file=sys.stderr)
+    if args.out:
+        print(f"\nreport: {Path(args.out) / 'index.html'}")
     return 0
 
 
@@ -258,10 +267,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.systems:
         names = list(catalogue.SMOKE_SYSTEMS) if args.systems == "smoke" else \
             [n.strip() for n in args.systems.split(",") if n.strip()]
-        catalogue.system_specs(names)          # unknown names fail here, before any work
+    # run_demo checks every argument (systems, trials, instance, --out) before any work
     result = run_demo(args.out, systems=names, trials=args.trials, test_trials=args.test_trials,
                       seed=args.seed, warmup=args.warmup, repeats=args.repeats, instance=args.instance,
-                      progress=not args.quiet)
+                      save_runs=args.save_runs, progress=not args.quiet)
+    for note in result.notes:
+        print(f"ir-cwla demo: warning: {note}", file=sys.stderr)
     print(result.summary())
     return 0
 
@@ -356,9 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Efficiency-aware leaderboard (Dynascore) from precomputed numbers.")
     p.add_argument("csv", metavar="CSV", help="one row per system: a name column and numeric columns")
     p.add_argument("--name", help="column of the system names (default: 'name', else the first column)")
-    p.add_argument("--accuracy", default="accuracy", help="accuracy column (default 'accuracy')")
-    p.add_argument("--latency", default="latency", help="latency column (default 'latency')")
-    p.add_argument("--cost", default="cost", help="cost column (default 'cost')")
+    p.add_argument("--accuracy", help="accuracy column (default: from environment.json beside the CSV, as "
+                                      "`ir-cwla demo` writes it; else 'accuracy'; else the first other numeric column)")
+    p.add_argument("--latency", help="latency column (default: from environment.json; else 'latency'; "
+                                     "else 'latency_p50_ms')")
+    p.add_argument("--cost", help="cost column (default: from environment.json; else 'cost'; "
+                                  "else 'usd_per_1M_q_from_qps')")
     p.add_argument("--weights", help="Dynascore weights, e.g. accuracy=0.5,latency=0.25,cost=0.25 (the default)")
     p.add_argument("--max-latency", type=float, help="also rank the systems within this latency budget")
     p.add_argument("--max-cost", type=float, help="also rank the systems within this cost budget")
@@ -377,6 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=10, help="untimed queries before timing (default 10)")
     p.add_argument("--instance", default="m5.large", help="cloud instance that prices the cost (default m5.large)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--save-runs", action="store_true", help="also keep the TREC run files in REPORT/runs "
+                                                             "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_demo)
     return parser

@@ -3,13 +3,15 @@
 1. Cranfield from the package (:mod:`ir_cwla.datasets`: grades remapped 1->4 ... 4->1,
    grade -1 judged non-relevant);
 2. 15 systems indexed with pyterrier-pisa and bm25s (:mod:`ir_cwla.app.systems`);
-3. their runs for the 225 queries (saved as TREC files in ``out/runs``), scored with
-   ``pt.Experiment`` on standard measures and the 39 Table-1 C/W/L/A measures, per query;
+3. their runs for the 225 queries (kept as TREC files in ``out/runs`` with ``save_runs``),
+   scored with ``pt.Experiment`` on standard measures and the 39 Table-1 C/W/L/A measures,
+   per query;
 4. the meta-evaluation of the Table-1 measures (:mod:`ir_cwla.meta`): similarity,
    consistency and discriminative power, aggregations compared within each browsing model;
 5. latency, throughput and cost of every system, and the Dynascore leaderboard
    (:mod:`ir_cwla.leaderboard`);
-6. one self-contained HTML report (:mod:`ir_cwla.app.report`) and a short text summary.
+6. one self-contained HTML report (:mod:`ir_cwla.app.report`) with its tables (CSV) and
+   figures (PNG), and a short text summary.
 
 ``run_demo(out='report')`` returns a :class:`DemoResult` with every table it computed.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,16 +46,22 @@ class DemoResult:
     weights: dict
     timings: dict[str, float] = field(default_factory=dict)
     collection: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        """A few lines for the terminal: best systems, best measures, the leaderboard winner."""
+        """A few lines for the terminal: best systems, best measures, the leaderboard winner
+        (the warnings about the ranking are in :attr:`notes`)."""
         key = "nDCG@10" if "nDCG@10" in self.means.columns else self.means.columns[0]
         best = self.means[key].sort_values(ascending=False)
         cons = self.consistency.table()
         disc = self.discriminative_power.table()
         top_c = cons.sort_values("mean_tau", ascending=False).iloc[0]
         top_d = disc.sort_values("significant", ascending=False).iloc[0]
-        board = self.leaderboard.table(self.weights)
+        from ir_cwla.leaderboard import RankingWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankingWarning)
+            board = self.leaderboard.table(self.weights)
         metrics = self.leaderboard.metrics()
         fastest = metrics["latency"].idxmin()
         c = self.collection
@@ -66,7 +75,7 @@ class DemoResult:
             f"{int(top_d['pairs'])} system pairs significant)",
             f"  fastest system:       {fastest} ({metrics.loc[fastest, 'latency']:.2f} ms/query, "
             f"{self.leaderboard.columns['latency']})",
-            f"  Dynascore winner:     {board.index[0]} (weights "
+            f"  Dynascore winner:     {_winners(board)} (weights "
             + ", ".join(f"{k} {v:g}" for k, v in self.weights.items()) + ")",
             "  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()),
             f"report: {self.report}",
@@ -80,17 +89,34 @@ def _standard_measures() -> list:
     return [nDCG @ 10, P @ 10, AP, RR, R @ 100]
 
 
+#: Marker of each browsing model in the effectiveness figure (colour is the aggregation's).
+_MODEL_MARKERS = {"P": "o", "DCG": "s", "RBP": "^", "INST": "D", "AP": "v", "ERR": "P"}
+
+
 def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
+    """Systems (sorted by the first column) under each measure of ``columns``: C/W/L/A
+    measures in their aggregation's colour (as in every meta-evaluation figure) with a marker
+    per browsing model; other measures in black."""
     import matplotlib.pyplot as plt
 
+    from ir_cwla.meta import naming
+    from ir_cwla.meta.plots import AGGREGATION_STYLES
+    from ir_cwla.text import plain
+
     order = means[columns[0]].sort_values().index
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6))
-    for k, col in enumerate(columns):
-        ax.plot(means.loc[order, col], range(len(order)), "o", ms=5, color=f"C{k}", label=col)
-    ax.set_yticks(range(len(order)), [str(n) for n in order], fontsize=8)
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6), layout="constrained")
+    for col in columns:
+        measure = naming.parse(col)
+        agg = naming.aggregation(col)
+        colour = AGGREGATION_STYLES.get(agg, ("0.1", "o"))[0] if agg else "0.1"
+        marker = _MODEL_MARKERS.get(measure["C"], "o") if agg else "*"
+        ax.plot(means.loc[order, col], range(len(order)), ls="none", marker=marker, ms=6 if agg else 8,
+                color=colour, mfc="none" if agg else colour, mew=1.5, label=plain(col))
+    ax.set_yticks(range(len(order)), [plain(n) for n in order], fontsize=8)
     ax.set_xlabel("mean over topics")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False,
+              title="colour: aggregation\nmarker: browsing model", title_fontsize=7)
     ax.set_title(f"Cranfield: systems sorted by {columns[0]}")
     return fig
 
@@ -126,30 +152,97 @@ class _Steps:
             self._name = None
 
 
+def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, test_trials: int, alpha: float,
+                     warmup: int, repeats: int, instance: str, accuracy: str, weights: dict) -> pd.DataFrame:
+    """Every argument of :func:`run_demo`, checked before any work; returns the systems table."""
+    import math
+
+    import ir_measures
+
+    from ir_cwla import leaderboard as lb
+    from ir_cwla.app import report
+    from ir_cwla.app import systems as catalogue
+    from ir_cwla.meta.frame import check_alpha
+    from ir_cwla.meta.streams import check_trials
+
+    spec_table = catalogue.systems_table(systems)           # unknown names fail here
+    if len(spec_table) < 2:
+        raise ValueError(f"the demo compares systems: give at least 2, got {list(spec_table['name'])}")
+    check_trials(trials, "trials")
+    check_trials(test_trials, "test_trials")
+    check_alpha(alpha)
+    for name, value, low in (("warmup", warmup, 0), ("repeats", repeats, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    lb.instance(instance)                                   # an unknown instance fails here
+    ir_measures.parse_measure(accuracy)
+    for key, w in weights.items():
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+            raise ValueError(f"weights must be finite and non-negative numbers, got {key}={w!r}")
+    if sum(weights.values()) <= 0:
+        raise ValueError("at least one weight must be positive")
+    report.check_output(out)
+    return spec_table
+
+
 def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] = None, trials: int = 1000,
              test_trials: int = 2000, alpha: float = 0.05, seed: int = 0, warmup: int = 10, repeats: int = 3,
              instance: str = "m5.large", accuracy: str = "nDCG@10", weights: Optional[dict] = None,
-             progress: bool = True) -> DemoResult:
-    """Runs the whole demo and writes ``out/index.html`` (plus its tables and figures).
+             save_runs: bool = False, progress: bool = True) -> DemoResult:
+    """Runs the whole demo and writes ``out/index.html`` with its tables and figures.
 
     systems: names from :data:`ir_cwla.app.systems.SYSTEMS` (default: all 15).
     trials / test_trials / alpha / seed: of the consistency and discriminative-power analyses
         (``trials`` random topic splits and permutations; the paper uses 1000 and 2000).
     warmup / repeats / instance: the latency protocol and the priced cloud instance.
     accuracy / weights: the leaderboard's accuracy measure and Dynascore weights.
+    save_runs: also keep every system's TREC run in ``out/runs`` (9 MB per system).
+    progress: print the steps on stderr, and progress bars where stderr is a terminal.
+
+    Every argument (and ``out``: new, empty or an earlier report) is checked before any work.
+    The report is written whole or not at all: into a temporary directory beside ``out``,
+    which replaces ``out`` at the end (:func:`ir_cwla.app.report.staged`).
     """
+    weights = dict(weights or DEFAULT_WEIGHTS)
+    out = Path(out)
+    spec_table = _check_arguments(out, systems, trials, test_trials, alpha, warmup, repeats, instance, accuracy,
+                                  weights)
+    steps = _Steps(7, progress)
+    wall = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _run(out, spec_table, trials, test_trials, alpha, seed, warmup, repeats, instance, accuracy,
+                      weights, save_runs, progress, steps, caught)
+    for w in caught:                                  # the analyses' warnings are in result.notes
+        if not _ours(w):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    result.timings = {**steps.timings, "total": time.perf_counter() - wall}
+    return result
+
+
+def _ours(w: warnings.WarningMessage) -> bool:
+    """A warning of ir_cwla's analyses (a UserWarning raised from ir_cwla's code)."""
+    package = str(Path(__file__).resolve().parents[1])
+    return issubclass(w.category, UserWarning) and str(Path(w.filename).resolve()).startswith(package)
+
+
+def _notes(caught: list) -> list[str]:
+    """The messages of the analyses' warnings, each once."""
+    return list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught if _ours(w)))
+
+
+def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alpha: float, seed: int,
+         warmup: int, repeats: int, instance: str, accuracy: str, weights: dict, save_runs: bool,
+         progress: bool, steps: _Steps, caught: list) -> DemoResult:
     import pyterrier as pt
-    from tqdm.auto import tqdm
 
     import ir_cwla
     from ir_cwla import datasets, meta
     from ir_cwla import leaderboard as lb
+    from ir_cwla.app import report
     from ir_cwla.app import systems as catalogue
-
-    weights = dict(weights or DEFAULT_WEIGHTS)
-    out = Path(out)
-    steps = _Steps(7, progress)
-    wall = time.perf_counter()
+    from ir_cwla.progress import on_terminal, progress_bar
+    from ir_cwla.text import csv_safe
 
     steps.start("data", "Cranfield from the package (offline)")
     topics = datasets.cranfield_topics()
@@ -157,24 +250,27 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
     n_docs = sum(1 for _ in datasets.cranfield.dataset().docs_iter())
     collection = {"documents": n_docs, "topics": len(topics), "judgments": len(qrels)}
     pt_qrels = datasets.as_pyterrier_qrels(qrels)
-    spec_table = catalogue.systems_table(systems)
 
-    with tempfile.TemporaryDirectory(prefix="ir_cwla-demo-") as workdir:
+    with report.staged(out) as directory, tempfile.TemporaryDirectory(prefix="ir_cwla-demo-") as workdir:
         steps.start("index", f"indexing with pyterrier-pisa and bm25s: {len(spec_table)} systems")
-        built = catalogue.cranfield_systems(workdir, list(spec_table["name"]))
+        with warnings.catch_warnings():               # PISA's indexer says which field it indexes
+            warnings.filterwarnings("ignore", message="text_field not specified")
+            built = catalogue.cranfield_systems(workdir, list(spec_table["name"]))
 
-        steps.start("retrieve", f"retrieving for {len(topics)} topics, runs saved in {out / 'runs'}")
+        steps.start("retrieve", f"retrieving for {len(topics)} topics"
+                                + (f", runs saved in {out / 'runs'}" if save_runs else ""))
         runs = {}
-        for name, system in tqdm(built.items(), desc="retrieve", unit="system", disable=not progress):
+        for name, system in progress_bar(built.items(), progress=progress, desc="retrieve", unit="system"):
             runs[name] = system(topics)
-            save_run(runs[name], out / "runs" / f"{name}.run", name)
+            if save_runs:
+                save_run(runs[name], directory / "runs" / f"{name}.run", name)
 
         table1 = list(ir_cwla.table1())
         standard = _standard_measures()
         steps.start("evaluate", f"pt.Experiment: {len(runs)} systems x {len(topics)} topics x "
                                 f"{len(standard) + len(table1)} measures")
         per_query = pt.Experiment(list(runs.values()), topics, pt_qrels, eval_metrics=standard + table1,
-                                  names=list(runs), perquery=True, verbose=progress)
+                                  names=list(runs), perquery=True, verbose=on_terminal(progress))
         per_query = per_query[["name", "qid", "measure", "value"]]
 
         steps.start("meta", "meta-evaluation of the 39 Table-1 measures")
@@ -190,23 +286,30 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
         board = lb.Leaderboard.run(built, topics, pt_qrels, accuracy=accuracy, instance=instance,
                                    warmup=warmup, repeats=repeats)
 
-    steps.start("report", f"writing {out / 'index.html'}")
-    means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
-    means = means.rename(columns=meta.label).loc[list(built)]
-    means.index.name = "system"
-    timings = dict(steps.timings)
-    result = DemoResult(out / "index.html", spec_table, per_query, means, sim, cons, disc, board, weights,
-                        timings, collection)
-    page = _build_report(result, out, standard, table1, len(topics))
-    per_query.to_csv(out / "per_query.csv", index=False)
-    board.save(str(out / "leaderboard"))
-    page.write()
-    steps.stop()
-    result.timings = {**steps.timings, "total": time.perf_counter() - wall}
+        steps.start("report", f"writing {out / 'index.html'}")
+        means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
+        means = means.rename(columns=meta.label).loc[list(built)]
+        means.index.name = "system"
+        result = DemoResult(out / "index.html", spec_table, per_query, means, sim, cons, disc, board, weights,
+                            dict(steps.timings), collection)
+        board.table(weights)                          # its RankingWarnings join the notes
+        result.notes = _notes(caught)
+        page = _build_report(result, out, directory, standard, table1, len(topics), save_runs)
+        csv_safe(per_query).to_csv(directory / "per_query.csv.gz", index=False)
+        board.save(str(directory / "leaderboard"))
+        page.write()
+        steps.stop()
     return result
 
 
-def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n_topics: int) -> Any:
+def _winners(table: pd.DataFrame) -> str:
+    """The Dynascore winner, or the tied winners."""
+    first = [str(n) for n in table.index[table["rank"] == 1]]
+    return first[0] if len(first) == 1 else " = ".join(first) + " (tie)"
+
+
+def _build_report(result: DemoResult, out: Path, directory: Path, standard: list, table1: list, n_topics: int,
+                  save_runs: bool) -> Any:
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla.app import report
@@ -214,8 +317,11 @@ def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n
     page = report.HtmlReport("ir_cwla demo: C/W/L/A measures on Cranfield",
                              "Real retrieval (pyterrier-pisa, bm25s), pt.Experiment with the Table-1 C/W/L/A "
                              "measures, their meta-evaluation, and an efficiency-aware leaderboard. "
-                             "Computed offline on this machine.", directory=out)
+                             "Computed offline on this machine.", directory=directory)
     c = result.collection
+    page.section("In short")
+    page.code("\n".join(result.summary().splitlines()[:-2]))
+    page.warnings(result.notes)
     page.section("The collection and the systems")
     page.text(f"Cranfield 1400 ({c['documents']:,} documents, {c['topics']} queries, {c['judgments']:,} "
               "judgments), bundled with ir_cwla and served through ir_datasets (id 'cranfield').")
@@ -223,7 +329,7 @@ def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n
                   "they are remapped 1->4, 2->3, 3->2, 4->1 so that larger is more relevant.",
                   "Grade -1 (one per query, apparently the paper the query was written from): judged "
                   "non-relevant (grade 0), as ir_datasets and ir-measures treat the raw grade."])
-    page.table(result.systems.set_index("name"), "the systems", filename="systems.csv")
+    page.table(result.systems.set_index("name").rename_axis("system"), "the systems", filename="systems.csv")
 
     page.section("Effectiveness")
     std_names = [str(m) for m in standard]
@@ -238,19 +344,26 @@ def _build_report(result: DemoResult, out: Path, standard: list, table1: list, n
     page.figure(_plot_effectiveness(result.means, [std_names[0], *canon]),
                 "systems under nDCG@10 and the canonical C/W/L/A measures", filename="effectiveness.png")
     t1_names = [meta.label(str(m)) for m in table1]
-    page.table(result.means[t1_names].T, "all 39 Table-1 measures (rows) for every system (columns)",
-               filename="means_table1.csv")
+    page.table(result.means[t1_names].T.rename_axis("measure"),
+               "all 39 Table-1 measures (rows) for every system (columns)", filename="means_table1.csv")
 
     report.add_meta_sections(page, result.similarity, result.consistency, result.discriminative_power)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights)
 
-    cols = result.leaderboard.columns
     page.section("Run it again")
-    page.code("make demo                      # = ir-cwla demo --out report\n"
-              f"ir-cwla eval irds:cranfield {out}/runs/*.run -m nDCG@10 -m \"CWLA(C='RBP', A='max')@10\"\n"
-              f"ir-cwla meta irds:cranfield {out}/runs --out meta-report\n"
-              f"ir-cwla leaderboard {out}/leaderboard/results.csv --accuracy {cols['accuracy']} "
-              f"--latency {cols['latency']} --cost {cols['cost']}")
+    commands = ["make demo                      # = ir-cwla demo --out report",
+                f"ir-cwla leaderboard {out}/leaderboard/results.csv --out leaderboard-report"]
+    if save_runs:
+        commands += [f"ir-cwla eval irds:cranfield {out}/runs/*.run -m nDCG@10 -m \"CWLA(C='RBP', A='max')@10\"",
+                     f"ir-cwla meta irds:cranfield {out}/runs --out meta-report"]
+    else:
+        commands += [f"ir-cwla demo --out {out} --save-runs   # also keep the TREC runs ({out}/runs), then:",
+                     f"ir-cwla eval irds:cranfield {out}/runs/*.run -m nDCG@10 -m \"CWLA(C='RBP', A='max')@10\"",
+                     f"ir-cwla meta irds:cranfield {out}/runs --out meta-report"]
+    page.code("\n".join(commands))
+    page.text("Files beside this page: the tables as CSV, the figures as PNG, per_query.csv.gz (every score of "
+              "every system, topic and measure), leaderboard/ (results.csv, environment.json, "
+              "latency_per_query.csv)" + (", runs/ (the TREC runs)." if save_runs else "."), note=True)
     page.text("Wall time per step: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items()) + ".",
               note=True)
     return page

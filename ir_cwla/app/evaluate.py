@@ -181,9 +181,10 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
     return out
 
 
-def check_topics(name: str, run: pd.DataFrame, qrels_topics: set[str], answered_only: bool = False) -> None:
+def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
     """No silent zero: an empty run, or one that shares no topic with the qrels, is an error;
     one that misses some qrels topics gets one :class:`MissingTopicsWarning` with the count."""
+    qrels_topics = set(pd.unique(qrels["query_id"]).tolist())
     if len(run) == 0:
         raise ValueError(f"run {name} is empty: no ranked documents")
     topics = set(pd.unique(run["query_id"]).tolist())

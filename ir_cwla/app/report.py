@@ -3,49 +3,76 @@
 Figures are embedded as base64 PNG (``data:`` URIs), the stylesheet is inline, and there
 is no script. Every piece of text that reaches the page (a run name, a topic, a measure, a
 caption, a table cell or header) goes through :func:`html.escape`, so a run named
-``<script>`` is shown as text and never interpreted::
+``<script>`` is shown as text and never interpreted.
 
-    report = HtmlReport("Cranfield demo")
-    report.section("Effectiveness")
-    report.table(means, caption="Mean over 225 topics")
-    report.figure(ax, caption="Kendall's tau between measures")
-    report.write("report/index.html")
+The page fits a window from 800 px wide up: a table wider than the page scrolls sideways in
+its own box with its first column (the system or measure) kept in view, numbers are
+right-aligned with one format per column, and figures shrink to the page. A report is
+written whole or not at all (:func:`staged`): into a temporary directory, moved into place
+at the end::
+
+    with staged("report") as directory:
+        report = HtmlReport("Cranfield demo", directory=directory)
+        report.section("Effectiveness")
+        report.table(means, caption="Mean over 225 topics", filename="means.csv")
+        report.figure(ax, caption="Kendall's tau between measures", filename="tau.png")
+        report.write()                       # directory/index.html, then moved to report/
 """
 from __future__ import annotations
 
 import base64
+import contextlib
+import dataclasses
 import datetime
 import html
 import io
 import math
 import numbers
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
+import numpy as np
 import pandas as pd
 
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
+from ir_cwla.text import csv_safe
 
 STYLE = """
+*, *::before, *::after { box-sizing: border-box; }
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1150px;
-       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
-h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
+       margin: 1.5em auto; padding: 0 16px; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .2em; font-size: 1.8em; }
 h2 { margin-top: 2em; border-bottom: 1px solid #bbb; }
-table { border-collapse: collapse; margin: .6em 0 1.4em; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; }
+p, li, figcaption, .caption { overflow-wrap: anywhere; }
+.table { margin: .6em 0 1.6em; }
+.caption { font-style: italic; margin: .3em 0; }
+.scroll { display: inline-block; vertical-align: top; overflow-x: auto; max-width: 100%; border: 1px solid #ccc; }
+table { border-collapse: separate; border-spacing: 0; font-size: 13px; width: max-content; }
+th, td { border-right: 1px solid #ddd; border-bottom: 1px solid #ddd; padding: 3px 8px; white-space: nowrap;
+         background: #fff; }
 th { background: #f0f0f0; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th:first-child, td:first-child { position: sticky; left: 0; z-index: 1; box-shadow: inset -1px 0 0 #aaa;
+                                 white-space: normal; min-width: 6em; max-width: 22em; overflow-wrap: anywhere; }
 tr.best td { font-weight: bold; background: #fff6d5; }
-caption { caption-side: top; text-align: left; font-style: italic; padding: .3em 0; }
 figure { margin: 1em 0 2em; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-style: italic; font-size: 14px; }
 pre { background: #f6f6f6; padding: .7em; overflow-x: auto; font-size: 13px; }
 .note { color: #555; font-size: 14px; }
+.warning { background: #fff4e0; border-left: 4px solid #e8a33c; padding: .4em .9em; margin: .8em 0; }
+.warning ul { margin: .2em 0; padding-left: 1.2em; }
 nav ul { columns: 2; }
+@media (max-width: 700px) { nav ul { columns: 1; } }
 """
 _NUM = ' class="num"'
 _NOTE = ' class="note"'
+#: An empty file of this name marks a directory as a report ir_cwla wrote (and may replace).
+MARKER = ".ir-cwla-report"
 
 
 def escape(value: Any) -> str:
@@ -54,8 +81,9 @@ def escape(value: Any) -> str:
 
 
 def format_cell(value: Any, precision: int = 4) -> str:
-    """A table cell as text: floats with ``precision`` decimals (or 3 significant digits when
-    tiny or huge), NaN as an empty cell, everything else as ``str``."""
+    """A single value as text: floats with ``precision`` decimals (or 3 significant digits when
+    tiny or huge), NaN as an empty cell, everything else as ``str``. Tables format whole
+    columns alike (:func:`column_formatter`)."""
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value)
     if isinstance(value, numbers.Integral):
@@ -70,27 +98,90 @@ def format_cell(value: Any, precision: int = 4) -> str:
     return str(value)
 
 
-def table_html(df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: int = 4,
-               highlight: Optional[set] = None) -> str:
-    """An escaped HTML table of ``df`` (index as the first column when ``index``).
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
-    Rows whose index label is in ``highlight`` are emphasised.
+
+def column_formatter(values: Sequence[Any], precision: int = 4) -> Callable[[Any], str]:
+    """One format for a whole column, so that its numbers line up.
+
+    Integers as integers; other numbers with ``precision`` decimals, or, when the largest
+    magnitude is below ``10**-precision`` (it would print as 0) or at least 1e7, all in
+    scientific notation with 3 significant digits. NaN is an empty cell; text as it is.
+    """
+    numbers_ = [float(v) for v in values if _is_number(v)]
+    finite = [abs(v) for v in numbers_ if math.isfinite(v)]
+    integral = all(isinstance(v, numbers.Integral) for v in values if _is_number(v))
+    largest = max(finite, default=0.0)
+    scientific = largest != 0 and (largest < 10 ** -precision or largest >= 1e7)
+
+    def fmt(value: Any) -> str:
+        if value is None or (_is_number(value) and math.isnan(float(value))):
+            return ""
+        if isinstance(value, (bool, np.bool_)) or not _is_number(value):
+            return str(value)
+        if integral:
+            return str(int(value))
+        return f"{float(value):.2e}" if scientific else f"{float(value):.{precision}f}"
+
+    return fmt
+
+
+Precision = Union[int, Mapping[str, int]]
+
+
+def _formatters(df: pd.DataFrame, precision: Precision) -> list[Callable[[Any], str]]:
+    default = precision if isinstance(precision, int) else 4
+    per_column = precision if isinstance(precision, Mapping) else {}
+    return [column_formatter(df.iloc[:, k].tolist(), per_column.get(str(c), default))
+            for k, c in enumerate(df.columns)]
+
+
+def text_table(df: pd.DataFrame, precision: Precision = 4, index: bool = True) -> str:
+    """``df`` as aligned plain text for the terminal, numbers formatted as in the HTML tables."""
+    formats = _formatters(df, precision)
+    cells = [[fmt(v) for fmt, v in zip(formats, row)] for row in df.itertuples(index=False, name=None)]
+    head = [str(c) for c in df.columns]
+    right = [any(_is_number(v) and not isinstance(v, (bool, np.bool_)) for v in df.iloc[:, k])
+             for k in range(df.shape[1])]
+    columns = list(zip(*cells)) if cells else [()] * len(head)
+    if index:
+        head = [str(df.index.name or "")] + head
+        columns = [tuple(str(v) for v in df.index)] + columns
+        right = [False] + right
+    widths = [max([len(h)] + [len(v) for v in col]) for h, col in zip(head, columns)]
+
+    def line(items: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(items, widths, right)).rstrip()
+
+    return "\n".join([line(head)] + [line(row) for row in zip(*columns)]) if columns else line(head)
+
+
+def table_html(df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: Precision = 4,
+               highlight: Optional[set] = None) -> str:
+    """An escaped HTML table of ``df`` (index as the first column when ``index``), inside a box
+    that scrolls sideways when the table is wider than the page (the first column stays put).
+
+    Numbers are right-aligned with one format per column (:func:`column_formatter`;
+    ``precision`` is an int or a mapping column -> decimals). Rows whose index label is in
+    ``highlight`` are emphasised.
     """
     highlight = highlight or set()
-    head = ([escape(df.index.name or "")] if index else []) + [escape(c) for c in df.columns]
+    formats = _formatters(df, precision)
+    numeric = [any(_is_number(v) for v in df.iloc[:, k]) for k in range(df.shape[1])]
+    head = ([f"<th>{escape(df.index.name or '')}</th>"] if index else []) + \
+        [f"<th{_NUM if num else ''}>{escape(c)}</th>" for c, num in zip(df.columns, numeric)]
     rows = []
     for label, values in zip(df.index, df.itertuples(index=False, name=None)):
-        cells = []
-        if index:
-            cells.append(f"<td>{escape(label)}</td>")
-        for v in values:
-            num = isinstance(v, numbers.Real) and not isinstance(v, bool)
-            cells.append(f"<td{_NUM if num else ''}>{escape(format_cell(v, precision))}</td>")
+        cells = [f"<td>{escape(label)}</td>"] if index else []
+        for fmt, v in zip(formats, values):
+            num = _is_number(v) and not isinstance(v, (bool, np.bool_))
+            cells.append(f"<td{_NUM if num else ''}>{escape(fmt(v))}</td>")
         cls = ' class="best"' if label in highlight else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (f"<table>{cap}<thead><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    cap = f'<p class="caption">{escape(caption)}</p>' if caption else ""
+    return (f'<div class="table">{cap}<div class="scroll"><table><thead><tr>{"".join(head)}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div></div>")
 
 
 def figure_png(fig: Any, dpi: int = 110) -> bytes:
@@ -101,11 +192,74 @@ def figure_png(fig: Any, dpi: int = 110) -> bytes:
     return buf.getvalue()
 
 
+# ------------------------------------------------------------------------- writing whole reports
+
+def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> Path:
+    """The report directory ``out``, checked before any work starts.
+
+    ``out`` may be new, an empty directory, or a report ir_cwla wrote before (it holds the
+    :data:`MARKER` file; it is replaced). Refused: a file, a directory of other things, a
+    directory that holds one of the ``inputs`` or the current directory (it would be
+    deleted), or a place where no directory can be created.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a directory for the report")
+    resolved = out.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise ValueError(f"--out {out} is the current directory (or holds it); give a directory of its own")
+    for item in inputs:
+        path = Path(item).resolve()
+        if path == resolved or resolved in path.parents:
+            raise ValueError(f"--out {out} contains the input {item}; writing the report there would delete it")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise ValueError(f"--out {out} is a directory that holds other files (not a report ir_cwla wrote); "
+                         "give a new or empty directory")
+    parent = resolved.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot create a directory in {parent}")
+    return out
+
+
+@contextlib.contextmanager
+def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> Iterator[Path]:
+    """Writes a report whole or not at all.
+
+    Yields a new temporary directory beside ``out`` (same file system) to write everything
+    into; when the block ends without an error, the directory is marked (:data:`MARKER`) and
+    moved to ``out``, replacing the report that was there. On an error (or Ctrl-C) it is
+    deleted and ``out`` is left as it was.
+    """
+    out = check_output(out, inputs)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)                 # mkdtemp's 0700 is for secrets, not reports
+    try:
+        yield tmp
+        (tmp / MARKER).write_text("written by ir_cwla; this directory is replaced when the report is rewritten\n")
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / out.name)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 class HtmlReport:
     """An HTML page assembled section by section; :meth:`render` returns it as one string.
 
     With a ``directory``, every table and figure given a ``filename`` is also written there
-    (CSV and PNG), next to the page that :meth:`write` puts at ``directory/index.html``.
+    (CSV, with spreadsheet-dangerous cells neutralised, and PNG), next to the page that
+    :meth:`write` puts at ``directory/index.html``. Write reports with :func:`staged`, so that
+    a failure never leaves half a report.
     """
 
     def __init__(self, title: str, subtitle: Optional[str] = None,
@@ -119,8 +273,9 @@ class HtmlReport:
     def _file(self, filename: Optional[str]) -> Optional[Path]:
         if filename is None or self.directory is None:
             return None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        return self.directory / filename
+        path = self.directory / filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
 
     def section(self, title: str) -> HtmlReport:
         """Starts a section (an ``h2`` with an anchor listed in the table of contents)."""
@@ -139,34 +294,45 @@ class HtmlReport:
         self._parts.append("<ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>")
         return self
 
+    def warnings(self, items: Sequence[str], title: str = "Read with care") -> HtmlReport:
+        """A highlighted box of warnings (nothing when ``items`` is empty)."""
+        if items:
+            self._parts.append(f'<div class="warning"><strong>{escape(title)}</strong><ul>'
+                               + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul></div>")
+        return self
+
     def code(self, text: str) -> HtmlReport:
         """Preformatted text (a command, a terminal summary), escaped."""
         self._parts.append(f"<pre>{escape(text)}</pre>")
         return self
 
-    def table(self, df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: int = 4,
+    def table(self, df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: Precision = 4,
               highlight: Optional[set] = None, filename: Optional[str] = None) -> HtmlReport:
-        """A DataFrame as an escaped table (see :func:`table_html`), also saved as ``filename`` (CSV)."""
+        """A DataFrame as an escaped table (see :func:`table_html`), also saved as ``filename``
+        (CSV with full precision; text cells that a spreadsheet would run as formulas get a
+        leading ``'``, :func:`ir_cwla.text.csv_safe`)."""
         self._parts.append(table_html(df, caption, index, precision, highlight))
         path = self._file(filename)
         if path is not None:
-            df.to_csv(path, index=index)
+            csv_safe(df).to_csv(path, index=index)
         return self
 
     def figure(self, fig: Any, caption: str, close: bool = True, filename: Optional[str] = None) -> HtmlReport:
         """A matplotlib Figure or Axes, embedded as a base64 PNG (and saved as ``filename``);
         closed afterwards by default."""
-        png = figure_png(fig)
+        try:
+            png = figure_png(fig)
+        finally:
+            if close:
+                import matplotlib.pyplot as plt
+
+                plt.close(getattr(fig, "figure", fig))
         path = self._file(filename)
         if path is not None:
             path.write_bytes(png)
         data = base64.b64encode(png).decode("ascii")
         self._parts.append(f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
                            f"<figcaption>{escape(caption)}</figcaption></figure>")
-        if close:
-            import matplotlib.pyplot as plt
-
-            plt.close(getattr(fig, "figure", fig))
         return self
 
     def render(self) -> str:
@@ -175,6 +341,7 @@ class HtmlReport:
         stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         sub = f"<p>{escape(self.subtitle)}</p>" if self.subtitle else ""
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 f"<title>{escape(self.title)}</title><style>{STYLE}</style></head><body>"
                 f"<h1>{escape(self.title)}</h1>{sub}<p class=\"note\">Generated by ir_cwla on {stamp}.</p>"
                 + (f"<nav><ul>{toc}</ul></nav>" if toc else "")
@@ -222,21 +389,108 @@ def add_meta_sections(report: HtmlReport, similarity: Any, consistency: Any, dis
                  filename="discriminative_power.csv")
 
 
-def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[dict] = None) -> None:
-    """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): Dynascore table and figures."""
-    weights = weights or dict(DEFAULT_WEIGHTS)
-    table = board.table(weights)
+@dataclasses.dataclass
+class ReportTable:
+    """A table as the terminal prints it and the page shows it (``key``: the columns the
+    terminal prints; the page and the CSV file ``filename`` have them all)."""
+
+    caption: str
+    frame: pd.DataFrame
+    precision: dict[str, int]
+    filename: str
+    key: list[str]
+    highlight: set = dataclasses.field(default_factory=set)
+
+    def text(self) -> str:
+        """The key columns as aligned text, numbers as on the page."""
+        return text_table(self.frame[self.key], self.precision)
+
+
+def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
+    """The fewest decimals (from ``start``, at most ``most``) that print every two scores of
+    different rank differently: two systems never look tied unless they share a rank."""
+    pairs = [(round(float(s), most + 2), r) for s, r in zip(scores, ranks)]
+    for decimals in range(start, most + 1):
+        shown: dict[str, int] = {}
+        if all(shown.setdefault(f"{s:.{decimals}f}", r) == r for s, r in pairs):
+            return decimals
+    return most
+
+
+def _decimals(column: str) -> int:
+    """Decimals of a leaderboard column: 3 for times in ms, 1 for queries per second, else 4."""
+    return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
+
+
+def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None,
+                       budget: Optional[Mapping[str, float]] = None,
+                       min_accuracy: Optional[float] = None) -> list[ReportTable]:
+    """The tables of a leaderboard, for the terminal and the page alike: the Dynascore ranking
+    (key columns first: accuracy, Dynascore, rank, latency, cost; then every other column;
+    ``frame.attrs['notes']`` holds the ranking's warnings), then the systems within ``budget``
+    (latency/cost -> maximum) by accuracy and those above ``min_accuracy`` cheapest first,
+    when asked for. The column that ranks is printed with enough decimals to tell apart
+    systems of different rank (:func:`score_decimals`)."""
+    cols = board.columns
+    table = board.table(dict(weights or DEFAULT_WEIGHTS))
+    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"]]))
+    frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
+    frame.attrs = dict(table.attrs)
+    precision = {str(c): _decimals(c) for c in frame.columns}
+    precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
+    out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
+                       set(frame.index[frame["rank"] == 1]))]
+    roles = [cols["accuracy"], cols["latency"], cols["cost"]]
+
+    def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str) -> ReportTable:
+        shown = ranked[["accuracy", "latency", "cost", "rank"]].set_axis([*roles, "rank"], axis=1)
+        decimals = {**precision, cols[by]: score_decimals(ranked[by], ranked["rank"])}
+        return ReportTable(caption, shown.rename_axis("system"), decimals, filename, list(shown.columns))
+
+    if budget:
+        limits = ", ".join(f"{k} <= {v:g}" for k, v in budget.items())
+        out.append(strategy(board.within_budget(**budget), f"within budget ({limits}), by accuracy", "accuracy",
+                            "within_budget.csv"))
+    if min_accuracy is not None:
+        out.append(strategy(board.above_accuracy(min_accuracy), f"accuracy >= {min_accuracy:g}, cheapest first",
+                            "cost", "above_accuracy.csv"))
+    return out
+
+
+def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[Mapping[str, float]] = None,
+                             budget: Optional[Mapping[str, float]] = None, min_accuracy: Optional[float] = None,
+                             tables: Optional[list[ReportTable]] = None) -> None:
+    """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): the tables of
+    :func:`leaderboard_tables` (or ``tables``, already built), every warning about the ranking,
+    the frontier and the winner map."""
+    import warnings
+
+    from ir_cwla.leaderboard.dynascore import RankingWarning
+
+    weights = dict(weights or DEFAULT_WEIGHTS)
+    if tables is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankingWarning)     # shown in the page instead
+            tables = leaderboard_tables(board, weights, budget, min_accuracy)
+    cols = board.columns
     report.section("Efficiency-aware leaderboard")
     shown = ", ".join(f"{k} {v:g}" for k, v in weights.items())
     report.text(f"Systems ranked by Dynascore (Ma et al. 2021; Santhanam et al. 2023) with weights {shown}. "
-                f"Accuracy is {board.measure or board.columns['accuracy']}; latency is column "
-                f"'{board.columns['latency']}', cost is column '{board.columns['cost']}'.")
-    report.table(table, "leaderboard (best Dynascore first)", precision=4, highlight={table.index[0]},
-                 filename="leaderboard.csv")
+                f"Accuracy is {cols['accuracy']}; latency is column '{cols['latency']}', cost is column "
+                f"'{cols['cost']}'. Tied systems share a rank.")
+    report.warnings(tables[0].frame.attrs.get("notes", []))
+    for t in tables:
+        report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
-    report.figure(board.plot_weight_map(step=0.02), "Dynascore winner for every weighting of accuracy, "
-                  "latency and cost", filename="weight_map.png")
+    metrics = board.metrics()[["accuracy", "latency", "cost"]]
+    constant = [c for c in metrics.columns if metrics[c].nunique() < 2]
+    if constant:
+        report.text(f"No winner map: {', '.join(constant)} is the same for every system, so it cannot be weighted "
+                    "against the others.", note=True)
+    else:
+        report.figure(board.plot_weight_map(step=0.02), "Dynascore winner for every weighting of accuracy, "
+                      "latency and cost (x: weightings where systems tie)", filename="weight_map.png")
     env = getattr(board, "environment", None) or {}
     if env:
         versions = ", ".join(f"{k} {v}" for k, v in (env.get("versions") or {}).items())

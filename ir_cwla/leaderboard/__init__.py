@@ -24,6 +24,7 @@ from .dynascore import (
     DEFAULT_DIRECTIONS,
     DEFAULT_WEIGHTS,
     ConstantMetricWarning,
+    RankingWarning,
     amrs,
     amrs_kernel,
     dynascore,
@@ -51,7 +52,7 @@ from .timing import (
 
 __all__ = [
     "Leaderboard", "Instance", "instance", "price_table", "usd_per_million_queries", "usd_per_query",
-    "DEFAULT_DIRECTIONS", "DEFAULT_WEIGHTS", "ConstantMetricWarning", "amrs", "amrs_kernel", "dynascore",
+    "DEFAULT_DIRECTIONS", "DEFAULT_WEIGHTS", "ConstantMetricWarning", "RankingWarning", "amrs", "amrs_kernel", "dynascore",
     "dynascore_kernel", "weight_simplex", "winner_map", "plot_frontier", "plot_weight_map", "eligible",
     "pareto_frontier", "pareto_mask", "rank_above_accuracy", "rank_by_dynascore", "rank_within_budget",
     "LatencyResult", "ThroughputResult", "environment", "latency_summary", "measure_latency",

@@ -19,14 +19,19 @@ For a measured board:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
+import numpy as np
 import pandas as pd
+
+from ir_cwla.text import csv_safe
 
 from . import plots, strategies
 from .cost import Instance, as_instance, usd_per_million_queries, usd_per_query
-from .dynascore import DEFAULT_WEIGHTS, default_direction, dynascore, winner_map
+from .dynascore import DEFAULT_WEIGHTS, default_direction, dynascore, is_non_negative, winner_map
 from .timing import LatencyResult, ThroughputResult, environment, measure_latency, measure_throughput
 
 LATENCY_STATS = {"mean": "latency_mean_ms", "p50": "latency_p50_ms", "p95": "latency_p95_ms",
@@ -78,10 +83,25 @@ class Leaderboard:
         for alias, column in self.columns.items():
             if column not in results.columns:
                 raise ValueError(f"{alias} column {column!r} not in the results (columns: {list(results.columns)})")
+        if results.index.has_duplicates:
+            raise ValueError(f"system names must be unique: {list(dict.fromkeys(results.index[results.index.duplicated()]))} "
+                             "appear more than once")
+        self._check_values()
         self.directions = dict(directions or {})
         self.environment = environment or {}
         self.latencies = latencies or {}
         self.throughputs = throughputs or {}
+
+    def _check_values(self) -> None:
+        """Accuracy, latency and cost finite for every system; no resource column negative."""
+        frame = self.metrics()
+        strategies._check_columns(frame, list(ALIASES))
+        for column in frame.columns:
+            values = frame[column].to_numpy(dtype=float)
+            negative = np.flatnonzero(values < 0)
+            if is_non_negative(column) and len(negative):
+                raise ValueError(f"{column} of system {frame.index[negative[0]]!r} is {values[negative[0]]:g}; "
+                                 "latency, cost, memory and throughput cannot be negative")
 
     # ------------------------------------------------------------------ construction
 
@@ -182,12 +202,49 @@ class Leaderboard:
         results = df.set_index(name) if name is not None else df.copy()
         if len(results) < 2:
             raise ValueError(f"a leaderboard needs at least 2 systems, got {len(results)}")
-        if results.index.has_duplicates:
-            raise ValueError(f"system names must be unique: {results.index[results.index.duplicated()].tolist()}")
-        board = cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost},
-                    directions=directions)
-        strategies._check_columns(board.metrics(), list(ALIASES))
-        return board
+        return cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost}, directions=directions)
+
+    @classmethod
+    def read_csv(cls, path: Union[str, os.PathLike], accuracy: Optional[str] = None, latency: Optional[str] = None,
+                 cost: Optional[str] = None, name: Optional[str] = None) -> Leaderboard:
+        """A board from a CSV file: one row per system, a name column and numeric columns.
+
+        Columns not given are found the way the project writes them: the ``columns`` of an
+        ``environment.json`` beside the file (what :meth:`save` writes, so the demo's
+        ``leaderboard/results.csv`` needs no arguments); else columns named ``accuracy``,
+        ``latency``, ``cost``; else a measured board's ``latency_p50_ms``,
+        ``usd_per_1M_q_from_qps`` and its first other numeric column as accuracy. ``name``
+        defaults to the column ``name``, else the first column.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(2, "CSV file not found", str(path))
+        try:
+            df = pd.read_csv(path)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as ex:
+            raise ValueError(f"malformed CSV file {path}: {' '.join(str(ex).split())}") from None
+        name = name or ("name" if "name" in df.columns else str(df.columns[0]))
+        if name not in df.columns:
+            raise ValueError(f"{path}: no column {name!r} (columns: {', '.join(map(str, df.columns))})")
+        df[name] = df[name].astype(str)
+        saved: dict = {}
+        meta = path.with_name("environment.json")
+        if meta.is_file():
+            try:
+                saved = dict(json.loads(meta.read_text()).get("columns") or {})
+            except (ValueError, AttributeError) as ex:
+                raise ValueError(f"malformed {meta}: {ex}") from None
+        found = {"accuracy": accuracy, "latency": latency, "cost": cost}
+        defaults = {"latency": LATENCY_STATS["p50"], "cost": COST_BASES["throughput"]}
+        known = set(LATENCY_STATS.values()) | set(COST_BASES.values()) | {"qps", "usd_per_hour", name}
+        numeric = [c for c in df.select_dtypes("number").columns if c not in known]
+        for alias in ALIASES:
+            if found[alias] is None:
+                candidates = [saved.get(alias), alias, defaults.get(alias)]
+                if alias == "accuracy" and numeric:
+                    candidates.append(numeric[0])
+                found[alias] = next((c for c in candidates if c is not None and c in df.columns), alias)
+        return cls.from_frame(df, name=name, **found)
 
     # ------------------------------------------------------------------ views
 
@@ -251,10 +308,11 @@ class Leaderboard:
     def table(self, weights: Optional[Mapping[str, float]] = None) -> pd.DataFrame:
         """All results with ``dynascore`` and ``rank`` columns, best Dynascore first."""
         scores = self.dynascore(weights)
-        out = self.results.copy()
+        out = self.results.loc[scores.index].copy()
         out["dynascore"] = scores["dynascore"]
         out["rank"] = scores["rank"]
-        return out.loc[scores.index]
+        out.attrs = dict(scores.attrs)
+        return out
 
     def within_budget(self, latency: Optional[float] = None, cost: Optional[float] = None,
                       by: str = "accuracy") -> pd.DataFrame:
@@ -308,7 +366,7 @@ class Leaderboard:
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        self.results.to_csv(out / "results.csv")
+        csv_safe(self.results).to_csv(out / "results.csv")
         meta = {"measure": self.measure, "columns": self.columns, "environment": self.environment}
         (out / "environment.json").write_text(json.dumps(meta, indent=2, default=str))
         if self.latencies:

@@ -130,17 +130,26 @@ def as_instance(spec: Union[Instance, str]) -> Instance:
     raise TypeError(f"expected an Instance or an instance name, got {type(spec).__name__}")
 
 
+def _checked(values: np.ndarray, what: str, positive: bool) -> np.ndarray:
+    """``values`` as floats, or an error naming the first bad entry (negative, zero if
+    ``positive``, NaN or infinite)."""
+    x = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(x) | ((x <= 0) if positive else (x < 0))
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        at = f"[{', '.join(map(str, where))}]" if x.ndim else ""
+        raise ValueError(f"{what}{at} is {float(x[tuple(where)])!r}; it must be "
+                         f"{'positive' if positive else 'non-negative'} and finite to compute a cost")
+    return x
+
+
 def usd_per_million_queries(qps: np.ndarray, usd_per_hour: np.ndarray) -> np.ndarray:
     """Cost of 10^6 queries at throughput ``qps``: ``usd_per_hour / (3600 * qps) * 1e6``."""
-    qps = np.asarray(qps, dtype=np.float64)
-    if np.any(~np.isfinite(qps) | (qps <= 0)):
-        raise ValueError("throughput must be positive and finite to compute a cost")
-    return np.asarray(usd_per_hour, dtype=np.float64) / (3600.0 * qps) * 1e6
+    qps = _checked(qps, "throughput (qps)", positive=True)
+    return _checked(usd_per_hour, "usd_per_hour", positive=False) / (3600.0 * qps) * 1e6
 
 
 def usd_per_query(latency_ms: np.ndarray, usd_per_hour: np.ndarray) -> np.ndarray:
     """Cost of one query that occupies the instance for ``latency_ms``: ``usd_per_hour * ms / 3.6e6``."""
-    latency_ms = np.asarray(latency_ms, dtype=np.float64)
-    if np.any(~np.isfinite(latency_ms) | (latency_ms < 0)):
-        raise ValueError("latency must be non-negative and finite to compute a cost")
-    return np.asarray(usd_per_hour, dtype=np.float64) * latency_ms / 3.6e6
+    latency_ms = _checked(latency_ms, "latency_ms", positive=False)
+    return _checked(usd_per_hour, "usd_per_hour", positive=False) * latency_ms / 3.6e6

@@ -8,9 +8,10 @@
    filtering on thresholds (AMRS is then computed over the eligible systems only).
 
 Every function takes a DataFrame with one row per system and returns the eligible rows,
-best first, with a ``rank`` column (1 = best). No eligible system gives an empty frame
-(a Dynascore needs two: fewer is an error). :func:`pareto_frontier` finds the systems no
-other system beats on both accuracy and latency (or cost).
+best first, with a ``rank`` column (1 = best; equal values share a rank and are listed by
+name). No eligible system gives an empty frame (a Dynascore needs two: fewer is an error).
+:func:`pareto_frontier` finds the systems no other system beats on both accuracy and
+latency (or cost).
 """
 from __future__ import annotations
 
@@ -20,19 +21,17 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from .dynascore import default_direction, dynascore
+from .dynascore import check_metric_values, default_direction, dynascore
 
 
 def _check_columns(table: pd.DataFrame, columns: list[str]) -> None:
+    """Every column present, and a finite number (non-negative for resources) for every system."""
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"expected a DataFrame of systems, got {type(table).__name__}")
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"column(s) {missing} not in the table (columns: {list(table.columns)})")
-    for c in columns:
-        values = pd.to_numeric(table[c], errors="coerce")
-        if values.isna().any():
-            raise ValueError(f"{c!r} of system {values[values.isna()].index[0]!r} is missing or not a number")
+    check_metric_values(table, list(dict.fromkeys(columns)))
 
 
 def _check_limits(limits: Mapping[str, float], kind: str) -> None:
@@ -57,8 +56,11 @@ def eligible(table: pd.DataFrame, minimum: Optional[Mapping[str, float]] = None,
 
 
 def _ranked(table: pd.DataFrame, by: str, ascending: bool) -> pd.DataFrame:
-    out = table.sort_values(by, ascending=ascending, kind="stable").copy()
-    out["rank"] = np.arange(1, len(out) + 1)
+    """``table`` sorted by ``by``; equal values share a rank (1 = best) and are listed by name."""
+    names = pd.Series([str(n) for n in table.index], index=table.index)
+    order = np.lexsort((names.to_numpy(), table[by].to_numpy(dtype=float) * (1 if ascending else -1)))
+    out = table.iloc[order].copy()
+    out["rank"] = out[by].rank(method="min", ascending=ascending).astype(int)
     return out
 
 

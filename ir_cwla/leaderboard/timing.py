@@ -125,12 +125,14 @@ def environment() -> dict[str, Any]:
 # --------------------------------------------------------------------------- kernels
 
 def latency_summary(times_ms: np.ndarray) -> dict[str, float]:
-    """Mean, median, p95, p99, min, max and count of per-query times (ms), NaN-free input."""
+    """Mean, median, p95, p99, min, max and count of per-query times (ms): finite, non-negative."""
     t = np.asarray(times_ms, dtype=np.float64).ravel()
     if t.size == 0:
         raise ValueError("no latencies recorded")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("latencies must be finite")
+    bad = ~np.isfinite(t) | (t < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"latency [{i}] is {float(t[i])!r} ms; latencies must be non-negative and finite")
     p50, p95, p99 = np.percentile(t, [50, 95, 99])
     return {"mean_ms": float(t.mean()), "p50_ms": float(p50), "p95_ms": float(p95), "p99_ms": float(p99),
             "min_ms": float(t.min()), "max_ms": float(t.max()), "n": int(t.size)}

@@ -20,7 +20,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla.meta import kendall, naming, streams, tukey
+from ir_cwla.meta import kendall, montecarlo, naming, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
@@ -60,30 +60,27 @@ def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.
     return out
 
 
-def chunk_split_taus(values: np.ndarray, seed: streams.Seed, index: int, size: int) -> np.ndarray:
-    """The taus ``(size, M)`` of split chunk ``index``: the unit of work an executor runs."""
-    first, second = random_halves(streams.chunk_rng(seed, streams.SPLIT_STREAM, index), size, values.shape[1])
-    return split_taus(values, first, second)
-
-
-def _split_task(values: np.ndarray, task: tuple[Any, int, int]) -> np.ndarray:
-    seed, index, size = task
-    return chunk_split_taus(values, seed, index, size)
-
-
-def _range_task(matrix: np.ndarray, task: tuple[Any, int, int]) -> np.ndarray:
-    seed, index, size = task
-    return tukey.chunk_ranges(matrix, seed, index, size)
+def split_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
+    """The taus ``(task.trials, len(task.items))`` of the task's split chunks for the measures
+    ``task.items``: the unit of work an executor runs."""
+    items = list(task.items)
+    if items != list(range(values.shape[0])):
+        values = values[items]
+    return np.concatenate([split_taus(values, *random_halves(rng, size, values.shape[1]))
+                           for size, rng in task.rngs()], axis=0)
 
 
 def family_tests(taus: pd.DataFrame, families: dict[Hashable, list[str]], trials: int, seed: streams.Seed,
                  run: Any, progress: bool) -> dict[Hashable, pd.DataFrame]:
     """Randomised Tukey HSD p-values between the measures of each family, over the taus.
 
-    Families of the same size share their permutations (the stream depends only on the
-    shape), so they are stacked and tested in one pass; the p-values of a family equal
-    ``randomised_tukey_hsd(taus[members], trials, seed)``.
+    The members of a family are taken in the order of the columns of ``taus`` (the canonical
+    order), whatever their order in ``families``. Families of the same size share their
+    permutations (the stream depends only on the shape), so they are stacked and tested in
+    one pass; the p-values of a family equal ``randomised_tukey_hsd(taus[members], trials, seed)``.
     """
+    position = {m: i for i, m in enumerate(taus.columns)}
+    families = {group: sorted(members, key=position.__getitem__) for group, members in families.items()}
     out: dict[Hashable, pd.DataFrame] = {}
     by_size: dict[int, list[Hashable]] = {}
     for group, members in families.items():
@@ -93,14 +90,11 @@ def family_tests(taus: pd.DataFrame, families: dict[Hashable, list[str]], trials
             by_size.setdefault(len(members), []).append(group)
     for size, names in by_size.items():
         stack = np.stack([taus[families[g]].to_numpy() for g in names])       # (G, B, size)
-        sizes = streams.chunk_sizes(trials, streams.trial_chunk(stack.shape[1] * size))
-        tasks = [(seed, i, n) for i, n in enumerate(sizes)]
-        parts = run.map(_range_task, stack, tasks, desc=f"Tukey HSD ({len(names)} families of {size})",
-                        progress=progress)
-        ranges = np.concatenate(parts, axis=1)                                 # (G, trials)
-        for g, (group, matrix) in enumerate(zip(names, stack)):
+        p = tukey.stack_p_values(stack, trials, seed, run, progress=progress,
+                                 what=f"Tukey HSD ({len(names)} families of {size})")
+        for group, pairs in zip(names, p):
             members = families[group]
-            out[group] = pd.DataFrame(tukey.p_values_from_ranges(matrix, ranges[g]), index=members, columns=members)
+            out[group] = pd.DataFrame(tukey.to_square(pairs, size), index=members, columns=members)
     return {group: out[group] for group in families}
 
 
@@ -183,8 +177,11 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
         ``groups=meta.browsing_model``); default one family of all measures.
     topics: ``'strict'`` or ``'intersection'``.
     executor, n_jobs, scheduler: where the chunks of splits and of test trials run (default
-        in-process; see :func:`ir_cwla.meta.get_executor`).
-    progress: show tqdm progress bars.
+        in-process; see :func:`ir_cwla.meta.get_executor`). The test's trials are only
+        counted, chunk by chunk (memory independent of ``test_trials``); either phase
+        estimated to take longer than :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says
+        so with a warning after its first task.
+    progress: show tqdm progress bars (in trials).
     """
     trials = streams.check_trials(trials)
     test_trials = streams.check_trials(test_trials, "test_trials")
@@ -193,11 +190,16 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
 
-    n_t, n_s = cube.values.shape[1:]
-    sizes = streams.chunk_sizes(trials, min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2))))
-    parts = run.map(_split_task, cube.values, [(root, i, n) for i, n in enumerate(sizes)],
-                    desc="consistency splits", progress=progress)
-    taus = np.concatenate(parts, axis=0)
+    n_m, n_t, n_s = cube.values.shape
+    chunk = min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2)))
+    tasks = montecarlo.plan(root, streams.SPLIT_STREAM, trials, chunk, n_m, run.parallelism)
+    taus = np.empty((trials, n_m))
+
+    def store(task: montecarlo.Task, result: np.ndarray) -> None:
+        start = task.chunks[0][0] * chunk
+        taus[start:start + task.trials, list(task.items)] = result
+
+    montecarlo.run(run, split_task, cube.values, tasks, store, what="consistency splits", progress=progress)
     undefined = np.isnan(taus)
     degenerate = pd.Series(undefined.sum(axis=0), index=list(cube.measures), name="degenerate")
     if undefined.any():

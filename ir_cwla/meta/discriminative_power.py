@@ -13,7 +13,7 @@ not depend on which other measures are analysed with it.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
@@ -21,22 +21,11 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.meta import naming, pairwise, streams, tukey
-from ir_cwla.meta.executors import get_executor, item_blocks
+from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
 Test = Literal["tukey", "randomisation", "t-test"]
 TESTS = ("tukey", "randomisation", "t-test")
-
-def _tukey_task(values: np.ndarray, task: tuple[Any, Sequence[int], int, int]) -> np.ndarray:
-    seed, measures, index, size = task
-    return tukey.chunk_ranges(values[list(measures)], seed, index, size)
-
-
-def _randomisation_task(values: np.ndarray, task: tuple[Any, Sequence[int], int, int]) -> np.ndarray:
-    seed, measures, index, size = task
-    a, b = pairwise.pair_indices(values.shape[2])
-    return np.stack([pairwise.chunk_exceedances(values[m][:, a] - values[m][:, b], seed, index, size)
-                     for m in measures])
 
 
 @dataclass
@@ -115,42 +104,29 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
         randomisation test per pair) or ``'t-test'`` (paired t-test per pair).
     groups: families for the table and the ASL panels (e.g. ``meta.browsing_model``).
     topics: ``'strict'`` or ``'intersection'``.
-    executor, n_jobs, scheduler: where the (measure block, trial chunk) tasks run (default
-        in-process; see :func:`ir_cwla.meta.get_executor`).
-    progress: show a tqdm progress bar.
+    executor, n_jobs, scheduler: where the (measure block, trial chunks) tasks run (default
+        in-process; see :func:`ir_cwla.meta.get_executor`). Trials are only counted, chunk by
+        chunk, so memory does not grow with ``trials``; a run estimated to take longer than
+        :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
+        first task.
+    progress: show a tqdm progress bar (in trials).
     """
     alpha = check_alpha(alpha)
     if test not in TESTS:
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
     trials = streams.check_trials(trials)
+    root = streams.as_seed_sequence(seed)
     cube = to_cube(per_query, topics)
     values = cube.values
     n_m, n_t, n_s = values.shape
     a, b = pairwise.pair_indices(n_s)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    root = streams.as_seed_sequence(seed)
-
-    sizes = streams.chunk_sizes(trials, streams.trial_chunk(n_t * n_s) if test == "tukey" else streams.CHUNK)
-    blocks = item_blocks(n_m, len(sizes), run.parallelism, tasks_per_worker=4)
-    tasks = [(root, block, i, n) for block in blocks for i, n in enumerate(sizes)]
-    p = np.empty((n_m, len(a)))
     if test == "tukey":
-        parts = run.map(_tukey_task, values, tasks, desc="Tukey HSD", progress=progress)
-        ranges = np.empty((n_m, trials))
-        starts = np.cumsum([0] + sizes)
-        for (_, block, i, _n), part in zip(tasks, parts):
-            ranges[list(block), starts[i]:starts[i + 1]] = part
-        for m in range(n_m):
-            p[m] = tukey.p_values_from_ranges(values[m], ranges[m])[a, b]
+        p = tukey.stack_p_values(values, trials, root, run, what="Tukey HSD", progress=progress)
     elif test == "randomisation":
-        parts = run.map(_randomisation_task, values, tasks, desc="randomisation test", progress=progress)
-        counts = np.zeros((n_m, len(a)))
-        for (_, block, _i, _n), part in zip(tasks, parts):
-            counts[list(block)] += part
-        p = counts / trials
+        p = pairwise.stack_p_values(values, trials, root, run, what="randomisation test", progress=progress)
     else:
-        for m in range(n_m):
-            p[m] = pairwise.paired_t_test(values[m])[a, b]
+        p = np.stack([pairwise.paired_t_test(matrix)[a, b] for matrix in values])
 
     means = values.mean(axis=1)                          # (M, S)
     systems = np.asarray(cube.systems, dtype=object)

@@ -1,17 +1,22 @@
 """Where the independent tasks of an analysis run: in-process, local processes, or Dask.
 
-Every analysis is written as ``executor.map(fn, shared, tasks)``: ``fn(shared, task)`` is a
-pure module-level function, ``shared`` the data every task reads, ``tasks`` small
-descriptions of the work (a run file, a chunk of trials with its seed). Results come back
-in task order, and each task derives its random stream from the seed and its own index
-(:mod:`ir_cwla.meta.streams`), so the result is bit-for-bit the same on every executor.
+Every analysis is written as ``executor.map(fn, shared, tasks)`` or
+``executor.stream(fn, shared, tasks, window)``: ``fn(shared, task)`` is a pure module-level
+function, ``shared`` the data every task reads, ``tasks`` small descriptions of the work (a
+run file, a chunk of trials with its seed). ``map`` returns the results in task order;
+``stream`` yields ``(index, result)`` pairs as tasks finish, with at most ``window`` tasks
+submitted and not yet yielded, so a consumer that folds the results as they come (the
+Monte-Carlo tests sum exceedance counts, :mod:`ir_cwla.meta.montecarlo`) holds a bounded
+number of them whatever the number of tasks. Each task derives its random stream from the
+seed and its own index (:mod:`ir_cwla.meta.streams`), so the result is bit-for-bit the same
+on every executor.
 
 - :class:`InProcess` (default): one task after the other.
 - :class:`LocalProcesses` (``n_jobs=k``): a pool of ``k`` processes; ``shared`` is sent
   once to each process through the pool initializer.
 - :class:`Dask` (``executor=client`` or ``scheduler='tcp://host:8786'``): ``shared`` is
   scattered once to every worker (``client.scatter(..., broadcast=True)``) and the tasks
-  are submitted with ``client.map(..., retries=...)``. A task that raises is retried up to
+  are submitted with ``client.submit(..., retries=...)``. A task that raises is retried up to
   ``retries`` times; a task whose worker dies is rescheduled on another worker by the
   scheduler (up to ``distributed.scheduler.allowed-failures`` deaths, 3 by default), and
   the broadcast copy of ``shared`` on the surviving workers keeps the data available. The
@@ -22,18 +27,21 @@ only when a Dask executor is asked for.
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional, Protocol
 
-from tqdm.auto import tqdm
+from ir_cwla.progress import progress_bar
 
 
 class Executor(Protocol):
     """Runs ``fn(shared, task)`` for every task and returns the results in task order.
 
-    ``parallelism`` (how many tasks run at once) only guides how finely work is split.
+    ``parallelism`` (how many tasks run at once) only guides how finely work is split. An
+    executor may also offer ``stream`` (see :class:`StreamingExecutor`); :func:`stream` falls
+    back to ``map`` (which holds every result) for one that does not.
     """
 
     parallelism: int
@@ -43,14 +51,55 @@ class Executor(Protocol):
         ...
 
 
-class InProcess:
-    """Runs the tasks one after the other in this process (the default)."""
+class StreamingExecutor:
+    """An executor whose ``map`` collects its ``stream``: subclasses define ``stream`` only."""
 
-    parallelism = 1
+    parallelism: int = 1
+
+    def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+               window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        """Yields ``(index, fn(shared, tasks[index]))`` as tasks finish, in any order, with at
+        most ``window`` tasks (``None``: all) submitted and not yet yielded."""
+        raise NotImplementedError
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
             desc: str = "", progress: bool = True) -> list:
-        return [fn(shared, task) for task in tqdm(tasks, desc=desc, disable=not progress, leave=False)]
+        results: list = [None] * len(tasks)
+        with progress_bar(progress=progress, total=len(tasks), desc=desc, leave=False) as bar:
+            for index, result in self.stream(fn, shared, tasks):
+                results[index] = result
+                bar.update()
+        return results
+
+
+def stream(run: Executor, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+           window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+    """``run.stream(...)``, or ``enumerate(run.map(...))`` for an executor without ``stream``
+    (a user's own: it then holds every result until the last task is done)."""
+    if hasattr(run, "stream"):
+        return run.stream(fn, shared, tasks, window)
+    return enumerate(run.map(fn, shared, tasks, progress=False))
+
+
+def _window(window: Optional[int], n_tasks: int) -> int:
+    if window is None:
+        return max(1, n_tasks)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be an int >= 1 or None, got {window!r}")
+    return window
+
+
+class InProcess(StreamingExecutor):
+    """Runs the tasks one after the other in this process (the default), lazily: a task runs
+    when the consumer asks for its result."""
+
+    parallelism = 1
+
+    def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+               window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        _window(window, len(tasks))
+        for index, task in enumerate(tasks):
+            yield index, fn(shared, task)
 
     def __repr__(self) -> str:
         return "InProcess()"
@@ -70,8 +119,9 @@ def _run_in_worker(item: tuple[Callable[[Any, Any], Any], Any]) -> Any:
     return fn(_SHARED, task)
 
 
-class LocalProcesses:
-    """A pool of ``n_jobs`` local processes per ``map`` call; ``shared`` is sent once per process.
+class LocalProcesses(StreamingExecutor):
+    """A pool of ``n_jobs`` local processes per ``map``/``stream`` call; ``shared`` is sent once
+    per process.
 
     Uses Python's default start method (``fork`` on Linux up to Python 3.13, where workers
     start at once with the parent's modules; ``spawn``/``forkserver`` elsewhere).
@@ -82,15 +132,29 @@ class LocalProcesses:
             raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
         self.parallelism = n_jobs
 
-    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
-            desc: str = "", progress: bool = True) -> list:
-        from concurrent.futures import ProcessPoolExecutor
+    def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+               window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(max_workers=min(self.parallelism, max(1, len(tasks))),
-                                 mp_context=multiprocessing.get_context(),
-                                 initializer=_init_worker, initargs=(shared,)) as pool:
-            results = pool.map(_run_in_worker, [(fn, task) for task in tasks])
-            return list(tqdm(results, total=len(tasks), desc=desc, disable=not progress, leave=False))
+        window = _window(window, len(tasks))
+        if not tasks:
+            return
+        pool = ProcessPoolExecutor(max_workers=min(self.parallelism, len(tasks)),
+                                   mp_context=multiprocessing.get_context(),
+                                   initializer=_init_worker, initargs=(shared,))
+        todo = enumerate(tasks)
+        pending: dict[Any, int] = {}
+        try:
+            while True:
+                for index, task in itertools.islice(todo, window - len(pending)):
+                    pending[pool.submit(_run_in_worker, (fn, task))] = index
+                if not pending:
+                    break
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def __repr__(self) -> str:
         return f"LocalProcesses(n_jobs={self.parallelism})"
@@ -101,7 +165,7 @@ def _run_on_dask(task: Any, shared: Any = None, fn: Optional[Callable[[Any, Any]
     return fn(shared, task)
 
 
-class Dask:
+class Dask(StreamingExecutor):
     """Runs the tasks on a ``dask.distributed`` cluster through ``client``.
 
     retries: how often a task that raised is resubmitted (worker deaths are handled by the
@@ -116,23 +180,39 @@ class Dask:
     def parallelism(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
-            desc: str = "", progress: bool = True) -> list:
+    def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+               window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
         from distributed import as_completed
 
+        window = _window(window, len(tasks))
         if not tasks:
-            return []
+            return
         # one copy per worker, not per task; a fresh key (hash=False), so that data released by an
         # earlier map with the same content is never mistaken for this one
         [data] = self.client.scatter([shared], broadcast=True, hash=False)
-        futures = self.client.map(_run_on_dask, list(tasks), shared=data, fn=fn, retries=self.retries,
-                                  pure=False)
-        with tqdm(total=len(futures), desc=desc, disable=not progress, leave=False) as bar:
-            for _ in as_completed(futures, loop=self.client.loop):
-                bar.update()
-        results = self.client.gather(futures)
-        del data
-        return results
+        todo = enumerate(tasks)
+        live: dict[str, tuple[int, Any]] = {}          # key -> (task index, future) of unyielded tasks
+
+        def submit(items: Iterator[tuple[int, Any]]) -> list:
+            futures = []
+            for index, task in items:
+                future = self.client.submit(_run_on_dask, task, shared=data, fn=fn, retries=self.retries,
+                                            pure=False)
+                live[future.key] = (index, future)
+                futures.append(future)
+            return futures
+
+        finished = as_completed(submit(itertools.islice(todo, window)), loop=self.client.loop)
+        try:
+            for future in finished:
+                result = future.result()
+                index, _ = live.pop(future.key)
+                for new in submit(itertools.islice(todo, 1)):
+                    finished.add(new)
+                yield index, result
+        finally:
+            if live:                                    # the consumer stopped early or a task failed
+                self.client.cancel([future for _, future in live.values()])
 
     def __repr__(self) -> str:
         return f"Dask({self.client!r})"

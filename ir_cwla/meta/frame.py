@@ -68,6 +68,21 @@ def _examples(items: Sequence, n: int = 5, sep: str = ", ") -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")
 
 
+def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and labels of a column, its values compared as strings (``1`` and ``'1'`` are one label).
+
+    The column is factorised before its distinct values are turned into ``str``, so that
+    millions of rows never become millions of Python strings. A missing value is an error.
+    """
+    codes, uniques = pd.factorize(per_query[column])
+    missing = codes < 0
+    if missing.any():
+        raise ValueError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "
+                         f"{per_query.index[int(np.flatnonzero(missing)[0])]!r}")
+    label_codes, labels = pd.factorize(np.asarray(pd.Index(uniques).astype(str), dtype=object), sort=sort)
+    return label_codes[codes], np.asarray(labels, dtype=object)
+
+
 def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_systems: int = 2,
             min_topics: int = 2, min_measures: int = 1) -> ScoreCube:
     """Validates a per-query frame (``name, qid, measure, value``) and pivots it to a cube.
@@ -98,9 +113,9 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
                              "score of every topic (ir-cwla eval -q)")
         per_query = per_query[~summary]
 
-    names = per_query["name"].astype(str).to_numpy()
-    qids = per_query["qid"].astype(str).to_numpy()
-    measure_col = per_query["measure"].astype(str).to_numpy()
+    s_codes, systems = _codes(per_query, "name", sort=True)
+    t_codes, all_topics = _codes(per_query, "qid", sort=True)
+    m_codes, found = _codes(per_query, "measure", sort=False)
     try:
         values = pd.to_numeric(per_query["value"]).to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as ex:
@@ -108,14 +123,11 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
 
     bad = ~np.isfinite(values)
     if bad.any():
-        rows = [f"({names[i]}, {qids[i]}, {measure_col[i]})" for i in np.flatnonzero(bad)]
+        rows = [f"({systems[s_codes[i]]}, {all_topics[t_codes[i]]}, {found[m_codes[i]]})" for i in np.flatnonzero(bad)[:3]]
         raise ValueError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
-                         f"{_examples(rows, 3)}. pt.Experiment gives NaN to topics without qrels: drop those "
+                         f"{', '.join(rows)}. pt.Experiment gives NaN to topics without qrels: drop those "
                          "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
 
-    s_codes, systems = pd.factorize(names, sort=True)
-    t_codes, all_topics = pd.factorize(qids, sort=True)
-    m_codes, found = pd.factorize(measure_col, sort=False)
     measures = np.array(naming.canonical_order(found.tolist()), dtype=object)
     m_codes = pd.Index(measures).get_indexer(found)[m_codes]
     n_m, n_t, n_s = len(measures), len(all_topics), len(systems)

@@ -1,4 +1,4 @@
-"""Per-pair significance tests over a topics x systems matrix: pure numpy kernels.
+"""Per-pair significance tests over a topics x systems matrix: numpy kernels.
 
 Unlike the randomised Tukey HSD test (:mod:`ir_cwla.meta.tukey`), these test each pair of
 systems on its own, without correction for multiple comparisons; they are offered for
@@ -7,32 +7,21 @@ comparison with it.
 - Paired randomisation test (Fisher; Smucker et al. 2007): with ``d_t = x_ta - x_tb``,
   ``p = #{b : |mean_t s_bt d_t| >= |mean_t d_t|} / B`` for random signs ``s_bt = +-1``.
   The signs come from the same stream as the Tukey test's permutations (one per topic row,
-  shared by all pairs), so for two systems the two tests give identical p-values.
+  shared by all pairs), so for two systems the two tests give identical p-values. Like the
+  Tukey test's, the trials are only counted, chunk by chunk (:mod:`ir_cwla.meta.montecarlo`).
 - Paired t-test (Student): ``t = mean(d) / (sd(d) / sqrt(T))`` with ``T - 1`` degrees of
   freedom, two-sided; a pair whose differences are all equal gets ``p = 1`` if they are 0
   and ``p = 0`` otherwise.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
-from ir_cwla.meta import streams
-from ir_cwla.meta.tukey import check_matrix, tolerance
-
-
-def pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ``(a, b)`` of the ``n (n - 1) / 2`` pairs ``a < b``, row-major."""
-    return np.triu_indices(n, k=1)
-
-
-def to_square(values: np.ndarray, n: int, diagonal: float = 1.0) -> np.ndarray:
-    """A symmetric ``(n, n)`` matrix from the values of the pairs ``a < b``."""
-    a, b = pair_indices(n)
-    out = np.full((n, n), diagonal, dtype=np.float64)
-    out[a, b] = values
-    out[b, a] = values
-    return out
+from ir_cwla.meta import executors, montecarlo, streams
+from ir_cwla.meta.tukey import check_matrix, pair_indices, to_square, tolerance
 
 
 def sign_flips(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -54,15 +43,39 @@ def flipped_means(diffs: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return np.abs(acc, out=acc)
 
 
-def chunk_exceedances(diffs: np.ndarray, seed: streams.Seed, index: int, size: int) -> np.ndarray:
-    """How many of chunk ``index``'s sign flips reach each pair's observed difference: ``(P,)``."""
-    rng = streams.chunk_rng(seed, streams.PERMUTATION_STREAM, index)
-    signs = sign_flips(rng, (size, diffs.shape[0]))
-    observed = np.abs(diffs.mean(axis=0))
-    return (flipped_means(diffs, signs) >= observed - tolerance(diffs)).sum(axis=0)
+def count_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
+    """For the matrices ``task.items`` of an ``(M, T, S)`` stack: how many of the task's sign flips
+    reach each pair's observed difference, ``(len(task.items), P)``: the unit of work an executor runs.
+
+    A trial counts when ``|mean_t s_bt d_tp| >= |mean_t d_tp| - tol``, ``tol`` from the
+    differences of the measure (:func:`ir_cwla.meta.tukey.tolerance`). One measure's
+    differences ``(T, P)`` are held at a time.
+    """
+    a, b = pair_indices(values.shape[2])
+    counts = np.zeros((len(task.items), len(a)), dtype=np.int64)
+    for row, m in enumerate(task.items):
+        diffs = values[m][:, a] - values[m][:, b]
+        limits = np.abs(diffs.mean(axis=0)) - tolerance(diffs)
+        for size, rng in task.rngs():
+            counts[row] += (flipped_means(diffs, sign_flips(rng, (size, diffs.shape[0]))) >= limits).sum(axis=0)
+    return counts
 
 
-def paired_randomisation_test(matrix: np.ndarray, trials: int = 2000, seed: streams.Seed = 0) -> np.ndarray:
+def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                   what: str = "randomisation test", progress: bool = False) -> np.ndarray:
+    """Paired randomisation p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an
+    ``(M, T, S)`` stack (the same sign flips for all), counted chunk by chunk on ``executor``
+    (default in-process): memory does not grow with ``trials``."""
+    run = executors.get_executor(executor)
+    n_pairs = stack.shape[2] * (stack.shape[2] - 1) // 2
+    tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.CHUNK, stack.shape[0], run.parallelism)
+    counts = montecarlo.sum_counts(run, count_task, stack, tasks, (stack.shape[0], n_pairs),
+                                   what=what, progress=progress)
+    return counts / trials
+
+
+def paired_randomisation_test(matrix: np.ndarray, trials: int = 2000, seed: streams.Seed = 0, *,
+                              progress: bool = False) -> np.ndarray:
     """Two-sided paired randomisation test for every pair of columns (no multiplicity correction).
 
     Parameters
@@ -70,6 +83,7 @@ def paired_randomisation_test(matrix: np.ndarray, trials: int = 2000, seed: stre
     matrix: topics x systems scores.
     trials: random sign flips B per pair (the same flips for every pair).
     seed:   int or ``numpy.random.SeedSequence``.
+    progress: show a progress bar.
 
     Returns
     -------
@@ -77,11 +91,7 @@ def paired_randomisation_test(matrix: np.ndarray, trials: int = 2000, seed: stre
     """
     x = check_matrix(matrix)
     trials = streams.check_trials(trials)
-    a, b = pair_indices(x.shape[1])
-    diffs = x[:, a] - x[:, b]
-    counts = sum(chunk_exceedances(diffs, seed, i, size)
-                 for i, size in enumerate(streams.chunk_sizes(trials)))
-    return to_square(np.asarray(counts) / trials, x.shape[1])
+    return to_square(stack_p_values(x[None], trials, seed, progress=progress)[0], x.shape[1])
 
 
 def paired_t_test(matrix: np.ndarray) -> np.ndarray:

@@ -2,112 +2,253 @@
 
 Each function takes a result object and returns a matplotlib Figure with one panel per
 family of measures (e.g. per browsing model); matplotlib is imported only when plotting.
+
+What a reader compares across panels looks the same in every panel and every figure:
+
+* panels come in the order of the result's families, which follow the canonical order of
+  measures (:func:`ir_cwla.meta.naming.order_key`: P, DCG, RBP, INST, AP, ERR, then
+  registered models), and measures within a panel in Table 1's order of aggregations;
+* every aggregation has one colour and one marker (:data:`AGGREGATION_STYLES`, keyed by its
+  name), used for its curve, box, mean marker and tick label; canonical measures (the
+  paper's Table 1 asterisks) are marked ``*`` and drawn thicker;
+* nothing depends on the row order of the per-query frame (the results are computed from a
+  canonically ordered cube), so a shuffled frame draws the very same pixels.
+
+Measure names are shown as plain text (no mathtext, :func:`ir_cwla.text.plain`).
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from ir_cwla.aggregation import AGGREGATIONS
 from ir_cwla.meta import naming
+from ir_cwla.table1 import TABLE1_AGGREGATIONS
+from ir_cwla.text import PLAIN_TEXT, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ir_cwla.meta.consistency import Consistency
     from ir_cwla.meta.discriminative_power import DiscriminativePower
     from ir_cwla.meta.similarity import Similarity
 
+#: Colour and marker of each aggregation of Table 1 (in Table 1's order), in every figure.
+AGGREGATION_STYLES: dict[str, tuple[str, str]] = {
+    "ERG": ("#1f77b4", "o"), "ETG": ("#ff7f0e", "s"), "avg": ("#2ca02c", "^"), "max": ("#d62728", "v"),
+    "fin": ("#9467bd", "D"), "PE": ("#8c564b", "P"), "ERR": ("#e377c2", "X"),
+}
+#: Styles handed out, in order, to registered aggregations and to measures that are not C/W/L/A.
+EXTRA_STYLES: tuple[tuple[str, str], ...] = (
+    ("#17becf", "<"), ("#bcbd22", ">"), ("#7f7f7f", "h"), ("#393b79", "p"), ("#637939", "*"),
+    ("#8c6d31", "d"), ("#843c39", "H"), ("#7b4173", "8"), ("#3182bd", "<"), ("#e6550d", ">"),
+)
+assert tuple(AGGREGATION_STYLES) == TABLE1_AGGREGATIONS
 
-def _panels(n: int, cols: int, size: tuple[float, float], layout: str = "tight"):
+
+def _panels(n: int, cols: int, size: tuple[float, float], sharex: bool = False, sharey: bool = False):
     import matplotlib.pyplot as plt
 
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False,
-                             layout=layout)
+                             layout="constrained", sharex=sharex, sharey=sharey)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()[:n]
 
 
-def _legend_name(measure: str, labels: dict[str, str], within: bool) -> str:
-    """Aggregation name (with * if canonical) inside a browsing-model panel, else the label."""
-    agg = naming.aggregation(measure) if within else None
-    name = f"A_{agg}" if agg else labels.get(measure, measure)
-    return name + (" *" if naming.is_canonical(measure) else "")
+class _Key:
+    """How the measures of a figure are named and styled.
+
+    When every measure is C/W/L/A and no panel holds two measures with the same aggregation
+    (the paper's layout: one panel per browsing model), measures are named by their
+    aggregation (``ERG``, ``max *``) and styled by it; otherwise by their full label, with a
+    style per measure in the canonical order.
+    """
+
+    def __init__(self, groups: dict[Hashable, list[str]], labels: dict[str, str]):
+        self.labels = labels
+        measures = [m for members in groups.values() for m in members]
+        aggregations = {m: naming.aggregation(m) for m in measures}
+        self.by_aggregation = all(a is not None for a in aggregations.values()) and all(
+            len({aggregations[m] for m in members}) == len(members) for members in groups.values())
+        registered = [a for a in AGGREGATIONS if a not in AGGREGATION_STYLES]
+        palette = tuple(AGGREGATION_STYLES.values()) + EXTRA_STYLES
+        self._styles: dict[str, tuple[str, str]] = {}
+        for k, m in enumerate(naming.canonical_order(measures)):
+            agg = aggregations[m]
+            if self.by_aggregation and agg in AGGREGATION_STYLES:
+                self._styles[m] = AGGREGATION_STYLES[agg]
+            elif self.by_aggregation:
+                self._styles[m] = EXTRA_STYLES[registered.index(agg) % len(EXTRA_STYLES)]
+            else:                                   # one style per measure, in the canonical order
+                self._styles[m] = palette[k % len(palette)]
+
+    def name(self, measure: str) -> str:
+        """``ERG`` / ``max *`` inside a browsing-model panel, else the measure's label (``*``: canonical)."""
+        base = naming.aggregation(measure) if self.by_aggregation else self.labels.get(measure, measure)
+        return plain(base) + (" *" if naming.is_canonical(measure) else "")
+
+    def colour(self, measure: str) -> str:
+        return self._styles[measure][0]
+
+    def marker(self, measure: str) -> str:
+        return self._styles[measure][1]
+
+    def title(self, group: Hashable, n_panels: int, default: str) -> str:
+        if self.by_aggregation:
+            return f"C: {plain(group)}"
+        return plain(group) if n_panels > 1 else default
 
 
-def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, cols: int = 3,
+def _title(title: Optional[str], default: str, details: str) -> str:
+    """The figure's title (``title``, else ``default``) over a line of what it shows."""
+    return f"{plain(title) if title else default}\n{details}"
+
+
+def _short(value: float, digits: int) -> str:
+    """``0.88`` -> ``.88``, ``-0.12`` -> ``-.12``: compact numbers for crowded cells."""
+    text = f"{value:.{digits}f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+
+
+def _colour_ticks(labels, colours: Sequence[str]) -> None:
+    for text, colour in zip(labels, colours):
+        text.set_color(colour)
+
+
+def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, cols: int = 2,
                     digits: int = 2, cmap: str = "viridis", title: Optional[str] = None):
-    """Lower-triangular heat-maps of Kendall's tau with ``tau (low, high)`` in each cell."""
+    """Lower-triangular heat-maps of Kendall's tau with the confidence interval under it."""
     names = list(groups) if groups is not None else list(sim.groups)
-    within = len(names) > 1
-    fig, axes = _panels(len(names), cols, (5.8, 5.2), layout="constrained")
+    key = _Key({g: sim.groups[g] for g in names}, sim.labels)
+    fig, axes = _panels(len(names), cols, (5.0, 4.5))
     values = sim.tau.to_numpy()
     vmin = min(0.5, math.floor(np.nanmin(values) * 10) / 10)
     image = None
     for ax, group in zip(axes, names):
         members = sim.groups[group]
-        tau = sim.tau.loc[members, members].to_numpy()
+        rows, cols_ = members[1:], members[:-1]             # the diagonal (tau = 1) is left out
+        tau = sim.tau.loc[rows, cols_].to_numpy() if rows else np.ones((1, 1))
         mask = np.triu(np.ones_like(tau, dtype=bool), k=1)
         image = ax.imshow(np.ma.masked_array(tau, mask), vmin=vmin, vmax=1.0, cmap=cmap)
-        ticks = [_legend_name(m, sim.labels, within) for m in members]
-        ax.set_xticks(range(len(members)), ticks, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(members)), ticks, fontsize=8)
-        for i, a in enumerate(members):
-            for j, b in enumerate(members[:i]):
-                text = (f"{tau[i, j]:.{digits}f}\n({sim.ci_low.at[a, b]:.{digits}f},"
-                        f"{sim.ci_high.at[a, b]:.{digits}f})")
-                ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
-                        color="white" if tau[i, j] < (vmin + 1) / 2 else "black")
-        ax.set_title(f"C: {group}" if within else "Kendall's tau", fontsize=10)
+        ax.set_xticks(range(len(cols_)), [key.name(m) for m in cols_], rotation=45, ha="right", fontsize=9)
+        ax.set_yticks(range(len(rows)), [key.name(m) for m in rows], fontsize=9)
+        _colour_ticks(ax.get_xticklabels(), [key.colour(m) for m in cols_])
+        _colour_ticks(ax.get_yticklabels(), [key.colour(m) for m in rows])
+        for i, a in enumerate(rows):
+            for j, b in enumerate(cols_[:i + 1]):
+                dark = tau[i, j] < (vmin + 1) / 2
+                colour = "white" if dark else "black"
+                low, high = sim.ci_low.at[a, b], sim.ci_high.at[a, b]
+                has_ci = bool(np.isfinite(low) and np.isfinite(high))
+                ax.text(j, i - (0.13 if has_ci else 0), _short(tau[i, j], digits), ha="center", va="center",
+                        fontsize=9.5, fontweight="bold", color=colour, **PLAIN_TEXT)
+                if has_ci:
+                    ax.text(j, i + 0.22, f"{_short(low, digits)}, {_short(high, digits)}", ha="center",
+                            va="center", fontsize=7.5, color=colour, **PLAIN_TEXT)
+        ax.set_title(key.title(group, len(names), "Kendall's tau"), fontsize=11)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     if image is not None:
-        fig.colorbar(image, ax=list(axes), shrink=0.6, label="Kendall's tau-b")
-    fig.suptitle(title or f"System ranking similarity ({sim.n_systems} systems, "
-                          f"{int(sim.level * 100)}% CIs in brackets)")
+        fig.colorbar(image, ax=list(axes), shrink=0.5, label="Kendall's tau-b")
+    fig.suptitle(_title(title, "System ranking similarity", f"Kendall's tau-b between the rankings of "
+                        f"{sim.n_systems} systems; {int(sim.level * 100)}% confidence interval under each value"))
     return fig
+
+
+def _asl_extent(curves, top: float) -> int:
+    """How many pairs to show: just past the last pair any curve shows below ``top``."""
+    below = int((curves.to_numpy() <= top).sum(axis=0).max()) if curves.size else 0
+    return int(min(len(curves), max(5, math.ceil(below * 1.15) + 1)))
+
+
+def _marks(y: np.ndarray, top: float, shown: int, k: int, n: int, per_curve: int = 4) -> list[int]:
+    """Where curve ``k`` of ``n`` puts its markers: where it crosses ``per_curve`` heights
+    between 0 and ``top``, staggered between curves, so curves that coincide show every marker."""
+    levels = top * (np.arange(per_curve) + (k + 0.5) / n) / per_curve
+    found = np.searchsorted(y, levels)
+    return sorted({int(i) for i in found if i < min(len(y), shown)})
 
 
 def plot_asl(disc: DiscriminativePower, groups: Optional[list[Hashable]] = None, cols: int = 3,
              title: Optional[str] = None, ymax: Optional[float] = None):
-    """ASL curves: sorted p-values of every measure against the rank of the system pair."""
+    """ASL curves: sorted p-values of every measure against the rank of the system pair.
+
+    The x axis ends just past the pair where the last curve leaves the plot (at ``ymax``),
+    the same in every panel. Curves that coincide are all drawn, with their markers
+    staggered, and the legend says which equal which (``ETG (= ERG)``).
+    """
     names = list(groups) if groups is not None else list(disc.groups)
-    within = len(names) > 1
+    key = _Key({g: disc.groups[g] for g in names}, disc.labels)
     curves = disc.asl()
-    fig, axes = _panels(len(names), cols, (4.4, 3.4))
     top = ymax if ymax is not None else max(0.2, 2.5 * disc.alpha)
+    shown = _asl_extent(curves[[m for g in names for m in disc.groups[g]]], top)
+    fig, axes = _panels(len(names), cols, (3.7, 3.0), sharex=True, sharey=True)
     for ax, group in zip(axes, names):
-        for m in disc.groups[group]:
-            style = "-" if not naming.is_canonical(m) else "--"
-            ax.plot(curves.index, curves[m], style, lw=1.4, label=_legend_name(m, disc.labels, within))
+        members = disc.groups[group]
+        drawn: list[str] = []
+        for k, m in enumerate(members):
+            y = curves[m].to_numpy()
+            same = next((d for d in drawn if np.array_equal(curves[d].to_numpy(), y)), None)
+            label = key.name(m) + (f" (= {key.name(same)})" if same is not None else "")
+            if not (y[:shown] <= top).any():
+                label += f" (p > {top:g})"
+            ax.plot(curves.index, y, "-", color=key.colour(m), marker=key.marker(m), ms=4.5,
+                    markevery=_marks(y, top, shown, k, len(members)),
+                    lw=2.2 if naming.is_canonical(m) else 1.3, label=label, zorder=3 if same is None else 4)
+            drawn.append(m)
         ax.axhline(disc.alpha, color="grey", lw=0.8, ls=":")
         ax.set_ylim(0, top)
-        ax.set_xlim(0, len(curves))
-        ax.set_title(f"C: {group}" if within else "ASL curves", fontsize=10)
-        ax.set_xlabel("system pair (sorted by p-value)", fontsize=8)
-        ax.set_ylabel("ASL (p-value)", fontsize=8)
-        ax.legend(fontsize=7, frameon=False)
-    fig.suptitle(title or f"ASL curves ({disc.test}, {disc.trials} trials, alpha = {disc.alpha:g})")
+        ax.set_xlim(0, shown)
+        ax.set_title(key.title(group, len(names), "ASL curves"), fontsize=10)
+        ax.grid(True, alpha=0.25)
+        ax.legend(fontsize=7, loc="best", frameon=True, framealpha=0.85, handlelength=1.6)
+    for ax in axes:
+        ax.tick_params(labelsize=8)
+    fig.supxlabel("system pair (sorted by p-value)", fontsize=9)
+    fig.supylabel("ASL (p-value)", fontsize=9)
+    fig.suptitle(_title(title, "ASL curves", f"{disc.test}, {disc.trials} trials; dotted line: alpha = "
+                        f"{disc.alpha:g}; {len(curves)} system pairs, the first {shown} shown"))
     return fig
 
 
 def plot_consistency(cons: Consistency, groups: Optional[list[Hashable]] = None, cols: int = 3,
                      title: Optional[str] = None):
-    """Box plots of the consistency taus per measure, sorted by mean tau within each family."""
+    """Box plots of the consistency taus per measure, measures in Table 1's order, with their means."""
     names = list(groups) if groups is not None else list(cons.groups)
-    within = len(names) > 1
-    fig, axes = _panels(len(names), cols, (4.4, 3.4))
+    key = _Key({g: cons.groups[g] for g in names}, cons.labels)
+    fig, axes = _panels(len(names), cols, (3.7, 3.2), sharey=True)
     mean = cons.mean_tau
     for ax, group in zip(axes, names):
-        members = sorted(cons.groups[group], key=lambda m: -mean[m])
-        ax.boxplot([cons.taus[m].to_numpy() for m in members], showfliers=False)
-        ax.plot(range(1, len(members) + 1), [mean[m] for m in members], "o", color="C3", ms=4)
-        ax.set_xticks(range(1, len(members) + 1),
-                      [_legend_name(m, cons.labels, within) for m in members], rotation=45, ha="right", fontsize=8)
-        ax.set_title(f"C: {group}" if within else "consistency", fontsize=10)
-        ax.set_ylabel("tau between halves", fontsize=8)
-    fig.suptitle(title or f"System ranking consistency ({cons.trials} splits; dots: mean tau)")
+        members = cons.groups[group]
+        colours = [key.colour(m) for m in members]
+        parts = ax.boxplot([cons.taus[m].to_numpy() for m in members], showfliers=False, patch_artist=True,
+                           widths=0.6)
+        for k, colour in enumerate(colours):
+            parts["boxes"][k].set(facecolor=colour, alpha=0.35, edgecolor=colour)
+            parts["medians"][k].set(color=colour, lw=1.6)
+            for item in parts["whiskers"][2 * k:2 * k + 2] + parts["caps"][2 * k:2 * k + 2]:
+                item.set(color=colour)
+        for k, m in enumerate(members):
+            ax.plot(k + 1, mean[m], marker=key.marker(m), color=colour_dark(colours[k]), ms=6, ls="none",
+                    zorder=4)
+        ax.set_xticks(range(1, len(members) + 1), [key.name(m) for m in members], rotation=45, ha="right",
+                      fontsize=8.5)
+        _colour_ticks(ax.get_xticklabels(), colours)
+        ax.set_title(key.title(group, len(names), "consistency"), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.25)
+        ax.tick_params(axis="y", labelsize=8)
+    fig.supylabel("Kendall's tau between topic halves", fontsize=9)
+    fig.suptitle(_title(title, "System ranking consistency", f"{cons.trials} random splits of the topics into "
+                        "halves; boxes: quartiles and median, whiskers: 1.5 IQR, markers: mean tau"))
     return fig
+
+
+def colour_dark(colour: str) -> tuple[float, float, float]:
+    """``colour`` darkened by a third (mean markers on top of a light box of the same colour)."""
+    from matplotlib.colors import to_rgb
+
+    return tuple(0.67 * c for c in to_rgb(colour))  # type: ignore[return-value]

@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.meta import naming
 from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate_collections
@@ -68,10 +69,11 @@ class Sweep:
     discriminative_power: dict[Hashable, DiscriminativePower] = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
-        """One row per collection and measure: mean consistency tau and discriminative power."""
+        """One row per collection and measure (in the canonical order): mean consistency tau and
+        discriminative power."""
         rows = []
         for key, frame in self.per_query.items():
-            part = pd.DataFrame({"measure": list(dict.fromkeys(frame["measure"]))})
+            part = pd.DataFrame({"measure": naming.canonical_order(frame["measure"].astype(str))})
             part.insert(0, "collection", key)
             if key in self.consistency:
                 cons = self.consistency[key]

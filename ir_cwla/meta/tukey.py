@@ -1,4 +1,4 @@
-"""The randomised (paired) Tukey HSD test: pure numpy kernels.
+"""The randomised (paired) Tukey HSD test: numpy kernels, and their streaming driver.
 
 Given a topics x systems score matrix ``X`` (paired: every row is one topic, or one trial),
 the test asks for every pair of columns whether their mean difference is larger than what
@@ -20,16 +20,19 @@ two identical runs, are not lost to floating-point rounding).
 Trials are drawn in the fixed chunks of :mod:`ir_cwla.meta.streams`, all columns of a row
 being permuted by one draw of :func:`ir_cwla.meta.streams.permutations`; the same seed gives
 the same permutations for every matrix of the same shape (common random numbers across
-measures), and the same p-values whichever executor runs the chunks.
+measures). The ranges are never kept: each chunk only counts, per pair, its trials with
+``r_b >= |difference| - tol`` (:func:`exceedances`), the counts are summed as chunks finish
+(:mod:`ir_cwla.meta.montecarlo`) and ``p = count / B``, so memory does not grow with ``B``
+and the p-values are the same whichever executor runs the chunks, in whatever order.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ir_cwla.meta import streams
+from ir_cwla.meta import executors, montecarlo, streams
 from ir_cwla.meta.frame import TIE_TOLERANCE
-
-#: Relative tolerance for ``range >= |difference|`` (scaled by ``max(1, max|X|)``).
 
 
 def tolerance(values: np.ndarray) -> float:
@@ -38,34 +41,55 @@ def tolerance(values: np.ndarray) -> float:
     return TIE_TOLERANCE * max(1.0, scale)
 
 
-def permuted_ranges(values: np.ndarray, perms: np.ndarray) -> np.ndarray:
-    """Range (max - min) of the column means of each row-permuted matrix.
+def pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(a, b)`` of the ``n (n - 1) / 2`` pairs ``a < b``, row-major."""
+    return np.triu_indices(n, k=1)
 
-    values: ``(T, S)`` matrix or ``(M, T, S)`` stack of matrices (one per measure).
-    perms:  ``(b, T, S)`` permutation of each row's columns, one per trial.
-    Returns ``(b,)`` or ``(M, b)`` ranges. Every matrix of a stack is permuted alike.
+
+def to_square(values: np.ndarray, n: int, diagonal: float = 1.0) -> np.ndarray:
+    """A symmetric ``(n, n)`` matrix from the values of the pairs ``a < b``."""
+    a, b = pair_indices(n)
+    out = np.full((n, n), diagonal, dtype=np.float64)
+    out[a, b] = values
+    out[b, a] = values
+    return out
+
+
+def by_row(values: np.ndarray) -> np.ndarray:
+    """An ``(M, T, S)`` stack in the layout :func:`ranges_by_row` reads: ``(T, S, M)``, contiguous."""
+    return np.ascontiguousarray(np.asarray(values, dtype=np.float64).transpose(1, 2, 0))
+
+
+def ranges_by_row(rows: np.ndarray, perms: np.ndarray) -> np.ndarray:
+    """Range (max - min) of the column means of each row-permuted matrix of a stack.
+
+    rows:  ``(T, S, M)`` stack of ``M`` matrices, by topic, then system (:func:`by_row`).
+    perms: ``(b, T, S)`` permutation of each row's columns, one per trial.
+    Returns ``(M, b)`` ranges. Every matrix of the stack is permuted alike.
 
     The permuted column sums ``sum_t X[t, perm[:, t, :]]`` are accumulated row by row, in
-    row order, for all matrices of the stack at once (one gather per row), into two work
-    arrays reused throughout: each matrix's result is the same whatever the rest of the
-    stack, and there are no large temporaries (which are slow where freed memory goes back
-    to the OS at once, as in Dask workers).
+    row order, into two work arrays reused throughout; one gather per row moves, for each
+    permuted column, the contiguous scores of all ``M`` matrices at once. Each matrix's
+    result is the same whatever the rest of the stack, and there are no large temporaries
+    (which are slow where freed memory goes back to the OS at once, as in Dask workers).
     """
-    stack = np.asarray(values, dtype=np.float64)
-    single = stack.ndim == 2
-    if single:
-        stack = stack[None]
     n_trials, n_rows, n_cols = perms.shape
-    by_row = np.ascontiguousarray(perms.transpose(1, 0, 2))          # (T, b, S)
-    by_row_stack = np.ascontiguousarray(stack.transpose(1, 0, 2))     # (T, M, S)
-    acc = np.empty((stack.shape[0], n_trials, n_cols), dtype=np.float64)
+    perm_rows = np.ascontiguousarray(perms.transpose(1, 0, 2))          # (T, b, S)
+    acc = np.empty((n_trials, n_cols, rows.shape[2]), dtype=np.float64)  # (b, S, M)
     row = np.empty_like(acc)
-    np.take(by_row_stack[0], by_row[0], axis=1, out=acc, mode="clip")
+    np.take(rows[0], perm_rows[0], axis=0, out=acc, mode="clip")
     for t in range(1, n_rows):
-        np.take(by_row_stack[t], by_row[t], axis=1, out=row, mode="clip")
+        np.take(rows[t], perm_rows[t], axis=0, out=row, mode="clip")
         acc += row
     np.divide(acc, n_rows, out=acc)
-    out = acc.max(axis=2) - acc.min(axis=2)
+    return (acc.max(axis=1) - acc.min(axis=1)).T
+
+
+def permuted_ranges(values: np.ndarray, perms: np.ndarray) -> np.ndarray:
+    """:func:`ranges_by_row` of a ``(T, S)`` matrix (-> ``(b,)``) or an ``(M, T, S)`` stack (-> ``(M, b)``)."""
+    stack = np.asarray(values, dtype=np.float64)
+    single = stack.ndim == 2
+    out = ranges_by_row(by_row(stack[None] if single else stack), perms)
     return out[0] if single else out
 
 
@@ -73,33 +97,62 @@ def chunk_ranges(values: np.ndarray, seed: streams.Seed, index: int, size: int,
                  stream: int = streams.PERMUTATION_STREAM) -> np.ndarray:
     """The permuted ranges of trial chunk ``index`` (``size`` trials) of ``stream``.
 
-    values: ``(T, S)`` or ``(M, T, S)``. This is the unit of work an executor runs.
+    values: ``(T, S)`` or ``(M, T, S)``; returns ``(size,)`` or ``(M, size)``.
     """
     n_rows, n_cols = np.shape(values)[-2:]
     perms = streams.permutations(streams.chunk_rng(seed, stream, index), (size, n_rows), n_cols)
     return permuted_ranges(values, perms)
 
 
-def null_ranges(values: np.ndarray, trials: int, seed: streams.Seed,
-                stream: int = streams.PERMUTATION_STREAM) -> np.ndarray:
-    """All ``trials`` permuted ranges (``(trials,)`` or ``(M, trials)``), chunk after chunk."""
-    n_rows, n_cols = np.shape(values)[-2:]
-    sizes = streams.chunk_sizes(trials, streams.trial_chunk(n_rows * n_cols))
-    parts = [chunk_ranges(values, seed, i, size, stream) for i, size in enumerate(sizes)]
-    return np.concatenate(parts, axis=-1)
-
-
-def p_values_from_ranges(matrix: np.ndarray, ranges: np.ndarray) -> np.ndarray:
-    """Tukey HSD p-values ``(S, S)`` of the columns of ``matrix`` given the null ``ranges``.
-
-    ``p[a, b] = #{r >= |mean_a - mean_b| - tol} / len(ranges)``; the diagonal is 1.
-    """
+def thresholds(matrix: np.ndarray) -> np.ndarray:
+    """``|mean_a - mean_b| - tol`` of every pair ``a < b`` of columns: a trial counts for the pair
+    when its range reaches this (the tolerance keeps exact ties, see the module docstring)."""
     matrix = np.asarray(matrix, dtype=np.float64)
     means = matrix.mean(axis=0)
     diffs = np.abs(means[:, None] - means[None, :])
-    ordered = np.sort(ranges)
-    below = np.searchsorted(ordered, diffs - tolerance(matrix), side="left")
-    return (ordered.size - below) / ordered.size
+    return (diffs - tolerance(matrix))[pair_indices(matrix.shape[1])]
+
+
+def exceedances(ranges: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """``#{r in ranges[m] : r >= limits[m, p]}`` for ranges ``(M, b)`` and limits ``(M, P)`` -> ``(M, P)``."""
+    ordered = np.sort(ranges, axis=1)
+    out = np.empty(limits.shape, dtype=np.int64)
+    for m in range(len(ordered)):
+        out[m] = ordered.shape[1] - np.searchsorted(ordered[m], limits[m], side="left")
+    return out
+
+
+def count_task(shared: tuple[np.ndarray, np.ndarray], task: montecarlo.Task) -> np.ndarray:
+    """For the stack's items ``task.items``: how many of the task's trials reach each pair's limit.
+
+    shared: ``(rows, limits)``, the stack in :func:`by_row` layout ``(T, S, M)`` and the
+    :func:`thresholds` of every matrix ``(M, P)``. Returns ``(len(task.items), P)`` counts.
+    This is the unit of work an executor runs.
+    """
+    rows, limits = shared
+    items = list(task.items)
+    if items != list(range(rows.shape[2])):
+        rows, limits = np.ascontiguousarray(rows[:, :, items]), limits[items]
+    counts = np.zeros(limits.shape, dtype=np.int64)
+    for size, rng in task.rngs():
+        perms = streams.permutations(rng, (size, rows.shape[0]), rows.shape[1])
+        counts += exceedances(ranges_by_row(rows, perms), limits)
+    return counts
+
+
+def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                   what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
+    """Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
+    stack, all matrices permuted alike, counted chunk by chunk on ``executor`` (default
+    in-process): memory does not grow with ``trials``."""
+    run = executors.get_executor(executor)
+    n_m, n_rows, n_cols = stack.shape
+    limits = np.stack([thresholds(matrix) for matrix in stack])
+    tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.trial_chunk(n_rows * n_cols),
+                            n_m, run.parallelism)
+    counts = montecarlo.sum_counts(run, count_task, (by_row(stack), limits), tasks, limits.shape,
+                                   what=what, progress=progress)
+    return counts / trials
 
 
 def check_matrix(matrix: np.ndarray, rows: str = "topics", cols: str = "systems") -> np.ndarray:
@@ -118,7 +171,8 @@ def check_matrix(matrix: np.ndarray, rows: str = "topics", cols: str = "systems"
     return x
 
 
-def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.Seed = 0) -> np.ndarray:
+def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.Seed = 0, *,
+                         progress: bool = False) -> np.ndarray:
     """Randomised paired Tukey HSD test (Carterette 2012; Sakai 2018) over a score matrix.
 
     Parameters
@@ -126,6 +180,9 @@ def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.S
     matrix: topics x systems array (rows are paired observations, e.g. topics or trials).
     trials: number of random permutations B.
     seed:   int or ``numpy.random.SeedSequence``; the same seed gives the same p-values.
+    progress: show a progress bar (trials are counted chunk by chunk, in memory independent
+        of ``trials``; a run estimated to take long is announced, see
+        :mod:`ir_cwla.meta.montecarlo`).
 
     Returns
     -------
@@ -134,4 +191,4 @@ def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.S
     """
     x = check_matrix(matrix)
     trials = streams.check_trials(trials)
-    return p_values_from_ranges(x, null_ranges(x, trials, seed))
+    return to_square(stack_p_values(x[None], trials, seed, progress=progress)[0], x.shape[1])

@@ -1,0 +1,121 @@
+"""The reports of ``ir-cwla meta --out`` and ``ir-cwla leaderboard --out`` in headless Chromium.
+
+At 1280 and 800 px wide: nothing wider than the window, every figure loaded, the key
+columns in view, and the numbers on the page equal to the CSV files written beside it.
+(The demo's report is checked the same way in ``tests/test_demo.py``.)
+"""
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from ir_cwla.app.cli import main
+from tests.browser import check_report, table_by_caption, visible_columns
+
+pytestmark = pytest.mark.slow   # writes reports and drives headless Chromium
+
+META_RUNS = ("bm25base_p", "UNH_bm25", "ICT-BERT2", "idst_bert_p1", "p_bert", "TUW19-p3-f")
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def meta_report(tmp_path_factory, dl19_dir, dl19_qrels_path):
+    """``ir-cwla meta`` on six DL19 runs with the 39 Table-1 measures (a 40-column runs table)."""
+    tmp = tmp_path_factory.mktemp("meta")
+    rundir = tmp / "runs"
+    rundir.mkdir()
+    for name in META_RUNS:
+        shutil.copy(dl19_dir / "runs" / f"input.{name}.gz", rundir / f"input.{name}.gz")
+    out = tmp / "report"
+    assert main(["meta", str(dl19_qrels_path), str(rundir), "--trials", "30", "--test-trials", "40",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def test_meta_report_fits_and_shows_the_csv_numbers(meta_report, browser, artifacts):
+    tables = check_report(browser, meta_report / "index.html", "meta", artifacts)
+    means = pd.read_csv(meta_report / "means.csv", index_col="run")
+    for width, found in tables.items():
+        runs = table_by_caption(found, "mean score of every run")
+        assert runs["scrolls"]                                   # 40 columns: scrolls in its own box
+        assert runs["head"][1:] == list(means.columns)           # the paper's order, as in the CSV
+        assert [r[0] for r in runs["rows"]] == list(means.index)
+        for row in runs["rows"]:
+            assert [float(v) for v in row[1:]] == pytest.approx(means.loc[row[0]].tolist(), abs=5e-5)
+        consistency = table_by_caption(found, "consistency")
+        csv = pd.read_csv(meta_report / "consistency.csv")
+        mean_tau = [r[consistency["head"].index("mean_tau")] for r in consistency["rows"]]
+        assert [float(v) for v in mean_tau] == pytest.approx(csv["mean_tau"].tolist(), abs=5e-4)
+        assert {len(v.split(".")[1]) for v in mean_tau} == {3}   # one precision per column
+        assert visible_columns(consistency, width)[:4] == ["group", "measure", "canonical", "mean_tau"]
+
+
+@pytest.fixture
+def board_csv(tmp_path):
+    """Names a spreadsheet or matplotlib would misread, a constant column, realistic numbers."""
+    table = pd.DataFrame({
+        "name": ["BM25", "=HYPERLINK(\"http://x\")", "$\\frac{1}{$", "<script>alert(1)</script>", "-SPLADE",
+                 "@ColBERTv2 with a rather long system name, 12 layers"],
+        "accuracy": [0.187, 0.344, 0.383, 0.397, 0.368, 0.401],
+        "latency": [4.0, 38.0, 220.0, 96.0, 70.0, 140.0],
+        "cost": [0.05, 0.9, 2.4, 1.6, 1.1, 2.0],
+        "memory_gib": [1.0] * 6,
+    })
+    path = tmp_path / "board.csv"
+    table.to_csv(path, index=False)
+    return path, table
+
+
+def test_leaderboard_report_fits_escapes_and_shows_the_csv_numbers(capsys, tmp_path, board_csv, browser, artifacts):
+    path, table = board_csv
+    out = tmp_path / "board"
+    code, stdout, err = _run(capsys, "leaderboard", path, "--max-latency", "100", "--min-accuracy", "0.35",
+                             "--out", out)
+    assert code == 0, err
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    csv = pd.read_csv(out / "leaderboard.csv", index_col="system")
+    assert {"'=HYPERLINK(\"http://x\")", "'-SPLADE", "'@ColBERTv2 with a rather long system name, 12 layers",
+            "BM25", "$\\frac{1}{$"} <= set(csv.index)
+    assert csv["accuracy"].dtype == float                     # numbers stay numbers
+    tables = check_report(browser, out / "index.html", "leaderboard", artifacts)
+    for width, found in tables.items():
+        board = table_by_caption(found, "leaderboard")
+        assert visible_columns(board, width)[:4] == ["system", "accuracy", "dynascore", "rank"]
+        shown = [r[0] for r in board["rows"]]
+        assert [s.lstrip("'") for s in csv.index] == shown        # the page shows the names as they are
+        for row, (_, expected) in zip(board["rows"], csv.iterrows()):
+            assert float(row[1]) == pytest.approx(expected["accuracy"], abs=5e-5)
+            assert float(row[2]) == pytest.approx(expected["dynascore"], abs=5e-5)
+            assert int(row[3]) == expected["rank"]
+        within = table_by_caption(found, "within budget")
+        assert [r[0] for r in within["rows"]] == ["<script>alert(1)</script>", "-SPLADE", "=HYPERLINK(\"http://x\")",
+                                                  "BM25"]          # latency <= 100, by accuracy
+        table_by_caption(found, "accuracy >= 0.35")
+    assert "memory_gib" not in stdout                          # an unweighted constant column is no warning
+
+
+def test_two_system_tie_is_shown_as_a_tie_in_the_terminal_and_the_page(capsys, tmp_path, browser, artifacts):
+    """The README's own two-system example under the default weights: dAcc x (0.5 - 0.25 - 0.25) = 0."""
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"name": ["BM25", "SPLADE"], "accuracy": [0.187, 0.368], "latency": [4.0, 70.0],
+                  "cost": [0.5, 30.0]}).to_csv(path, index=False)
+    out = tmp_path / "two"
+    code, stdout, err = _run(capsys, "leaderboard", path, "--out", out)
+    assert code == 0, err
+    assert "warning: systems 'BM25' and 'SPLADE' tie" in err and "whatever the measurements" in err
+    ranks = [line.split()[3] for line in stdout.splitlines()[1:3]]
+    assert ranks == ["1", "1"]
+    tables = check_report(browser, out / "index.html", "leaderboard-tie", artifacts)
+    board = table_by_caption(tables[800], "leaderboard")
+    assert [r[3] for r in board["rows"]] == ["1", "1"]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert 'class="warning"' in html and "whatever the measurements" in html
+    assert html.count('<tr class="best">') == 2
