@@ -232,7 +232,11 @@ def _parse_all(text: str) -> list[Measure]:
     if not isinstance(text, str):
         raise TypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
     token = text.strip()
-    short = parse_short_name(token)
+    short_error: Optional[MeasureSyntaxError] = None
+    try:
+        short = parse_short_name(token)
+    except MeasureSyntaxError as ex:      # e.g. AP(rel=2,judged_only=True)@10 is ir-measures' AP
+        short, short_error = None, ex
     if short is not None:
         return [short]
     try:
@@ -242,6 +246,8 @@ def _parse_all(text: str) -> list[Measure]:
     found = _trec_eval(token)
     if found:
         return found
+    if short_error is not None:
+        raise short_error
     raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}")
 
 

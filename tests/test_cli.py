@@ -252,11 +252,14 @@ def test_meta_writes_tables_figures_and_an_escaped_report(capsys, tmp_path, dl19
                 "CWLA(C='ERR', A='max')@10"]
     out_dir = tmp_path / "meta-report"
     code, out, err = _main(capsys, "meta", dl19_qrels_path, rundir, "-m", *measures, "--trials", "40",
-                           "--test-trials", "60", "--out", out_dir)
+                           "--test-trials", "60", "--fraction-trials", "2", "--out", out_dir)
     assert code == 0, err
     assert f"report: {out_dir / 'index.html'}" in out and "RBP_max@10" in out
-    for name in ("similarity", "consistency", "discriminative_power"):
+    figures = ("similarity", "consistency", "discriminative_power", "incompleteness", "incompleteness_depth",
+               "pooling_bias")
+    for name in figures:
         assert (out_dir / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    for name in ("similarity", "consistency", "discriminative_power", "incompleteness", "pooling_bias", "timings"):
         assert len(pd.read_csv(out_dir / f"{name}.csv")) > 0
     per_query = pd.read_csv(out_dir / "per_query.csv", dtype={"qid": str})
     assert set(per_query.name) == set(HOSTILE_RUNS) and len(per_query) == 5 * 43 * 4
@@ -264,7 +267,7 @@ def test_meta_writes_tables_figures_and_an_escaped_report(capsys, tmp_path, dl19
     assert not external_references(page)
     tags = parse_tags(page)
     assert "script" not in {tag for tag, _ in tags}
-    assert [attrs["src"][:22] for tag, attrs in tags if tag == "img"] == ["data:image/png;base64,"] * 3
+    assert [attrs["src"][:22] for tag, attrs in tags if tag == "img"] == ["data:image/png;base64,"] * len(figures)
     assert "<td>&lt;script&gt;</td>" in page and "<td>&lt;img src=x onerror=alert(1)&gt;</td>" in page
     means = pd.read_csv(out_dir / "means.csv", index_col="run")
     rbp = per_query[per_query.measure == "CWLA(C='RBP',A='ERG')@10"].groupby("name").value.mean()
@@ -354,6 +357,10 @@ def test_leaderboard_writes_whole_reports_on_awkward_input(capsys, tmp_path):
     (["--out", "{file}"], "is a file"),
     (["--out", "{rundir}"], "contains the input"),
     (["--out", "{full}"], "holds other files"),
+    (["--criteria", "consistency,speed"], "--criteria: unknown 'speed'; choose from similarity, consistency"),
+    (["--fractions", "0.5,1.5"], "fractions"),
+    (["--fraction-trials", "0"], "--fraction-trials must be >= 1"),
+    (["--bias-depths", "0"], "depth"),
 ])
 def test_meta_arguments_are_checked_before_any_work(capsys, monkeypatch, tmp_path, dl19_dir, dl19_qrels_path,
                                                       argv, expected):

@@ -141,3 +141,12 @@ def test_leaderboard_reads_measure_names_with_the_grammar():
                           "latency": [1.0, 2.0], "cost": [1.0, 3.0]})
     lb = board.Leaderboard.from_frame(frame, accuracy=str(CWLA(C="RBP", A="max") @ 10), name="name")
     assert lb.using(accuracy="RBP_max@10").measure == str(CWLA(C="RBP", A="max") @ 10)
+
+
+def test_ir_measures_names_that_start_like_a_browsing_model_are_theirs():
+    """``AP(...)``/``RR(...)`` name ir-measures measures when they are no short name."""
+    m = ir_cwla.parse_measure("AP(rel=2,judged_only=True)@10")
+    assert m == ir_measures.AP(rel=2, judged_only=True) @ 10
+    assert ir_cwla.meta.browsing_model(str(m)) == "AP"
+    with pytest.raises(ir_cwla.MeasureSyntaxError, match="'x' is not a number"):
+        ir_cwla.parse_measure("RBP(p=x)_max@10")

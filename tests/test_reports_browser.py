@@ -35,7 +35,7 @@ def meta_report(tmp_path_factory, dl19_dir, dl19_qrels_path):
         shutil.copy(dl19_dir / "runs" / f"input.{name}.gz", rundir / f"input.{name}.gz")
     out = tmp / "report"
     assert main(["meta", str(dl19_qrels_path), str(rundir), "--trials", "30", "--test-trials", "40",
-                 "--out", str(out)]) == 0
+                 "--fraction-trials", "3", "--out", str(out)]) == 0
     return out
 
 
@@ -55,6 +55,17 @@ def test_meta_report_fits_and_shows_the_csv_numbers(meta_report, browser, artifa
         assert [float(v) for v in mean_tau] == pytest.approx(csv["mean_tau"].tolist(), abs=5e-4)
         assert {len(v.split(".")[1]) for v in mean_tau} == {3}   # one precision per column
         assert visible_columns(consistency, width)[:4] == ["group", "measure", "canonical", "mean_tau"]
+        # the two robustness criteria and the run time of every step are in the page too
+        for caption, filename, column in (("robustness to incomplete judgments", "incompleteness_robustness.csv",
+                                           "tau"),
+                                          ("pooling bias", "pooling_bias_robustness.csv", "mean_abs_rank_change")):
+            table = table_by_caption(found, caption)
+            csv = pd.read_csv(meta_report / filename)
+            shown = [float(r[table["head"].index(column)]) for r in table["rows"]]
+            assert shown == pytest.approx(csv[column].tolist(), abs=5e-4), caption
+        times = table_by_caption(found, "wall time of every step")
+        assert [r[0] for r in times["rows"]] == pd.read_csv(meta_report / "timings.csv")["step"].tolist()
+        assert len(times["rows"]) == 6
 
 
 @pytest.fixture

@@ -35,10 +35,11 @@ import argparse
 import contextlib
 import os
 import sys
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ir_cwla.app.evaluate import (
     FORMATS,
@@ -57,6 +58,9 @@ from ir_cwla.app.evaluate import (
     unique_run_names,
     with_relevance_level,
 )
+from ir_cwla.meta.incompleteness import DEPTHS as INCOMPLETENESS_DEPTHS
+from ir_cwla.meta.incompleteness import FRACTIONS as INCOMPLETENESS_FRACTIONS
+from ir_cwla.meta.pooling import DEPTHS as POOLING_DEPTHS
 from ir_cwla.names import parse_measures
 
 
@@ -69,6 +73,24 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _numbers(kind: type, text: str) -> list:
+    try:
+        values = [kind(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return values
+
+
+def _floats(text: str) -> list[float]:
+    return _numbers(float, text)
+
+
+def _ints(text: str) -> list[int]:
+    return _numbers(int, text)
 
 
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
@@ -139,50 +161,99 @@ def cmd_measures(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- meta
 
+def criteria_arg(text: Optional[str], have_runs: bool) -> list[str]:
+    """``--criteria`` as a list in the canonical order (default: every criterion the input allows)."""
+    from ir_cwla.app.report import CRITERIA, RUN_CRITERIA
+
+    if text is None:
+        return [c for c in CRITERIA if have_runs or c not in RUN_CRITERIA]
+    asked = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in asked if c not in CRITERIA]
+    if unknown or not asked:
+        raise CliError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
+                       f"choose from {', '.join(CRITERIA)}")
+    needing_runs = [c for c in asked if c in RUN_CRITERIA]
+    if needing_runs and not have_runs:
+        raise CliError(f"--criteria {', '.join(needing_runs)} re-score the runs under reduced qrels: give QRELS "
+                       "and RUNDIR, not a per-query file")
+    return [c for c in CRITERIA if c in asked]
+
+
 def cmd_meta(args: argparse.Namespace) -> int:
-    """``ir-cwla meta``: similarity, consistency and discriminative power of measures over runs."""
+    """``ir-cwla meta``: the five meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
-    from ir_cwla import meta
+    from ir_cwla import io, meta
     from ir_cwla.app import report
     from ir_cwla.meta.frame import check_alpha
+    from ir_cwla.meta.incompleteness import check_fractions
+    from ir_cwla.meta.robustness import check_depths
     from ir_cwla.meta.streams import check_trials
     from ir_cwla.text import csv_safe
 
-    check_trials(args.trials, "--trials")                  # every argument before any work
+    criteria = criteria_arg(args.criteria, args.rundir is not None)   # every argument before any work
+    check_trials(args.trials, "--trials")
     check_trials(args.test_trials, "--test-trials")
+    check_trials(args.fraction_trials, "--fraction-trials")
     check_alpha(args.alpha)
+    check_fractions(args.fractions)
+    check_depths(args.pool_depths)
+    check_depths(args.bias_depths)
     inputs = [args.qrels] if args.rundir is None else [args.rundir, args.qrels]
     if args.rundir is not None and not os.path.isdir(args.rundir):
         raise CliError(f"run directory not found: {args.rundir}")
     report.check_output(args.out, inputs=inputs)
     progress = sys.stderr.isatty()
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
     if args.rundir is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
+        runs = qrels = None
     else:
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
-        per_query = meta.evaluate(args.rundir, qrels, measures, progress=progress)
-    all_cwla = all(ir_cwla.is_cwla(m) for m in measures)
-    groups = meta.browsing_model if all_cwla else None
-    sim = meta.similarity(per_query, groups=groups)
-    cons = meta.consistency(per_query, trials=args.trials, test_trials=args.test_trials, alpha=args.alpha,
-                            seed=args.seed, groups=groups, progress=progress)
-    disc = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha, seed=args.seed,
-                                     groups=groups, progress=progress)
+        runs = {name: io.as_run_frame(path, name=name)          # read once for every criterion
+                for name, path in meta.evaluation.as_run_mapping(args.rundir).items()}
+        per_query = meta.evaluate(runs, qrels, measures, progress=progress)
+    timings["evaluation"] = time.perf_counter() - clock
+    groups = meta.browsing_model if all(ir_cwla.is_cwla(m) for m in measures) else None
+    results: dict[str, Any] = {}
+    for criterion in criteria:
+        clock = time.perf_counter()
+        if criterion == "similarity":
+            results[criterion] = meta.similarity(per_query, groups=groups)
+        elif criterion == "consistency":
+            results[criterion] = meta.consistency(per_query, trials=args.trials, test_trials=args.test_trials,
+                                                  alpha=args.alpha, seed=args.seed, groups=groups, progress=progress)
+        elif criterion == "discriminative_power":
+            results[criterion] = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha,
+                                                           seed=args.seed, groups=groups, progress=progress)
+        elif criterion == "incompleteness":
+            results[criterion] = meta.incompleteness(runs, qrels, measures, fractions=args.fractions,
+                                                     trials=args.fraction_trials, seed=args.seed,
+                                                     depths=args.pool_depths, groups=groups, progress=progress)
+        else:
+            results[criterion] = meta.pooling_bias(runs, qrels, measures, depths=args.bias_depths,
+                                                   groups=groups, progress=progress)
+        timings[criterion] = time.perf_counter() - clock
     source = f"{args.rundir}; qrels {args.qrels}." if args.rundir is not None else f"{args.qrels}."
+    means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
+    means = means[meta.naming.canonical_order(means.columns)].rename(columns=meta.label).rename_axis("run")
+    summaries = report.summary_tables(results, alpha=args.alpha, test_trials=args.test_trials, seed=args.seed)
     with report.staged(args.out, inputs=inputs) as directory:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
                                  f"{len(measures)} measures, from {source}", directory=directory)
-        means = sim.means.rename(columns=sim.labels).rename_axis("run")
         page.section("Runs")
         page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
-        report.add_meta_sections(page, sim, cons, disc)
+        report.add_meta_sections(page, results, summaries)
+        report.add_timings(page, timings)
         csv_safe(per_query).to_csv(directory / "per_query.csv", index=False)
         page.write()
-    print(report.text_table(cons.table().drop(columns=["better_than"]), precision=3, index=False))
-    print()
-    print(report.text_table(disc.table(), precision=4, index=False))
+    for criterion, table in summaries.items():
+        print(f"{report.CRITERION_TITLES[criterion]}:")
+        print(report.text_table(table, precision=4 if criterion == "discriminative_power" else 3, index=False))
+        print()
+    print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(args.out) / 'index.html'}")
     if args.rundir is not None:
         note_conventions(args.qrels)
@@ -347,9 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=sorted(ir_measures.providers.registry))
     p.set_defaults(func=cmd_measures)
 
-    p = sub.add_parser("meta", help="meta-evaluate measures: similarity, consistency, discriminative power",
-                       description="The three analyses of Chen & Sakai over a directory of TREC runs; writes "
-                                   "tables, figures and an HTML report.")
+    p = sub.add_parser("meta", help="meta-evaluate measures: similarity, consistency, discriminative power, "
+                                    "robustness to incomplete judgments and to pooling bias",
+                       description="Five meta-evaluation criteria of measures over a directory of TREC runs (the "
+                                   "three of Chen & Sakai, robustness to incomplete judgments, leave-one-run-out "
+                                   "pooling bias); writes tables, figures, their run times and an HTML report.")
     p.add_argument("qrels", metavar="QRELS|PER_QUERY",
                    help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
     p.add_argument("rundir", metavar="RUNDIR", nargs="?", help="directory of TREC run files (one system each)")
@@ -360,6 +433,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="permutations of the randomised Tukey HSD tests (default 2000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--criteria", metavar="LIST",
+                   help="comma-separated subset of similarity, consistency, discriminative_power, incompleteness, "
+                        "pooling_bias (default: all five with RUNDIR, the first three with a per-query file)")
+    p.add_argument("--fractions", type=_floats, default=INCOMPLETENESS_FRACTIONS, metavar="F,F,...",
+                   help="incompleteness: shares of each topic's judgments kept (default "
+                        f"{','.join(map(str, INCOMPLETENESS_FRACTIONS))})")
+    p.add_argument("--fraction-trials", type=int, default=20, help="incompleteness: random subsets per fraction (20)")
+    p.add_argument("--pool-depths", type=_ints, default=INCOMPLETENESS_DEPTHS, metavar="D,D,...",
+                   help="incompleteness: pool depths of the depth-pooled variant (default "
+                        f"{','.join(map(str, INCOMPLETENESS_DEPTHS))})")
+    p.add_argument("--bias-depths", type=_ints, default=POOLING_DEPTHS, metavar="D,D,...",
+                   help=f"pooling bias: pool depths (default {','.join(map(str, POOLING_DEPTHS))})")
     p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
     p.set_defaults(func=cmd_meta)
 

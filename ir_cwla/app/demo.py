@@ -347,7 +347,8 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     page.table(result.means[t1_names].T.rename_axis("measure"),
                "all 39 Table-1 measures (rows) for every system (columns)", filename="means_table1.csv")
 
-    report.add_meta_sections(page, result.similarity, result.consistency, result.discriminative_power)
+    report.add_meta_sections(page, {"similarity": result.similarity, "consistency": result.consistency,
+                                    "discriminative_power": result.discriminative_power})
     report.add_leaderboard_sections(page, result.leaderboard, result.weights)
 
     page.section("Run it again")

@@ -361,32 +361,106 @@ class HtmlReport:
 
 # ------------------------------------------------------------------------- analysis sections
 
-def add_meta_sections(report: HtmlReport, similarity: Any, consistency: Any, discriminative_power: Any) -> None:
-    """The paper's three analyses (:mod:`ir_cwla.meta`): tables and figures, one section each."""
-    report.section("Meta-evaluation 1: system ranking similarity")
-    report.text(f"Kendall's tau-b between the system rankings ({similarity.n_systems} systems, by mean score) "
-                f"of every two measures of a family, with {similarity.level:.0%} confidence intervals.")
-    report.figure(similarity.plot(), "Kendall's tau between the rankings of the measures of each family",
-                  filename="similarity.png")
-    report.table(similarity.table(), "tau for every pair of measures within a family", index=False,
-                 precision=3, filename="similarity.csv")
+#: The meta-evaluation criteria, in report order; the last two re-score the runs.
+CRITERIA = ("similarity", "consistency", "discriminative_power", "incompleteness", "pooling_bias")
+RUN_CRITERIA = ("incompleteness", "pooling_bias")
+CRITERION_TITLES = {
+    "similarity": "system ranking similarity",
+    "consistency": "system ranking consistency",
+    "discriminative_power": "discriminative power",
+    "incompleteness": "robustness to incomplete judgments",
+    "pooling_bias": "pooling bias (leave one run out)",
+}
 
-    report.section("Meta-evaluation 2: system ranking consistency")
-    report.text(f"{consistency.trials} random splits of the topics into two halves; for each, tau between the "
-                "system rankings on the two halves. Higher is more consistent. 'outperforms': the number of "
-                f"measures of the family it beats significantly (randomised Tukey HSD, {consistency.test_trials} "
-                f"trials, alpha = {consistency.alpha:g}).")
-    report.figure(consistency.plot(), "tau between topic halves, per measure", filename="consistency.png")
-    report.table(consistency.table(), "consistency (sorted by mean tau within each family)", index=False,
-                 precision=3, filename="consistency.csv")
 
-    report.section("Meta-evaluation 3: discriminative power")
-    disc = discriminative_power
-    report.text(f"p-values of all system pairs ({disc.test}, {disc.trials} trials) over {disc.n_topics} topics; "
-                f"a measure is more discriminative when more pairs differ significantly at alpha = {disc.alpha:g}.")
-    report.figure(disc.plot_asl(), "achieved significance level (ASL) curves", filename="discriminative_power.png")
-    report.table(disc.table(), "significant system pairs per measure", index=False, precision=4,
-                 filename="discriminative_power.csv")
+def summary_tables(results: dict[str, Any], alpha: float = 0.05, test_trials: int = 2000,
+                   seed: Any = 0) -> dict[str, pd.DataFrame]:
+    """The table that sums up each criterion (printed by the terminal, first in the page),
+    computed once (the robustness rankings run their own Tukey HSD tests)."""
+    out = {}
+    for criterion, result in results.items():
+        if criterion == "consistency":
+            out[criterion] = result.table().drop(columns=["better_than"])
+        elif criterion == "incompleteness":
+            out[criterion] = result.robustness("tau", test_trials=test_trials, alpha=alpha)
+        elif criterion == "pooling_bias":
+            out[criterion] = result.robustness(test_trials=test_trials, alpha=alpha, seed=seed)
+        else:
+            out[criterion] = result.table()
+    return out
+
+
+def add_meta_sections(report: HtmlReport, results: dict[str, Any],
+                      summaries: Optional[dict[str, pd.DataFrame]] = None) -> None:
+    """The meta-evaluation criteria that were run (:mod:`ir_cwla.meta`), one section each, in
+    the order of :data:`CRITERIA`: tables and figures (``summaries``: :func:`summary_tables`)."""
+    summaries = summaries if summaries is not None else summary_tables(results)
+    for k, criterion in enumerate([c for c in CRITERIA if c in results], start=1):
+        result = results[criterion]
+        report.section(f"Meta-evaluation {k}: {CRITERION_TITLES[criterion]}")
+        if criterion == "similarity":
+            report.text(f"Kendall's tau-b between the system rankings ({result.n_systems} systems, by mean score) "
+                        f"of every two measures of a family, with {result.level:.0%} confidence intervals.")
+            report.figure(result.plot(), "Kendall's tau between the rankings of the measures of each family",
+                          filename="similarity.png")
+            report.table(result.table(), "tau for every pair of measures within a family", index=False,
+                         precision=3, filename="similarity.csv")
+        elif criterion == "consistency":
+            report.text(f"{result.trials} random splits of the topics into two halves; for each, tau between the "
+                        "system rankings on the two halves. Higher is more consistent. 'outperforms': the number "
+                        f"of measures of the family it beats significantly (randomised Tukey HSD, "
+                        f"{result.test_trials} trials, alpha = {result.alpha:g}).")
+            report.figure(result.plot(), "tau between topic halves, per measure", filename="consistency.png")
+            report.table(summaries[criterion], "consistency (sorted by mean tau within each family)", index=False,
+                         precision=3, filename="consistency.csv")
+        elif criterion == "discriminative_power":
+            report.text(f"p-values of all system pairs ({result.test}, {result.trials} trials) over "
+                        f"{result.n_topics} topics; a measure is more discriminative when more pairs differ "
+                        f"significantly at alpha = {result.alpha:g}.")
+            report.figure(result.plot_asl(), "achieved significance level (ASL) curves",
+                          filename="discriminative_power.png")
+            report.table(result.table(), "significant system pairs per measure", index=False, precision=4,
+                         filename="discriminative_power.csv")
+        elif criterion == "incompleteness":
+            report.text(f"Each topic keeps a random share of its judgments (relevant and non-relevant sampled "
+                        f"apart, at least one relevant kept), {result.trials} trials per share; every system is "
+                        "re-scored and its ranking compared with the one on the full qrels (Kendall's tau, "
+                        "tau_AP, RBO). Also: only the judgments of documents some run ranks within depth d. "
+                        "(k): significantly more robust than k measures of its family (randomised Tukey HSD "
+                        "over the paired trials).")
+            report.figure(result.plot(), "tau with the full-qrels ranking against the share of judgments kept",
+                          filename="incompleteness.png")
+            report.figure(result.plot(kind="depth"), "tau against the pool depth", filename="incompleteness_depth.png")
+            report.table(summaries[criterion],
+                         "robustness to incomplete judgments (mean tau over the shares, best first)",
+                         index=False, precision=3, filename="incompleteness_robustness.csv")
+            report.table(result.table(), "agreement with the full-qrels ranking per share of judgments", index=False,
+                         precision=3, filename="incompleteness.csv")
+            report.table(result.depth_table(), "agreement per pool depth", index=False, precision=3,
+                         filename="incompleteness_depth.csv")
+        else:
+            report.text("For each run, the judged documents that no other run retrieved within depth d are removed "
+                        "and the run re-scored: the drop of its score and of its rank position, over runs "
+                        "(randomised Tukey HSD over the runs).")
+            report.figure(result.plot(), "mean |rank change| of a left-out run", filename="pooling_bias.png")
+            report.table(summaries[criterion],
+                         "pooling bias (smallest mean |rank change| first)", index=False, precision=3,
+                         filename="pooling_bias_robustness.csv")
+            report.table(result.table(), "drop of score and rank of a left-out run, per measure", index=False,
+                         precision=3, filename="pooling_bias.csv")
+
+
+def timings_table(timings: dict[str, float]) -> pd.DataFrame:
+    """The wall time of every step of ``ir-cwla meta`` (seconds)."""
+    return pd.DataFrame({"step": [CRITERION_TITLES.get(k, k) for k in timings],
+                         "seconds": list(timings.values())})
+
+
+def add_timings(report: HtmlReport, timings: dict[str, float]) -> None:
+    """A section with the run time of every step (the evaluation and each criterion)."""
+    report.section("Run times")
+    report.table(timings_table(timings), "wall time of every step, in seconds", index=False, precision=2,
+                 filename="timings.csv")
 
 
 @dataclasses.dataclass

@@ -11,20 +11,34 @@ files without PyTerrier::
     disc = meta.discriminative_power(per_query, trials=2000, alpha=0.05, seed=0)
     cons.table(); disc.table(); disc.plot_asl(); sim.plot()
 
+Beyond the paper, two robustness analyses re-score the runs under reduced qrels (without
+ranking them again) and compare the system rankings with the full-qrels one::
+
+    inc  = meta.incompleteness(runs, qrels, table1(), trials=20, seed=0)   # random shares of judgments
+    pool = meta.pooling_bias(runs, qrels, table1(), depths=[10])          # leave one run out
+    inc.table(); inc.plot(); pool.table(); pool.plot()
+
+and every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
+al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
+in :func:`similarity` and :func:`consistency` (Kendall's tau stays the default).
+
 Pass ``groups=meta.browsing_model`` to compare aggregations within each browsing model, as
 the paper does. :func:`sweep` runs many measures (:func:`grid`) over several collections at
 once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_jobs=`` or
 ``scheduler='tcp://host:8786'``; randomised procedures are exactly reproducible from their
 seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
 """
+from ir_cwla.meta.agreement import rbo, tau_ap
 from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate, run_name
 from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
 from ir_cwla.meta.frame import ScoreCube, to_cube
+from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.naming import browsing_model, label
 from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
+from ir_cwla.meta.pooling import PoolingBias, pooling_bias
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.tukey import randomised_tukey_hsd
@@ -34,4 +48,5 @@ __all__ = [
     "paired_randomisation_test", "paired_t_test", "Similarity", "Consistency", "DiscriminativePower",
     "ScoreCube", "to_cube", "browsing_model", "label", "run_name", "tau_b_rows", "tau_b_matrix",
     "fieller_ci", "InProcess", "LocalProcesses", "Dask", "get_executor", "sweep", "grid", "Sweep",
+    "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
 ]

@@ -20,6 +20,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.meta import agreement as agreements
 from ir_cwla.meta import kendall, montecarlo, naming, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
@@ -38,8 +39,12 @@ def random_halves(rng: np.random.Generator, n_splits: int, n_topics: int) -> tup
     return np.sort(order[:, :n1], axis=1), np.sort(order[:, n1:], axis=1)
 
 
-def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray, agreement: str = "tau",
+               persistence: float = agreements.PERSISTENCE) -> np.ndarray:
     """tau-b between the rankings by mean over ``first`` and over ``second`` topics.
+
+    (``agreement='tau_ap'``: tau_AP averaged over both directions; ``'rbo'``: RBO_ext with
+    ``persistence``; :mod:`ir_cwla.meta.agreement`.)
 
     values: ``(M, T, S)`` scores; first/second: ``(b, n1)``/``(b, n2)`` topic indices.
     Returns ``(b, M)`` (NaN where a half ties all systems). Work arrays are reused across
@@ -56,17 +61,29 @@ def split_taus(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.
             np.take(matrix, idx, axis=0, out=half, mode="clip")
             np.add.reduce(half, axis=1, out=mean)
             np.divide(mean, idx.shape[1], out=mean)
-        out[:, m] = work.tau_b(means[0], means[1])
+        out[:, m] = work.tau_b(means[0], means[1]) if agreement == "tau" else \
+            agreements.rows(agreement, means[0], means[1], persistence, symmetric=True)
     return out
 
 
-def split_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
+@dataclass(frozen=True)
+class SplitData:
+    """What every split task reads: the score cube and the statistic comparing the two halves."""
+
+    values: np.ndarray
+    agreement: str = "tau"
+    persistence: float = agreements.PERSISTENCE
+
+
+def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
     """The taus ``(task.trials, len(task.items))`` of the task's split chunks for the measures
     ``task.items``: the unit of work an executor runs."""
+    values = data.values
     items = list(task.items)
     if items != list(range(values.shape[0])):
         values = values[items]
-    return np.concatenate([split_taus(values, *random_halves(rng, size, values.shape[1]))
+    return np.concatenate([split_taus(values, *random_halves(rng, size, values.shape[1]), data.agreement,
+                                      data.persistence)
                            for size, rng in task.rngs()], axis=0)
 
 
@@ -112,6 +129,9 @@ class Consistency:
     seed: Any
     degenerate: pd.Series
     labels: dict[str, str] = field(default_factory=dict)
+    #: the statistic in ``taus`` (``'tau'``: Kendall's tau-b; ``'tau_ap'``, ``'rbo'``: see
+    #: :mod:`ir_cwla.meta.agreement`)
+    agreement: str = "tau"
 
     @property
     def mean_tau(self) -> pd.Series:
@@ -162,6 +182,7 @@ class Consistency:
 def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed = 0, *,
                 test_trials: int = 2000, alpha: float = 0.05, groups: Groups = None,
                 topics: TopicPolicy = "strict", labels: naming.Labels = None,
+                agreement: agreements.Agreement = "tau", persistence: float = agreements.PERSISTENCE,
                 executor: Any = None, n_jobs: Optional[int] = None,
                 scheduler: Optional[str] = None, progress: bool = True) -> Consistency:
     """System ranking consistency of every measure over ``trials`` random topic splits.
@@ -176,6 +197,9 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     groups: families compared by the test (the paper: aggregations within a browsing model,
         ``groups=meta.browsing_model``); default one family of all measures.
     topics: ``'strict'`` or ``'intersection'``.
+    agreement: what compares the two halves' rankings: ``'tau'`` (Kendall's tau-b, the paper's,
+        default), ``'tau_ap'`` (averaged over both directions, as neither half is the truth)
+        or ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`.
     executor, n_jobs, scheduler: where the chunks of splits and of test trials run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). The test's trials are only
         counted, chunk by chunk (memory independent of ``test_trials``); either phase
@@ -186,6 +210,7 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     trials = streams.check_trials(trials)
     test_trials = streams.check_trials(test_trials, "test_trials")
     alpha = check_alpha(alpha)
+    agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
@@ -199,7 +224,8 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
         start = task.chunks[0][0] * chunk
         taus[start:start + task.trials, list(task.items)] = result
 
-    montecarlo.run(run, split_task, cube.values, tasks, store, what="consistency splits", progress=progress)
+    montecarlo.run(run, split_task, SplitData(cube.values, agreement, persistence), tasks, store,
+                   what="consistency splits", progress=progress)
     undefined = np.isnan(taus)
     degenerate = pd.Series(undefined.sum(axis=0), index=list(cube.measures), name="degenerate")
     if undefined.any():
@@ -215,4 +241,4 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
                             run, progress)
     return Consistency(taus=frame, p_values=p_values, groups=families, alpha=alpha, trials=trials,
                        test_trials=test_trials, seed=seed, degenerate=degenerate,
-                       labels=naming.resolve_labels(list(cube.measures), labels))
+                       labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)

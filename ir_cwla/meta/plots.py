@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ir_cwla.aggregation import AGGREGATIONS
-from ir_cwla.meta import naming
+from ir_cwla.meta import agreement, naming
 from ir_cwla.table1 import TABLE1_AGGREGATIONS
 from ir_cwla.text import PLAIN_TEXT, plain
 
@@ -124,6 +124,7 @@ def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, co
     """Lower-triangular heat-maps of Kendall's tau with the confidence interval under it."""
     names = list(groups) if groups is not None else list(sim.groups)
     key = _Key({g: sim.groups[g] for g in names}, sim.labels)
+    statistic = agreement.NAMES[sim.agreement]
     fig, axes = _panels(len(names), cols, (5.0, 4.5))
     values = sim.tau.to_numpy()
     vmin = min(0.5, math.floor(np.nanmin(values) * 10) / 10)
@@ -149,13 +150,14 @@ def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, co
                 if has_ci:
                     ax.text(j, i + 0.22, f"{_short(low, digits)}, {_short(high, digits)}", ha="center",
                             va="center", fontsize=7.5, color=colour, **PLAIN_TEXT)
-        ax.set_title(key.title(group, len(names), "Kendall's tau"), fontsize=11)
+        ax.set_title(key.title(group, len(names), statistic), fontsize=11)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     if image is not None:
-        fig.colorbar(image, ax=list(axes), shrink=0.5, label="Kendall's tau-b")
-    fig.suptitle(_title(title, "System ranking similarity", f"Kendall's tau-b between the rankings of "
-                        f"{sim.n_systems} systems; {int(sim.level * 100)}% confidence interval under each value"))
+        fig.colorbar(image, ax=list(axes), shrink=0.5, label=statistic)
+    fig.suptitle(_title(title, "System ranking similarity", f"{statistic} between the rankings of "
+                        f"{sim.n_systems} systems" + (f"; {int(sim.level * 100)}% confidence interval under each "
+                                                      "value" if sim.agreement == "tau" else "")))
     return fig
 
 
@@ -241,9 +243,9 @@ def plot_consistency(cons: Consistency, groups: Optional[list[Hashable]] = None,
         ax.set_title(key.title(group, len(names), "consistency"), fontsize=10)
         ax.grid(True, axis="y", alpha=0.25)
         ax.tick_params(axis="y", labelsize=8)
-    fig.supylabel("Kendall's tau between topic halves", fontsize=9)
+    fig.supylabel(f"{agreement.NAMES[cons.agreement]} between topic halves", fontsize=9)
     fig.suptitle(_title(title, "System ranking consistency", f"{cons.trials} random splits of the topics into "
-                        "halves; boxes: quartiles and median, whiskers: 1.5 IQR, markers: mean tau"))
+                        "halves; boxes: quartiles and median, whiskers: 1.5 IQR, markers: mean"))
     return fig
 
 

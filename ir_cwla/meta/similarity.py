@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.meta import agreement as agreements
 from ir_cwla.meta import kendall, naming
 from ir_cwla.meta.frame import Groups, TopicPolicy, resolve_groups, to_cube
 
@@ -34,6 +35,9 @@ class Similarity:
     level: float
     groups: dict[Hashable, list[str]]
     labels: dict[str, str] = field(default_factory=dict)
+    #: the statistic in ``tau`` (``'tau'``: Kendall's tau-b; ``'tau_ap'``, ``'rbo'``: see
+    #: :mod:`ir_cwla.meta.agreement`; for those ``ci_low``/``ci_high`` are NaN)
+    agreement: str = "tau"
 
     @property
     def n_systems(self) -> int:
@@ -73,7 +77,9 @@ class Similarity:
 
 
 def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups = None,
-               topics: TopicPolicy = "strict", labels: naming.Labels = None) -> Similarity:
+               topics: TopicPolicy = "strict", labels: naming.Labels = None,
+               agreement: agreements.Agreement = "tau",
+               persistence: float = agreements.PERSISTENCE) -> Similarity:
     """Kendall's tau-b between the system rankings (by mean score) of every two measures.
 
     Parameters
@@ -84,12 +90,17 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
         :func:`ir_cwla.meta.browsing_model`); tau is computed for all pairs regardless.
     topics: ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.meta.frame.to_cube`).
     labels: display names (default: :func:`ir_cwla.short_name`).
+    agreement: ``'tau'`` (Kendall's tau-b, the paper's, default), or the top-weighted
+        ``'tau_ap'`` (averaged over both directions, as neither measure is the truth) or
+        ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`. The
+        confidence intervals exist for tau only (NaN otherwise).
 
     Raises ``ValueError`` for fewer than 2 systems, topics or measures, and for a measure that
     gives every system the same mean score (its ranking, hence tau, is undefined).
     """
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
+    agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
     means = cube.means()
     tau = kendall.tau_b_matrix(means.to_numpy())
@@ -104,10 +115,13 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
         warnings.warn(f"only {n} systems: the confidence intervals of tau (which need n > 4) are NaN",
                       stacklevel=2)
     low, high = kendall.fieller_ci(tau, n, level)
+    if agreement != "tau":
+        tau = agreements.matrix(agreement, means.to_numpy(), persistence)
+        low, high = np.full_like(tau, np.nan), np.full_like(tau, np.nan)
 
     def frame(a: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(a, index=list(cube.measures), columns=list(cube.measures))
 
     return Similarity(tau=frame(tau), ci_low=frame(low), ci_high=frame(high), means=means, level=level,
                       groups=resolve_groups(cube.measures, groups),
-                      labels=naming.resolve_labels(list(cube.measures), labels))
+                      labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)

@@ -35,6 +35,7 @@ MAX_CHUNK_CELLS = 2_000_000
 PERMUTATION_STREAM = 0   # randomised Tukey HSD and paired randomisation test
 SPLIT_STREAM = 1         # consistency: random topic halves
 CONSISTENCY_TEST_STREAM = 2  # consistency: the Tukey HSD test over the trials x measures matrix
+INCOMPLETENESS_STREAM = 3    # incompleteness: judgment subsamples, chunk c = trial c
 
 #: Up to this many items, permutations are drawn by index into the table of all k! of them.
 TABLE_MAX_ITEMS = 8

@@ -1,0 +1,106 @@
+"""Figures of the robustness analyses: agreement curves against the judgments kept, pooling bias bars.
+
+One panel per family of measures (e.g. per browsing model), named and styled as every other
+meta-evaluation figure (:class:`ir_cwla.meta.plots._Key`: one colour and marker per
+aggregation, canonical measures marked ``*`` and drawn thicker, panels in the canonical
+order); matplotlib is imported only when plotting.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from ir_cwla.meta import agreement, naming
+from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ir_cwla.meta.incompleteness import Incompleteness
+    from ir_cwla.meta.pooling import PoolingBias
+
+#: Axis names of the statistics of the two analyses.
+NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change": "mean |change| / mean score",
+         "rel_drop": "mean drop / mean score", "mean_drop": "mean drop of score", "max_drop": "largest drop of score",
+         "mean_rank_drop": "mean drop of rank", "max_rank_drop": "largest drop of rank",
+         "mean_abs_rank_change": "mean |change of rank|"}
+CHANGES = ("abs_change", "rel_change")
+
+
+def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: str = "fraction",
+                        groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
+    """``statistic`` (mean over trials) against the fraction of judgments kept, or the pool depth."""
+    if kind not in ("fraction", "depth"):
+        raise ValueError(f"kind must be 'fraction' or 'depth', got {kind!r}")
+    table = result.table() if kind == "fraction" else result.depth_table()
+    if statistic not in ("tau", "tau_ap", "rbo", *CHANGES):
+        raise ValueError(f"statistic must be one of tau, tau_ap, rbo, abs_change, rel_change, got {statistic!r}")
+    if table.empty:
+        raise ValueError("no pool depths were analysed (depths=())")
+    names = list(groups) if groups is not None else list(result.groups)
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
+    fig, axes = _panels(len(names), cols, (3.9, 3.1), sharex=True, sharey=True)
+    values = table[statistic]
+    if statistic in CHANGES:
+        low, high = min(0.0, float(values.min())), float(values.max()) * 1.05
+    else:
+        low, high = min(0.5, math.floor(values.min() * 10) / 10), 1.0
+    for ax, group in zip(axes, names):
+        for m in result.groups[group]:
+            part = table[table["measure"] == m]
+            canonical = naming.is_canonical(m)
+            ax.plot(part[kind], part[statistic], "--" if canonical else "-", color=key.colour(m),
+                    marker=key.marker(m), ms=4, lw=2.2 if canonical else 1.3, label=key.name(m))
+        ax.set_ylim(low, high if high > low else low + 1)
+        if kind == "depth":
+            depths = sorted(set(table["depth"]))
+            ax.set_xscale("log")
+            ax.set_xticks(depths, [str(d) for d in depths])
+            ax.minorticks_off()
+        ax.set_title(key.title(group, len(names), NAMES[statistic]), fontsize=10)
+        ax.grid(True, alpha=0.25)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=7, frameon=True, framealpha=0.85, handlelength=1.8, loc="lower right")
+    fig.supxlabel("share of judgments kept" if kind == "fraction" else "pool depth d", fontsize=9)
+    fig.supylabel(f"{NAMES[statistic]} vs the full qrels", fontsize=9)
+    details = (f"{result.n_trials} random subsets per fraction, stratified by relevance; mean over the subsets"
+               if kind == "fraction" else "qrels of the documents some run ranks within depth d")
+    fig.suptitle(_title(title, "Robustness to incomplete judgments", details))
+    return fig
+
+
+def plot_pooling(result: PoolingBias, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
+                 cols: int = 3, title: Optional[str] = None):
+    """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
+    aggregation's colour), or one bar per pool depth when there are several."""
+    table = result.table()
+    if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
+        raise ValueError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
+    names = list(groups) if groups is not None else list(result.groups)
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
+    depths = sorted(set(table["depth"]))
+    fig, axes = _panels(len(names), cols, (3.9, 3.1))
+    width = 0.8 / len(depths)
+    for ax, group in zip(axes, names):
+        members = result.groups[group]
+        x = np.arange(len(members))
+        colours = [key.colour(m) for m in members]
+        for k, d in enumerate(depths):
+            part = table[table["depth"] == d].set_index("measure")
+            ax.bar(x + (k - (len(depths) - 1) / 2) * width, [part.at[m, statistic] for m in members], width,
+                   label=f"depth {d}", color=colours if len(depths) == 1 else f"C{k % 10}",
+                   edgecolor=colours, linewidth=1.2)
+        ax.set_xticks(x, [key.name(m) for m in members], rotation=45, ha="right", fontsize=8.5)
+        _colour_ticks(ax.get_xticklabels(), colours)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(key.title(group, len(names), NAMES.get(statistic, statistic)), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.25)
+        ax.tick_params(axis="y", labelsize=8)
+        if len(depths) > 1:
+            ax.legend(fontsize=7, frameon=False)
+    fig.supylabel(NAMES.get(statistic, statistic), fontsize=9)
+    fig.suptitle(_title(title, "Pooling bias, leave one run out",
+                        f"each run without the judged documents no other run ranks within depth "
+                        f"{', '.join(map(str, depths))}; the others keep their full scores"))
+    return fig
