@@ -55,8 +55,8 @@ class _CWLA(measures.Measure):
 
     ``C`` names the browsing model (P, DCG, RBP, INST, INSQ, AP, ERR, RR, or a registered
     one), ``A`` the aggregation (ERG, ETG, avg, max, fin, PE, ERR, or a registered one).
-    The exact semantics (ranking order, gains, depth, the two tails) are those of
-    ``cwla-semantics.md``, summarised in the README.
+    The exact semantics (ranking order, gains, depth, the two tails, rejected combinations)
+    are those of ``docs/semantics.md``, summarised in the README.
 
     Examples: ``CWLA(C='RBP', A='max')@10``, ``CWLA(C='INST', A='PE', T=3, beta=0.3)``,
     ``CWLA(C='AP', A='ERG', tail='pad')`` (= trec_eval's AP with binary gains).
