@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 from ir_measures import measures
 
@@ -186,6 +189,6 @@ class _CWLA(measures.Measure):
 CWLA = _CWLA()
 
 
-def is_cwla(measure: Any) -> bool:
+def is_cwla(measure: Any) -> TypeGuard[_CWLA]:
     """True if ``measure`` is a C/W/L/A measure (an ir-measures ``CWLA`` measure object)."""
     return isinstance(measure, measures.Measure) and measure.NAME == _CWLA.NAME
