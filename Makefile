@@ -1,10 +1,10 @@
-# Two commands on a fresh machine: `make demo` and `make test`.
+# Two commands on a fresh machine: `make demo` and `make test` (`make test-fast` while working).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,9 +24,18 @@ demo: $(VENV)/.demo-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
 
+# every test; -rs lists each skip with its reason (on a fresh clone: only the realdata tests,
+# which need ../shared/data or IR_CWLA_SHARED_DATA, see the README)
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
+	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile --durations=15
+
+# the tier to run while working: everything but the slow tests (mpmath tail sums, the demo,
+# Dask, PISA systems); the engine's reference and equivalence checks on the synthetic
+# collection included
+test-fast: $(VENV)/.test-installed
+	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile -m "not slow"
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/run_all.py

@@ -6,7 +6,7 @@ L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i); see :mod:`ir_cwla.ker
 
 Every model is a pure function over the topics x ranks gain matrix (Moffat et al. 2022;
 Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics", Eqs. 3-8; exact details in
-``cwla-semantics.md``). Under ``tail='pad'`` a model also says what happens past the last
+``docs/semantics.md``). Under ``tail='pad'`` a model also says what happens past the last
 ranked document (where every gain is 0): its :class:`TailSums`. Add your own with
 :func:`register_browsing_model`.
 """

@@ -1,6 +1,6 @@
 """From a run and qrels to the gains every measure reads, in a ragged layout.
 
-The semantics (``docs/semantics.md``, "Ranking and gains"):
+The semantics (``docs/semantics.md``, sections 3-5):
 
 - documents of a topic are ranked by score descending, ties broken by doc_id descending
   (trec_eval's order; like trec_eval, which stores scores as single-precision floats,

@@ -310,9 +310,9 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
             u = int(u)
         if isinstance(u, (int, np.integer)) and not isinstance(u, (bool, np.bool_)):
             u = str(int(u))
-        problem = _grade_problem(u.strip()) if isinstance(u, str) else f"{u!r} is not an integer"
-        if problem:
-            raise fail(int(np.flatnonzero(codes == j)[0]), problem)
+        wrong = _grade_problem(u.strip()) if isinstance(u, str) else f"{u!r} is not an integer"
+        if wrong:
+            raise fail(int(np.flatnonzero(codes == j)[0]), wrong)
         converted[j] = int(u)
     return converted[codes]
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 from ir_measures import measures
 
@@ -62,8 +65,8 @@ class _CWLA(measures.Measure):
     NERR8-11, SET, TBG, U, IFTgoal, IFTrate, IFT, BPM, BPMD, TrAP, or a registered one), ``A``
     the aggregation (ERG, ETG, avg, max, fin, PE, ERR; the expectations EC, ETC, EI over
     document costs, ``costs=``; or a registered one). cwl_eval's EU is ERG, ETU ETG.
-    The exact semantics (ranking order, gains, depth, the two tails) are those of
-    ``cwla-semantics.md``, summarised in the README.
+    The exact semantics (ranking order, gains, depth, the two tails, rejected combinations)
+    are those of ``docs/semantics.md``, summarised in the README.
 
     ``unjudged`` says what an unjudged document is worth: gain 0 ('zero', the default), the
     largest gain ('max'), nothing at all ('condense': removed from the ranking first), and
@@ -245,6 +248,6 @@ class _CWLA(measures.Measure):
 CWLA = _CWLA()
 
 
-def is_cwla(measure: Any) -> bool:
+def is_cwla(measure: Any) -> TypeGuard[_CWLA]:
     """True if ``measure`` is a C/W/L/A measure (an ir-measures ``CWLA`` measure object)."""
     return isinstance(measure, measures.Measure) and measure.NAME == _CWLA.NAME

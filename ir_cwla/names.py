@@ -239,7 +239,7 @@ SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@1
                "(RBP_max@10, RBP(p=0.9)_max[pad]@10) or a trec_eval name (ndcg_cut_10, map)")
 
 
-def _parse_all(text: str) -> list[Measure]:
+def _parse_all(text: MeasureLike) -> list[Measure]:
     """Every measure ``text`` names (a trec_eval name may name several, e.g. ``P``)."""
     if isinstance(text, Measure):
         return [text]

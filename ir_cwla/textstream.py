@@ -36,10 +36,11 @@ class InputError(ValueError):
     """A run or qrels input that cannot be read as it is (the message says where)."""
 
 
-_COMPRESSIONS: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
-    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),  # type: ignore[arg-type,return-value]
-    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f)),                             # type: ignore[return-value]
-    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f)))                     # type: ignore[return-value]
+#: (magic bytes, name, opener of a decompressing binary stream)
+_COMPRESSIONS: tuple[tuple[bytes, str, Callable[[BinaryIO], Any]], ...] = (
+    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
+    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f)),
+    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f)))
 _UNSUPPORTED = ((b"\x28\xb5\x2f\xfd", "zstd-compressed", "zstd -dc FILE | ir-cwla ... -"),
                 (b"PK\x03\x04", "a zip archive", "unzip -p FILE | ir-cwla ... -"))
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

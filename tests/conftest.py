@@ -1,4 +1,20 @@
-"""Shared fixtures: the real TREC data of ../shared/data (skipped where absent)."""
+"""Shared fixtures: the synthetic collection (every clone) and the real TREC data of ../shared/data.
+
+Two kinds of test data:
+
+- the seeded synthetic collection of :mod:`tests.synthetic` (``synthetic_collection`` as
+  frames, ``synthetic_files`` as TREC files), always there;
+- the real TREC DL 2019 passage qrels and runs and the raw Cranfield files, which NIST's and
+  Glasgow's terms keep out of the repository. They are looked for in ``../shared/data`` beside
+  the clone, or wherever ``IR_CWLA_SHARED_DATA`` points (the README says where to get them).
+
+Every test that needs the real data gets it through the fixtures of :data:`REAL_DATA_FIXTURES`
+and is marked ``realdata`` automatically (``pytest -m "not realdata"`` leaves them out); where the
+data is absent it is skipped with a reason naming the path and ``IR_CWLA_SHARED_DATA``. A test
+that picks its data by parameter (``request.getfixturevalue``) marks its real-data parameters
+with ``pytest.mark.realdata`` itself; an unmarked test that skips for missing data fails, so a
+fresh clone skips nothing but ``realdata`` tests.
+"""
 from __future__ import annotations
 
 import os
@@ -7,10 +23,14 @@ from pathlib import Path
 
 import pytest
 
+from tests import synthetic
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
+REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir"})
+MISSING = "real data not found at"
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # ir_datasets reads IR_DATASETS_HOME once, at import (pyterrier-pisa imports it): keep the
@@ -20,10 +40,48 @@ os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="ir_cwla-tests-irds-")
 
 def _require(path: Path) -> Path:
     if not path.exists():
-        pytest.skip(f"real data not found at {path} (a user's clone has no ../shared/data; "
-                    "set IR_CWLA_SHARED_DATA to point at it)")
+        pytest.skip(f"{MISSING} {path} (a fresh clone has no ../shared/data; set "
+                    "IR_CWLA_SHARED_DATA=/path/to/shared/data, see 'The tests and the real data' in the README)")
     return path
 
+
+COLLECTED = pytest.StashKey[list]()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks ``realdata`` every test whose fixtures (direct or indirect) include a real-data one."""
+    for item in items:
+        if REAL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.realdata)
+    config.stash[COLLECTED] = list(items)     # for tests/test_test_data.py
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test skipped for missing real data must be marked ``realdata``: fail it otherwise."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and MISSING in str(report.longrepr) and item.get_closest_marker("realdata") is None:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} needs the real data but is not marked realdata: request it through "
+                           f"the fixtures of tests/conftest.py or mark its parameter pytest.mark.realdata")
+
+
+# -- the synthetic collection (every clone) ------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def synthetic_collection() -> synthetic.Collection:
+    """The seeded synthetic collection (:func:`tests.synthetic.make_collection`) as frames."""
+    return synthetic.make_collection(synthetic.SEED)
+
+
+@pytest.fixture(scope="session")
+def synthetic_files(synthetic_collection, tmp_path_factory) -> synthetic.Files:
+    """The synthetic collection as TREC files (half the runs gzipped)."""
+    return synthetic_collection.write(tmp_path_factory.mktemp("synthetic"))
+
+
+# -- the real data (skipped where absent) --------------------------------------------------------
 
 @pytest.fixture(scope="session")
 def dl19_dir() -> Path:
@@ -39,6 +97,13 @@ def dl19_qrels_path(dl19_dir) -> Path:
 @pytest.fixture(scope="session")
 def dl19_run_paths(dl19_dir) -> list[Path]:
     return sorted((dl19_dir / "runs").glob("input.*.gz"))
+
+
+@pytest.fixture(scope="session")
+def dl19_files(dl19_dir, dl19_qrels_path, dl19_run_paths) -> synthetic.Files:
+    """DL19 in the shape of :class:`tests.synthetic.Files` (runs by run id)."""
+    runs = {p.name[len("input."):-len(".gz")]: p for p in dl19_run_paths}
+    return synthetic.Files(dl19_qrels_path, runs, dl19_dir / "topics.dl19-passage.txt")
 
 
 @pytest.fixture(scope="session")

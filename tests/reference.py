@@ -145,23 +145,34 @@ def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float
     if model in ("P", "DCG") or v_next == 0 and model not in ("AP",):
         return 0.0, 0.0, 0.0, 0.0
     if model == "RBP":
-        v = lambda i: v_next * mpmath.power(p, i - n)  # noqa: E731
-    elif model in ("INST", "INSQ"):
+        return _summed_tail("RBP", n, v_next, p, with_rank)
+    if model in ("INST", "INSQ"):
         # past D: C(i) = ((i - 1 + a) / (i + a))^2 with a = 2T - CG(D); the product telescopes
-        a = 2 * T - (sum(r) if model == "INST" else 0.0)
-        v = lambda i: v_next * ((n - 1 + a) / (i - 1 + mpmath.mpf(a))) ** 2  # noqa: E731
-    elif model == "AP":
+        return _summed_tail("INST", n, v_next, 2 * T - (sum(r) if model == "INST" else 0.0), with_rank)
+    if model == "AP":
         s = sum(r[i - 1] / i for i in range(1, depth + 1))
         vplus = total_gain / s if s > 0 else math.inf
         return 0.0, vplus - vsum, 0.0, 0.0
-    elif model in ("ERR", "RR"):
+    if model in ("ERR", "RR"):
         return 0.0, math.inf, 0.0, 0.0
+    raise KeyError(model)
+
+
+@functools.cache
+def _summed_tail(kind: str, n: int, v_next: float, x: float, with_rank: bool = False
+                 ) -> tuple[float, float, float, float]:
+    """mpmath's nsum of the tail from rank n on: V(i) = v_next p^(i-n) ('RBP', x = p) or
+    v_next ((n-1+a) / (i-1+a))^2 ('INST', x = a). Cached on what the sums depend on, so that
+    topics with the same depth and V(D+1) (every RBP topic at a cutoff) share one sum.
+    ``with_rank`` also sums L(i) i (0 otherwise)."""
+    if kind == "RBP":
+        v = lambda i: v_next * mpmath.power(x, i - n)  # noqa: E731
     else:
-        raise KeyError(model)
+        v = lambda i: v_next * ((n - 1 + x) / (i - 1 + mpmath.mpf(x))) ** 2  # noqa: E731
     l_ = lambda i: v(i) - v(i + 1)  # noqa: E731
     # V decays geometrically for RBP (Richardson/Shanks converge) but only as 1/i^2 for
     # INST/INSQ, where the Euler-Maclaurin formula is needed for 1e-12
-    method = "r+s" if model == "RBP" else "euler-maclaurin"
+    method = "r+s" if kind == "RBP" else "euler-maclaurin"
     with mpmath.workdps(30):
         stop = mpmath.nsum(l_, [n, mpmath.inf], method=method)
         dep = mpmath.nsum(v, [n, mpmath.inf], method=method)

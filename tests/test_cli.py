@@ -154,6 +154,7 @@ def test_eval_errors_are_one_line(capsys, tmp_path, dl19_dir, dl19_qrels_path, c
     assert expected.format(qrels=qrels, run=run, tmp=tmp_path) in err
 
 
+@pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_module_entry_point_reports_errors_without_traceback(dl19_qrels_path, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ir_cwla", "eval", str(dl19_qrels_path), str(tmp_path / "x.run")],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -164,6 +165,7 @@ def test_module_entry_point_reports_errors_without_traceback(dl19_qrels_path, tm
     assert proc.returncode == 0 and all(verb in proc.stdout for verb in ("eval", "meta", "leaderboard", "demo"))
 
 
+@pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_console_script_is_installed():
     script = Path(sys.executable).parent / "ir-cwla"
     if not script.exists():
@@ -188,6 +190,7 @@ print(json.dumps(results))
 """
 
 
+@pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_eval_on_bundled_cranfield_offline(tmp_path, cranfield_dir):
     """A run built from the raw judgments: each query's grade -1 document first, then its
     judged documents from grade 1 (complete answer) to 4. With the conventions, the -1

@@ -57,6 +57,7 @@ def test_ir_measures_reference_value(ict, dl19_qrels_path):
     assert proc.stdout == "nDCG@10\t0.6650\n", proc.stderr
 
 
+@pytest.mark.slow   # a shell and a Python process per form
 @pytest.mark.parametrize("form", ["pipe-dev-stdin", "pipe-dash", "process-substitution", "qrels-from-stdin",
                                   "both-substituted", "bz2-file", "xz-pipe"])
 def test_stream_forms_give_ir_measures_numbers(tmp_path, ict, dl19_qrels_path, form):
@@ -125,6 +126,7 @@ def _ir_measures_main(argv: list[str]) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow   # all 37 DL19 runs, twice
 def test_measures_is_byte_identical_to_ir_measures_on_every_dl19_run(capsys, dl19_run_paths, dl19_qrels_path):
     """ir_measures' own main (CWLA names readable there because ir_cwla is imported in this
     process) and ``ir-cwla measures`` on all 37 runs: the same bytes."""
@@ -137,6 +139,7 @@ def test_measures_is_byte_identical_to_ir_measures_on_every_dl19_run(capsys, dl1
         assert out == expected, (run.name, args)
 
 
+@pytest.mark.slow   # two Python processes
 def test_measures_command_line_against_ir_measures_process(dl19_dir, dl19_qrels_path):
     """Across processes, as a user runs them (PYTHONHASHSEED fixed: ir_measures orders measures by a set)."""
     run = shlex.quote(str(dl19_dir / "runs" / "input.UNH_bm25.gz"))
@@ -294,6 +297,7 @@ def test_a_symlink_loop_is_not_reported_as_missing(capsys, small, tmp_path):
 
 # ------------------------------------------------------------------------- round trip into meta
 
+@pytest.mark.slow   # evaluates and meta-evaluates DL19 runs
 def test_per_query_output_round_trips_into_meta(capsys, tmp_path, dl19_dir, dl19_qrels_path):
     """``eval -q --format csv|json|jsonl`` read back (pd.read_csv, or ``ir-cwla meta FILE``)
     gives the same tables as the run files; summary rows never become a 44th topic."""

@@ -2,8 +2,8 @@
 
 Everything that touches the ir_datasets cache runs once, in a child process with a
 temporary ``IR_DATASETS_HOME`` and sockets disabled (see ``tests/offline.py``); the
-assertions compare what it wrote with independent parses of the raw files in
-../shared/data/cranfield.
+assertions compare what it wrote with independent parses of the raw Cranfield files of
+the real data (the ``cranfield_dir`` fixture of tests/conftest.py).
 """
 from __future__ import annotations
 
@@ -234,6 +234,7 @@ def local_dataset(tmp_path_factory, dl19_dir, dl19_qrels_path) -> dict:
     return result
 
 
+@pytest.mark.slow   # shares an offline child process running PyTerrier
 def test_a_local_ir_datasets_id_works_on_every_path(local_dataset, dl19_dir, dl19_qrels_path):
     """A dataset registered from local files (not Cranfield) through ``irds:<id>``: the Python
     API, ir-measures with our provider, the command line and pt.get_dataset all give the
@@ -258,6 +259,7 @@ def test_a_local_ir_datasets_id_works_on_every_path(local_dataset, dl19_dir, dl1
                                          f"{rbp}\t{expected[str(rbp)]:.4f}\n"}
 
 
+@pytest.mark.slow   # shares an offline child process running PyTerrier
 def test_a_failed_download_is_one_line_that_says_what_to_do(local_dataset):
     target = Path(local_dataset["home"]) / "msmarco-passage" / "trec-dl-2019" / "qrels"
     for case, prog, spec in (("offline", "eval", "irds:msmarco-passage/trec-dl-2019/judged"),
@@ -271,6 +273,7 @@ def test_a_failed_download_is_one_line_that_says_what_to_do(local_dataset):
             "(ir_datasets then reads it without downloading)\n")
 
 
+@pytest.mark.slow   # shares an offline child process running PyTerrier
 def test_raw_cranfield_qrels_with_graded_measures_warn(local_dataset):
     warned = local_dataset["cranfield"]
     assert len(warned["graded"]) == 1 and "use ir_cwla.datasets.cranfield_qrels()" in warned["graded"][0]

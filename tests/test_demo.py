@@ -19,6 +19,8 @@ from tests.browser import check_report, table_by_caption, visible_columns
 from tests.html_checks import external_references, parse_tags
 from tests.offline import run_offline
 
+pytestmark = pytest.mark.slow   # the demo indexes, retrieves and times five systems: ~20 s
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> tuple[Path, object]:

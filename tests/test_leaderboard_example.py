@@ -8,6 +8,8 @@ import pytest
 
 from tests.offline import run_offline
 
+pytestmark = pytest.mark.slow   # builds and times eight PISA/bm25s systems in a child process
+
 SYSTEMS = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-lucene", "bm25s-bm25l", "PISA-BM25 top10",
            "PISA-BM25 + bm25s", "PISA-BM25 >> RM3"]
 

@@ -15,6 +15,8 @@ from ir_cwla import meta, table1
 
 distributed = pytest.importorskip("distributed")
 
+pytestmark = pytest.mark.slow   # starts a 2-worker LocalCluster and kills a worker: ~10 s
+
 
 @pytest.fixture(scope="module")
 def client():

@@ -65,6 +65,7 @@ def analyses(frame):
     return results(frame)
 
 
+@pytest.mark.slow   # draws every figure twice and compares pixels
 def test_figures_are_identical_whatever_the_row_order(frame, analyses):
     shuffled = frame.sample(frac=1.0, random_state=7).reset_index(drop=True)
     assert list(dict.fromkeys(shuffled["measure"]))[:6] != list(dict.fromkeys(frame["measure"]))[:6]

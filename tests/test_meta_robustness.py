@@ -86,6 +86,7 @@ def test_collection_scores_equal_evaluate(dl19):
     np.testing.assert_array_equal(one[:, :, 0], cube.values[:, :, 3])
 
 
+@pytest.mark.slow   # re-evaluates DL19 under reduced qrels in a slow loop
 def test_subsampling_equals_a_slow_loop(dl19):
     runs, qrels = dl19
     fractions, seed = (0.1, 0.5), 7
@@ -115,6 +116,7 @@ def test_subsampling_equals_a_slow_loop(dl19):
     assert list(table.index.get_level_values("measure")[:5]) == list(result.measures)
 
 
+@pytest.mark.slow   # re-evaluates DL19 under reduced qrels in a slow loop
 def test_pool_depths_equal_a_slow_loop(dl19):
     runs, qrels = dl19
     result = meta.incompleteness(runs, qrels, MEASURES[:3], fractions=[0.5], trials=1, depths=(1, 5), progress=False)
@@ -203,6 +205,7 @@ def test_incompleteness_is_independent_of_row_order_and_executor(dl19):
     pd.testing.assert_frame_equal(single.trials, part, check_exact=True)
 
 
+@pytest.mark.slow   # starts a Dask cluster
 def test_incompleteness_on_dask_is_identical(dl19):
     distributed = pytest.importorskip("distributed")
     runs, qrels = dl19

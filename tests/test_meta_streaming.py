@@ -182,6 +182,7 @@ def test_analyses_equal_the_kept_code(stack, executor):
         assert (cons.p_values[group].to_numpy() == expected).all()
 
 
+@pytest.mark.slow   # 2000-trial analyses of the 37 DL19 runs, twice
 def test_dl19_at_2000_trials_equals_the_kept_code(dl19_qrels_path, dl19_run_paths):
     """The criterion of issue 14 on real data: 37 systems x 43 topics x 39 measures."""
     frame = meta.evaluate(dl19_run_paths, dl19_qrels_path, table1(), progress=False)

@@ -1,15 +1,17 @@
 """Properties of the kernel on random rankings (hypothesis)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import ir_cwla
-from ir_cwla import CWLA, kernel
+from ir_cwla import kernel
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import get_browsing_model
 
@@ -20,13 +22,19 @@ gain_matrices = st.integers(1, 6).flatmap(lambda n: st.integers(1, 25).flatmap(
     lambda w: arrays(np.float64, (n, w), elements=st.sampled_from([0.0, 1 / 3, 2 / 3, 1.0, 0.25]))))
 
 
+# the strategies of each property test, named so that test_property_tests_can_fail can rerun it
+SUM_OF_L = dict(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS))
+BOUNDS = dict(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS), tail=st.sampled_from(["stop", "pad"]))
+P_AVG = dict(gains=gain_matrices, data=st.data())
+
+
 def _depths(gains, data):
     n, w = gains.shape
     return np.array([data.draw(st.integers(1, w)) for _ in range(n)])
 
 
 @settings(max_examples=60, deadline=None)
-@given(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS))
+@given(**SUM_OF_L)
 def test_sum_of_L_is_one_under_stop(gains, data, model):
     depth = _depths(gains, data)
     gains = np.where(np.arange(gains.shape[1])[None, :] < depth[:, None], gains, 0.0)
@@ -37,7 +45,7 @@ def test_sum_of_L_is_one_under_stop(gains, data, model):
 
 
 @settings(max_examples=60, deadline=None)
-@given(gains=gain_matrices, data=st.data(), model=st.sampled_from(MODELS), tail=st.sampled_from(["stop", "pad"]))
+@given(**BOUNDS)
 def test_bounds(gains, data, model, tail):
     """Every aggregation of gains but ETG lies in [0, 1]; ETG, ETC and EI (unit costs) <= V+ (at
     most 1 per rank); EC with unit costs is 1."""
@@ -62,7 +70,7 @@ def test_bounds(gains, data, model, tail):
 
 
 @settings(max_examples=40, deadline=None)
-@given(gains=gain_matrices, data=st.data())
+@given(**P_AVG)
 def test_p_avg_equals_p_erg(gains, data):
     k = gains.shape[1]
     depth = np.full(gains.shape[0], k)
@@ -89,10 +97,36 @@ def test_invariant_to_line_order(n_docs, seed, ties):
         assert a[m].tolist() == b[m].tolist()
 
 
-def test_property_tests_can_fail():
-    """The bounds test would catch a kernel that forgot C(D) := 0 under 'stop'."""
-    gains = np.array([[1.0, 1.0, 1.0]])
-    b = kernel.browse(gains, np.array([2]), get_browsing_model("RBP"), PARAMS, "stop")
-    assert b.L.sum() == pytest.approx(1.0)
-    assert b.L[0, 2] == 0.0
-    assert CWLA(C="RBP", A="ETG")["p"] == 0.8
+def _search(test, strategies):
+    """The property test as hypothesis runs it, but without shrinking or the example database
+    (only whether it fails matters here)."""
+    rerun = settings(max_examples=200, deadline=None, database=None, phases=[Phase.generate])
+    return rerun(given(**strategies)(test.hypothesis.inner_test))
+
+
+def test_property_tests_can_fail(monkeypatch):
+    """Each property test above fails on a kernel broken the way it guards against."""
+    real_browse = kernel.browse
+
+    def forgets_to_stop(gains, depth, model, params, tail="stop", total_gain=None, topics=None):
+        """A kernel that forgot C(D) := 0 under 'stop': L(D) uses the model's own C(D)."""
+        b = real_browse(gains, depth, model, params, tail, total_gain, topics)
+        c = np.asarray(model.continuation(np.asarray(gains, dtype=np.float64), params))
+        return dataclasses.replace(b, L=b.V * (1 - c)) if tail == "stop" else b
+
+    with monkeypatch.context() as m:
+        m.setattr(kernel, "browse", forgets_to_stop)
+        with pytest.raises(AssertionError):
+            _search(test_sum_of_L_is_one_under_stop, SUM_OF_L)()
+
+    avg = get_aggregation("avg")
+    with monkeypatch.context() as m:          # A_avg(i) = CG(i): forgot to divide by i, exceeds 1
+        m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg))
+        with pytest.raises(AssertionError):
+            _search(test_bounds, BOUNDS)()
+    with monkeypatch.context() as m:          # A_avg(i) = CG(i) / (i + 1): off by one
+        m.setitem(AGGREGATIONS, "avg", dataclasses.replace(avg, fn=lambda inp, params: inp.cg / (inp.ranks + 1)))
+        with pytest.raises(AssertionError):
+            _search(test_p_avg_equals_p_erg, P_AVG)()
+    # and the kernel is whole again
+    _search(test_sum_of_L_is_one_under_stop, SUM_OF_L)()

@@ -1,7 +1,12 @@
-"""CWLA as an ir-measures measure: registration, every input format, evaluator, pt.Experiment."""
+"""CWLA as an ir-measures measure: registration, every input format, evaluator, pt.Experiment.
+
+On every clone on the synthetic collection (tests/synthetic.py); where the real data is present
+also on three DL19 runs.
+"""
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
 import ir_measures
 import numpy as np
@@ -11,17 +16,33 @@ from ir_measures import AP, P, nDCG
 
 import ir_cwla
 from ir_cwla import CWLA
+from tests import synthetic
+
+RUNS = {"synthetic": ("graded", "float32_ties", "short"), "dl19": ("bm25base_p", "idst_bert_p1", "ICT-BERT2")}
 
 
-@pytest.fixture(scope="module")
-def qrels(dl19_qrels_path):
-    return ir_cwla.io.read_trec_qrels(dl19_qrels_path)
+@dataclass
+class Data:
+    """Qrels and three runs (frames and files) of one collection, and its topics file."""
+
+    qrels: pd.DataFrame
+    runs: dict[str, pd.DataFrame]
+    files: synthetic.Files
+
+    @property
+    def first(self) -> str:
+        return next(iter(self.runs))
+
+    @property
+    def n_topics(self) -> int:
+        return self.qrels["query_id"].nunique()
 
 
-@pytest.fixture(scope="module")
-def runs(dl19_dir):
-    return {name: ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{name}.gz")
-            for name in ("bm25base_p", "idst_bert_p1", "ICT-BERT2")}
+@pytest.fixture(scope="module", params=["synthetic", pytest.param("dl19", marks=pytest.mark.realdata)])
+def data(request) -> Data:
+    files = request.getfixturevalue(f"{request.param}_files")
+    runs = {name: ir_cwla.io.read_trec_run(files.runs[name]) for name in RUNS[request.param]}
+    return Data(ir_cwla.io.read_trec_qrels(files.qrels), runs, files)
 
 
 MEASURES = [CWLA(C="RBP", A="max")@10, CWLA(C="ERR", A="ERG")@10, CWLA(C="INST", A="PE", T=3, beta=0.3),
@@ -36,7 +57,7 @@ def test_parse_measure_finds_cwla():
     assert str(CWLA(C="RBP", A="ERG")@10) == "CWLA(C='RBP',A='ERG')@10"
 
 
-def test_registration_is_idempotent_and_survives_reload(qrels, runs):
+def test_registration_is_idempotent_and_survives_reload(data):
     ir_cwla.register()
     ir_cwla.register()
     for mod in (ir_cwla.measure, ir_cwla.provider, ir_cwla):
@@ -45,40 +66,41 @@ def test_registration_is_idempotent_and_survives_reload(qrels, runs):
     assert names.count("ir_cwla") == 1
     assert ir_measures.measures.registry["CWLA"] is ir_cwla.CWLA
     # measures built before the reload still evaluate
-    value = ir_measures.calc_aggregate([MEASURES[0]], qrels, runs["bm25base_p"])[MEASURES[0]]
+    value = ir_measures.calc_aggregate([MEASURES[0]], data.qrels, data.runs[data.first])[MEASURES[0]]
     assert 0 < value < 1
 
 
-def test_all_input_formats_agree(qrels, runs, dl19_dir, dl19_qrels_path):
-    run = runs["bm25base_p"]
+def test_all_input_formats_agree(data):
+    qrels, run = data.qrels, data.runs[data.first]
     expected = ir_measures.calc_aggregate(MEASURES, qrels, run)
     as_dict = {q: dict(zip(g["doc_id"], g["score"])) for q, g in run.groupby("query_id")}
     qrels_dict = {q: dict(zip(g["doc_id"], g["relevance"])) for q, g in qrels.groupby("query_id")}
-    from_files = ir_measures.calc_aggregate(MEASURES, ir_measures.read_trec_qrels(str(dl19_qrels_path)),
-                                            ir_measures.read_trec_run(str(dl19_dir / "runs" / "input.bm25base_p.gz")))
+    from_files = ir_measures.calc_aggregate(MEASURES, ir_measures.read_trec_qrels(str(data.files.qrels)),
+                                            ir_measures.read_trec_run(str(data.files.runs[data.first])))
+    paths = ir_measures.calc_aggregate(MEASURES, data.files.qrels, data.files.runs[data.first])   # ir_cwla reads
     pt_frame = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
-    for other in (ir_measures.calc_aggregate(MEASURES, qrels_dict, as_dict), from_files,
+    for other in (ir_measures.calc_aggregate(MEASURES, qrels_dict, as_dict), from_files, paths,
                   ir_measures.calc_aggregate(MEASURES, qrels, list(run.itertuples(index=False))),
                   ir_measures.calc_aggregate(MEASURES, qrels, pt_frame)):
         for m in MEASURES:
             assert other[m] == pytest.approx(expected[m], abs=1e-12)
 
 
-def test_evaluator_reads_qrels_once_and_scores_many_runs(qrels, runs):
-    ev = ir_measures.evaluator(MEASURES + [nDCG@10], qrels)
-    for run in runs.values():
+def test_evaluator_reads_qrels_once_and_scores_many_runs(data):
+    ev = ir_measures.evaluator(MEASURES + [nDCG@10], data.qrels)
+    for run in data.runs.values():
         a = ev.calc_aggregate(run)
-        b = ir_measures.calc_aggregate(MEASURES + [nDCG@10], qrels, run)
+        b = ir_measures.calc_aggregate(MEASURES + [nDCG@10], data.qrels, run)
         assert a == pytest.approx(b)
 
 
-def test_iter_calc_per_topic_and_missing_topics(qrels, runs):
-    run = runs["bm25base_p"]
+def test_iter_calc_per_topic_and_missing_topics(data):
+    qrels, run = data.qrels, data.runs[data.first]
     dropped = sorted(run["query_id"].unique())[:3]
     partial = run[~run["query_id"].isin(dropped)]
     extra = pd.DataFrame({"query_id": ["not-in-qrels"] * 2, "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     metrics = list(ir_measures.iter_calc(MEASURES, qrels, pd.concat([partial, extra])))
-    assert len(metrics) == 43 * len(MEASURES)
+    assert len(metrics) == data.n_topics * len(MEASURES)
     assert {m.query_id for m in metrics} == set(qrels["query_id"])
     for m in metrics:
         if m.query_id in dropped:
@@ -86,24 +108,24 @@ def test_iter_calc_per_topic_and_missing_topics(qrels, runs):
     assert sum(m.value for m in metrics if m.query_id not in dropped) > 0
 
 
-def test_empty_run_scores_zero(qrels):
+def test_empty_run_scores_zero(data):
     empty = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
                           "score": pd.Series([], dtype=float)})
-    metrics = list(ir_measures.iter_calc(MEASURES, qrels, empty))
-    assert len(metrics) == 43 * len(MEASURES) and all(m.value == 0 for m in metrics)
+    metrics = list(ir_measures.iter_calc(MEASURES, data.qrels, empty))
+    assert len(metrics) == data.n_topics * len(MEASURES) and all(m.value == 0 for m in metrics)
 
 
-def test_duplicate_doc_ids_warn_and_keep_best(qrels, runs):
-    run = runs["bm25base_p"]
-    dup = run.iloc[[5]].assign(score=-1e9)
+def test_duplicate_doc_ids_warn_and_keep_best(data):
+    qrels, run = data.qrels, data.runs[data.first]
+    dup = run[run["query_id"].isin(qrels["query_id"])].iloc[[5]].assign(score=-1e9)   # a judged topic's line
     with pytest.warns(UserWarning, match=r"1 duplicate line\(s\) of a \(topic, doc_id\) dropped"):
         a = ir_measures.calc_aggregate(MEASURES, qrels, pd.concat([run, dup]))
     assert a == pytest.approx(ir_measures.calc_aggregate(MEASURES, qrels, run))
 
 
-def test_mixed_with_standard_measures(qrels, runs):
-    res = ir_measures.calc_aggregate([P(rel=2)@10, CWLA(C="P", A="ERG", rel=2)@10, AP, nDCG@10], qrels,
-                                     runs["idst_bert_p1"])
+def test_mixed_with_standard_measures(data):
+    res = ir_measures.calc_aggregate([P(rel=2)@10, CWLA(C="P", A="ERG", rel=2)@10, AP, nDCG@10], data.qrels,
+                                     data.runs[list(data.runs)[1]])
     assert res[P(rel=2)@10] == pytest.approx(res[CWLA(C="P", A="ERG", rel=2)@10], abs=1e-12)
 
 
@@ -120,7 +142,7 @@ def test_table1_and_names():
     assert frame["canonical"].sum() == 6
 
 
-def test_register_a_new_browsing_model_and_aggregation(qrels, runs):
+def test_register_a_new_browsing_model_and_aggregation(data):
     """A user-registered model and aggregation work through ir-measures like built-ins."""
     def half_rbp(gains, params):
         """C(i) = p / 2."""
@@ -137,7 +159,7 @@ def test_register_a_new_browsing_model_and_aggregation(qrels, runs):
         same = CWLA(C="RBP", A="avg", p=0.45)@10
         pad = CWLA(C="HalfRBP", A="fin", p=0.9, tail="pad")@10      # numerical tail
         pad_ref = CWLA(C="RBP", A="fin", p=0.45, tail="pad")@10
-        res = ir_measures.calc_aggregate([m, same, pad, pad_ref], qrels, runs["bm25base_p"])
+        res = ir_measures.calc_aggregate([m, same, pad, pad_ref], data.qrels, data.runs[data.first])
         assert 0 < res[m] < res[same]
         assert res[pad] == pytest.approx(res[pad_ref], abs=1e-12)
         with pytest.raises(ValueError, match="already registered"):
@@ -147,13 +169,13 @@ def test_register_a_new_browsing_model_and_aggregation(qrels, runs):
         ir_cwla.AGGREGATIONS.pop("sq")
 
 
-def test_pyterrier_experiment_without_java(qrels, runs, dl19_dir):
+def test_pyterrier_experiment_without_java(data):
     import pyterrier as pt
 
+    qrels, runs = data.qrels, data.runs
     systems = [pt.Transformer.from_df(r.rename(columns={"query_id": "qid", "doc_id": "docno"}), uniform=True)
                for r in runs.values()]
-    topics_all = pd.read_csv(dl19_dir / "topics.dl19-passage.txt", sep="\t", header=None, names=["qid", "query"],
-                             dtype=str)
+    topics_all = pd.read_csv(data.files.topics, sep="\t", header=None, names=["qid", "query"], dtype=str)
     topics = topics_all[topics_all["qid"].isin(set(qrels["query_id"]))]
     pt_qrels = qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
     measures = [nDCG@10, P(rel=2)@10] + MEASURES + [CWLA(C="P", A="ERG", rel=2)@10]
@@ -166,7 +188,7 @@ def test_pyterrier_experiment_without_java(qrels, runs, dl19_dir):
     assert pt.java.started() is False
     perq = pt.Experiment(systems, topics, pt_qrels, eval_metrics=MEASURES, names=list(runs), perquery=True)
     assert set(perq.columns) >= {"name", "qid", "measure", "value"}
-    assert len(perq) == len(runs) * 43 * len(MEASURES)
+    assert len(perq) == len(runs) * data.n_topics * len(MEASURES)
     base = pt.Experiment(systems, topics, pt_qrels, eval_metrics=MEASURES, names=list(runs), baseline=0)
     assert any(c.endswith("p-value") for c in base.columns)
     assert pt.java.started() is False

@@ -41,6 +41,7 @@ def test_groups_bound_the_padding_and_never_exceed_the_longest_ranking():
     assert max(g.width for g in ranked.groups(10)) == 10
 
 
+@pytest.mark.slow   # scores a run with a 300,000-document ranking under tracemalloc
 def test_skewed_run_is_exact_in_memory_proportional_to_its_lines():
     run, qrels = skewed()
     measures = [CWLA(C=c, A=a, tail="pad") for c in ("RBP", "INST", "AP") for a in ("ERG", "avg")]

@@ -14,6 +14,8 @@ import pytest
 from ir_cwla.app.cli import main
 from tests.browser import check_report, table_by_caption, visible_columns
 
+pytestmark = pytest.mark.slow   # writes reports and drives headless Chromium
+
 META_RUNS = ("bm25base_p", "UNH_bm25", "ICT-BERT2", "idst_bert_p1", "p_bert", "TUW19-p3-f")
 
 

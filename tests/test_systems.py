@@ -19,6 +19,8 @@ import pytest
 from ir_cwla.app import systems
 from tests.offline import run_offline_code
 
+pytestmark = pytest.mark.slow   # indexes Cranfield with PISA and bm25s in a child process
+
 BUILT = ("PISA-BM25", "PISA-BM25-nostem", "PISA-DPH", "PISA-PL2-c1", "PISA-QLD-mu1000",
          "bm25s-lucene", "bm25s-bm25l", "bm25s-lucene-nostem")
 

@@ -224,7 +224,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
     clock = time.perf_counter()
     if args.rundir is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
-        runs = qrels = None
+        runs: Optional[dict[str, Any]] = None
+        qrels = None
     else:
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
@@ -245,10 +246,12 @@ def cmd_meta(args: argparse.Namespace) -> int:
             results[criterion] = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha,
                                                            seed=args.seed, groups=groups, progress=progress)
         elif criterion == "incompleteness":
+            assert runs is not None              # criteria_arg refuses it without a run directory
             results[criterion] = meta.incompleteness(runs, qrels, measures, fractions=args.fractions,
                                                      trials=args.fraction_trials, seed=args.seed,
                                                      depths=args.pool_depths, groups=groups, progress=progress)
         else:
+            assert runs is not None
             results[criterion] = meta.pooling_bias(runs, qrels, measures, depths=args.bias_depths,
                                                    groups=groups, progress=progress)
         timings[criterion] = time.perf_counter() - clock

@@ -109,7 +109,7 @@ def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
         measure = naming.parse(col)
         agg = naming.aggregation(col)
         colour = AGGREGATION_STYLES.get(agg, ("0.1", "o"))[0] if agg else "0.1"
-        marker = _MODEL_MARKERS.get(measure["C"], "o") if agg else "*"
+        marker = _MODEL_MARKERS.get(measure["C"], "o") if agg and measure is not None else "*"
         ax.plot(means.loc[order, col], range(len(order)), ls="none", marker=marker, ms=6 if agg else 8,
                 color=colour, mfc="none" if agg else colour, mew=1.5, label=plain(col))
     ax.set_yticks(range(len(order)), [plain(n) for n in order], fontsize=8)

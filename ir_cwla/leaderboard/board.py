@@ -234,7 +234,7 @@ class Leaderboard:
                 saved = dict(json.loads(meta.read_text()).get("columns") or {})
             except (ValueError, AttributeError) as ex:
                 raise ValueError(f"malformed {meta}: {ex}") from None
-        found = {"accuracy": accuracy, "latency": latency, "cost": cost}
+        found: dict[str, Any] = {"accuracy": accuracy, "latency": latency, "cost": cost}
         defaults = {"latency": LATENCY_STATS["p50"], "cost": COST_BASES["throughput"]}
         known = set(LATENCY_STATS.values()) | set(COST_BASES.values()) | {"qps", "usd_per_hour", name}
         numeric = [c for c in df.select_dtypes("number").columns if c not in known]

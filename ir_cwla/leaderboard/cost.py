@@ -27,6 +27,7 @@ from typing import Optional, Union
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 REQUIRED_PRICE_COLUMNS = ("instance", "usd_per_hour", "date", "source")
 
@@ -130,7 +131,7 @@ def as_instance(spec: Union[Instance, str]) -> Instance:
     raise TypeError(f"expected an Instance or an instance name, got {type(spec).__name__}")
 
 
-def _checked(values: np.ndarray, what: str, positive: bool) -> np.ndarray:
+def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
     """``values`` as floats, or an error naming the first bad entry (negative, zero if
     ``positive``, NaN or infinite)."""
     x = np.asarray(values, dtype=np.float64)
@@ -143,13 +144,13 @@ def _checked(values: np.ndarray, what: str, positive: bool) -> np.ndarray:
     return x
 
 
-def usd_per_million_queries(qps: np.ndarray, usd_per_hour: np.ndarray) -> np.ndarray:
+def usd_per_million_queries(qps: ArrayLike, usd_per_hour: ArrayLike) -> np.ndarray:
     """Cost of 10^6 queries at throughput ``qps``: ``usd_per_hour / (3600 * qps) * 1e6``."""
     qps = _checked(qps, "throughput (qps)", positive=True)
     return _checked(usd_per_hour, "usd_per_hour", positive=False) / (3600.0 * qps) * 1e6
 
 
-def usd_per_query(latency_ms: np.ndarray, usd_per_hour: np.ndarray) -> np.ndarray:
+def usd_per_query(latency_ms: ArrayLike, usd_per_hour: ArrayLike) -> np.ndarray:
     """Cost of one query that occupies the instance for ``latency_ms``: ``usd_per_hour * ms / 3.6e6``."""
     latency_ms = _checked(latency_ms, "latency_ms", positive=False)
     return _checked(usd_per_hour, "usd_per_hour", positive=False) * latency_ms / 3.6e6

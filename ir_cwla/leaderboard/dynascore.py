@@ -245,9 +245,10 @@ def _resolve(df: pd.DataFrame, weights: Optional[Mapping[str, float]], direction
     missing = [m for m in weights if m not in df.columns]
     if missing:
         raise ValueError(f"weighted metric(s) {missing} not in the table (columns: {list(df.columns)})")
-    for m, w in weights.items():
-        if isinstance(w, bool) or not isinstance(w, (int, float, np.number)) or not np.isfinite(w) or w < 0:
-            raise ValueError(f"weights must be finite and non-negative numbers, got {m}={w!r}")
+    for m, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)) or not np.isfinite(weight) \
+                or weight < 0:
+            raise ValueError(f"weights must be finite and non-negative numbers, got {m}={weight!r}")
     if sum(weights.values()) <= 0:
         raise ValueError("at least one weight must be positive")
     directions = dict(directions or {})
@@ -266,9 +267,9 @@ def _resolve(df: pd.DataFrame, weights: Optional[Mapping[str, float]], direction
     metrics = [perf] + [m for m in weights if m != perf]
     values = check_metric_values(df, metrics)
     w = normalised_weights(np.array([weights.get(m, 0.0) for m in metrics], dtype=np.float64))
-    d = np.array([directions.get(m, default_direction(m)) for m in metrics], dtype=np.float64)
-    o = np.array([offsets.get(m, 0.0) for m in metrics], dtype=np.float64)
-    return metrics, values, w, d, o
+    signs = np.array([directions.get(m, default_direction(m)) for m in metrics], dtype=np.float64)
+    shifts = np.array([offsets.get(m, 0.0) for m in metrics], dtype=np.float64)
+    return metrics, values, w, signs, shifts
 
 
 def _drop_constant(metrics: list[str], values: np.ndarray, w: np.ndarray, amrs: np.ndarray,

@@ -106,7 +106,7 @@ def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", 
         wanted = np.lexsort((-ys, ~on))                        # frontier first, then by accuracy
     else:
         wanted = np.flatnonzero(on)[np.argsort(xs[on], kind="stable")][:max_labels]
-    placed = place_labels(ax, names, xs, ys, wanted, size=size, path=stairs)
+    placed = place_labels(ax, names, xs, ys, wanted.tolist(), size=size, path=stairs)
     missing = len(names) - placed
     legend = ax.legend(loc="best" if len(names) <= 1000 else "lower right", fontsize=8, title_fontsize=8,
                        title=f"{missing} of {len(names)} systems unlabelled" if missing else None)

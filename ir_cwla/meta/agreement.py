@@ -70,7 +70,7 @@ NAMES = {"tau": "Kendall's tau-b", "tau_ap": "tau_AP", "rbo": "RBO"}
 PERSISTENCE = 0.9
 
 
-def check_agreement(agreement: str, persistence: float) -> tuple[str, float]:
+def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
     """``(agreement, persistence)`` validated, or a clear error naming the parameter."""
     if agreement not in AGREEMENTS:
         raise ValueError(f"agreement must be one of {AGREEMENTS}, got {agreement!r}")

@@ -60,7 +60,7 @@ class DiscriminativePower:
         sig = self.pairs["p_value"] < self.alpha
         rows = []
         for group, members in self.groups.items():
-            part = []
+            part: list[dict[str, Any]] = []
             for m in members:
                 mask = (self.pairs["measure"] == m).to_numpy()
                 n = int(mask.sum())

@@ -44,7 +44,9 @@ class Executor(Protocol):
     back to ``map`` (which holds every result) for one that does not.
     """
 
-    parallelism: int
+    @property
+    def parallelism(self) -> int:
+        ...
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
             desc: str = "", progress: bool = True) -> list:
@@ -52,9 +54,8 @@ class Executor(Protocol):
 
 
 class StreamingExecutor:
-    """An executor whose ``map`` collects its ``stream``: subclasses define ``stream`` only."""
-
-    parallelism: int = 1
+    """An executor whose ``map`` collects its ``stream``: subclasses define ``stream`` (and
+    ``parallelism``) only."""
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
@@ -161,7 +162,7 @@ class LocalProcesses(StreamingExecutor):
 
 
 # -- Dask ----------------------------------------------------------------------------------
-def _run_on_dask(task: Any, shared: Any = None, fn: Optional[Callable[[Any, Any], Any]] = None) -> Any:
+def _run_on_dask(task: Any, shared: Any, fn: Callable[[Any, Any], Any]) -> Any:
     return fn(shared, task)
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -195,9 +195,9 @@ class Incompleteness:
         return plot_incompleteness(self, statistic=statistic, kind=kind, **kwargs)
 
 
-def check_fractions(fractions: Sequence[float]) -> tuple[float, ...]:
+def check_fractions(fractions: Union[float, Sequence[float]]) -> tuple[float, ...]:
     if isinstance(fractions, (int, float, np.floating)):
-        fractions = (fractions,)
+        fractions = (float(fractions),)
     out = []
     for f in fractions:
         if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, float, np.floating)) or not 0 < f <= 1:

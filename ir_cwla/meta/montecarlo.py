@@ -25,7 +25,8 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import Any, Optional
 
 import numpy as np
 
@@ -149,7 +150,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside the ir_cwla package (the user's call)."""
-    frame, level = sys._getframe(1), 1
+    frame: Optional[FrameType] = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
         frame, level = frame.f_back, level + 1
     return level

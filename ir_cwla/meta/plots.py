@@ -81,7 +81,7 @@ class _Key:
             agg = aggregations[m]
             if self.by_aggregation and agg in AGGREGATION_STYLES:
                 self._styles[m] = AGGREGATION_STYLES[agg]
-            elif self.by_aggregation:
+            elif self.by_aggregation and agg is not None:
                 self._styles[m] = EXTRA_STYLES[registered.index(agg) % len(EXTRA_STYLES)]
             else:                                   # one style per measure, in the canonical order
                 self._styles[m] = palette[k % len(palette)]

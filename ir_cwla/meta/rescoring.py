@@ -93,6 +93,7 @@ class Collection:
             ranked = self.ranked if systems is None else _select_rows(self.ranked, rows)
             if mask is not None:
                 ranked = ranked.regrade(qrels)
+            assert self.evaluator is not None     # the C/W/L/A measures have one
             scores = self.evaluator.score_rankings(ranked)
             column = np.searchsorted(chosen, self.row_system[rows])
             for i in self.cwla:
@@ -195,7 +196,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     if evaluator is not None and evaluator.max_depth is None:
         keep: Optional[int] = None
     else:
-        keep = max(depth, evaluator.max_depth if evaluator is not None else 0)
+        keep = max(depth, evaluator.max_depth if evaluator is not None and evaluator.max_depth is not None else 0)
     run_frames = {name: io.as_run_frame(named[name], name) for name in systems}
     ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name) for name in systems], prepared)
     # the doc_id of every judgment id, read back through the public lookup

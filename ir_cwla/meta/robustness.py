@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Sequence
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -64,10 +64,10 @@ def warn_degenerate(count: int, total: int, what: str) -> None:
                       stacklevel=3)
 
 
-def check_depths(depths: Sequence[int], what: str = "depths") -> tuple[int, ...]:
+def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tuple[int, ...]:
     """Pool depths as sorted distinct ints >= 1 (an empty sequence is allowed)."""
     if isinstance(depths, (int, np.integer)):
-        depths = (depths,)
+        depths = (int(depths),)
     out = []
     for d in depths:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
