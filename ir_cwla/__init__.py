@@ -28,7 +28,7 @@ from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
 from ir_cwla.gains import GainSpec
-from ir_cwla.measure import CWLA
+from ir_cwla.measure import CWLA, needs_element_types
 from ir_cwla.names import MeasureSyntaxError, family, is_cwla, parse_measure, parse_measures, short_name
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
@@ -55,7 +55,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList", "parse_measure",
-    "parse_measures", "MeasureSyntaxError", "family", "is_cwla",
+    "parse_measures", "MeasureSyntaxError", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
     "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",

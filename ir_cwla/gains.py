@@ -24,6 +24,7 @@ qrels (:meth:`Rankings.regrade`) without ranking it again.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional
@@ -247,6 +248,38 @@ class Rankings:
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
         return Rankings(self.topics, self.topic_rows, self.lengths, self.offsets, judgments, qrels,
                         self.doc_ids, self.element_types)
+
+    def select(self, rows: np.ndarray) -> Rankings:
+        """The rows ``rows`` (positions, in that order) as a ranked run, every cell label kept."""
+        rows = np.asarray(rows, dtype=np.int64)
+        kept = self.kept[rows]
+        starts = self.offsets[rows]
+        cells = np.repeat(starts - np.r_[0, np.cumsum(kept)[:-1]], kept) + np.arange(int(kept.sum()))
+        return Rankings(self.topics[rows], self.topic_rows[rows], self.lengths[rows],
+                        np.r_[0, np.cumsum(kept)].astype(np.int64), self.judgments[cells], self.qrels,
+                        None if self.doc_ids is None else self.doc_ids.take(cells),
+                        None if self.element_types is None else self.element_types.take(cells))
+
+    @staticmethod
+    def concat(rankings: Sequence[Rankings], qrels: Qrels) -> Rankings:
+        """The rows of several runs ranked with ``qrels`` (or with qrels sharing its judgment
+        ids), one after the other, as one ranked run, every cell label kept (labels only if
+        every run has them)."""
+        kept = np.concatenate([r.kept for r in rankings]) if rankings else np.zeros(0, dtype=np.int64)
+
+        def labels(which: str) -> Optional[CellLabels]:
+            parts = [getattr(r, which) for r in rankings]
+            if not parts or any(p is None for p in parts):
+                return None
+            names, inverse = np.unique(np.concatenate([p.names for p in parts]).astype(object), return_inverse=True)
+            bases = np.cumsum([0] + [len(p.names) for p in parts[:-1]])
+            return CellLabels(np.concatenate([inverse[b + p.codes] for b, p in zip(bases, parts)]).astype(np.int64),
+                              names)
+
+        return Rankings(np.concatenate([r.topics for r in rankings]), np.concatenate([r.topic_rows for r in rankings]),
+                        np.concatenate([r.lengths for r in rankings]), np.r_[0, np.cumsum(kept)].astype(np.int64),
+                        np.concatenate([r.judgments for r in rankings]), qrels, labels("doc_ids"),
+                        labels("element_types"))
 
     def _row_of_cells(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.topic_rows)), self.kept)

@@ -248,6 +248,12 @@ class _CWLA(measures.Measure):
 CWLA = _CWLA()
 
 
+def needs_element_types(measures: Any) -> bool:
+    """True if some measure prices documents by the run's element types (``costs='type:...'``),
+    so the run must be read with its second column (:func:`ir_cwla.io.as_run_frame`)."""
+    return any(is_cwla(m) and "costs" in m.params and m.cost_spec().needs_element_types for m in measures)
+
+
 def is_cwla(measure: Any) -> TypeGuard[_CWLA]:
     """True if ``measure`` is a C/W/L/A measure (an ir-measures ``CWLA`` measure object)."""
     return isinstance(measure, measures.Measure) and measure.NAME == _CWLA.NAME

@@ -24,7 +24,7 @@ from ir_cwla.browsing import BrowsingModel, get_browsing_model
 from ir_cwla.costs import CostSpec
 from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
-from ir_cwla.measure import _CWLA, CWLA, is_cwla
+from ir_cwla.measure import _CWLA, CWLA, is_cwla, needs_element_types
 from ir_cwla.names import register_aliases, short_name
 
 
@@ -111,7 +111,7 @@ class CwlaEvaluator(providers.Evaluator):
         self.max_depth: Optional[int] = ranking_depth(measures)
         specs = [m.cost_spec() for m in measures if "costs" in m.params]
         self.doc_ids = any(c.needs_doc_ids for c in specs)               # rank keeping each cell's doc_id
-        self.element_types = any(c.needs_element_types for c in specs)   # read the run's second column
+        self.element_types = needs_element_types(measures)                # read the run's second column
         super().__init__(measures, set(self.prepared_qrels.topics.tolist()))
 
     def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:

@@ -5,6 +5,7 @@ against the slow loop reference of ``tests/reference.py``, under both tails, on 
 from __future__ import annotations
 
 import math
+from io import StringIO
 
 import numpy as np
 import pandas as pd
@@ -248,3 +249,44 @@ def test_document_lengths_from_an_ir_datasets_docstore(tmp_path):
     assert s[m][0] == pytest.approx(sum(float(lengths[d]) for d in docs[:10]))
     with pytest.raises(KeyError, match="the docstore has no document 'nope'"):
         ir_cwla.datasets.write_document_lengths("irds:cranfield", ["1", "nope"], str(path))
+
+
+def test_element_type_costs_through_every_path(qrels, dl19_dir, cost_file, tmp_path, capsys):
+    """A measure that prices element types reads the run's second column wherever runs are
+    read: the evaluator, ir-cwla eval, meta.evaluate and the re-scoring of the robustness
+    analyses (Rankings.select/concat keep the labels) give the same numbers."""
+    from ir_cwla import meta
+    from ir_cwla.app.cli import main
+    from ir_cwla.gains import Qrels, Rankings, rank_run
+
+    runs = {}
+    for name in ("bm25base_p", "ICT-BERT2"):
+        frame = typed(ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{name}.gz"))
+        path = tmp_path / f"input.{name}"
+        path.write_text("".join(f"{q} {t} {d} 0 {s!r} tag\n" for q, t, d, s in
+                                frame[["query_id", "element_type", "doc_id", "score"]].itertuples(index=False)))
+        runs[name] = (frame, path)
+    m = CWLA(C="RBP", A="EC", costs=f"type:{cost_file}") @ 10
+    plain = CWLA(C="RBP", A="EC") @ 10
+    direct = {name: per_topic([m], qrels, frame) for name, (frame, _) in runs.items()}
+    assert any(v != 1.0 for d in direct.values() for v in d.values())      # the types change the cost
+    # meta.evaluate from the files (no element_type column given: read from the second field)
+    per_query = meta.evaluate({n: p for n, (_, p) in runs.items()}, qrels, [m, plain], progress=False)
+    for name in runs:
+        got = per_query[(per_query.name == name) & (per_query.measure == str(m))].set_index("qid")["value"]
+        assert got.to_dict() == pytest.approx({q: v for (_, q), v in direct[name].items()}, rel=1e-12)
+    # ir-cwla eval
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)))
+    code = main(["eval", str(qrels_path), str(runs["ICT-BERT2"][1]), "-m", str(m), "-q", "--format", "csv"])
+    out = pd.read_csv(StringIO(capsys.readouterr().out), dtype={"qid": str})
+    assert code == 0
+    got = out[out.qid != "all"].set_index("qid")["value"].to_dict()
+    assert got == pytest.approx({q: v for (_, q), v in direct["ICT-BERT2"].items()}, rel=1e-12)
+    # re-scoring: select and concat keep every cell's element type
+    prepared = Qrels(qrels)
+    ranked = [rank_run(frame, prepared) for frame, _ in runs.values()]
+    both = Rankings.concat(ranked, prepared)
+    ev = ir_cwla.CwlaEvaluator([m], qrels)
+    first = ev.score_rankings(both.select(np.arange(len(ranked[0].topics))))[m]
+    np.testing.assert_array_equal(first, ev.score_rankings(ranked[0])[m])

@@ -120,7 +120,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
     qrels = read_qrels_arg(args.qrels, measures)
-    runs = [read_run_arg(spec) for spec in args.runs]
+    runs = [read_run_arg(spec, measures=measures) for spec in args.runs]
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
         runs = [io.top_ranked(run, args.depth) for run in runs]
@@ -155,7 +155,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
     check_stdin_once([args.qrels, args.run])
     spec = qrels_spec(args.qrels)
     qrels = read_qrels_arg(spec, measures)
-    run = read_run_arg(args.run)
+    run = read_run_arg(args.run, measures=measures)
     check_topics(io.input_name(args.run), run, qrels)
     calc = ir_measures.providers.registry[args.provider] if args.provider else ir_measures
     output = OUTPUT_FORMATS[args.output_format](args)
@@ -229,7 +229,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
     else:
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
-        runs = {name: io.as_run_frame(path, name=name)          # read once for every criterion
+        runs = {name: io.as_run_frame(path, name=name, element_type=ir_cwla.needs_element_types(measures))
                 for name, path in meta.evaluation.as_run_mapping(args.rundir).items()}
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
     timings["evaluation"] = time.perf_counter() - clock

@@ -29,6 +29,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
+from ir_cwla.measure import needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import short_name
@@ -78,11 +79,12 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
     return qrels
 
 
-def read_run_arg(spec: str, name: Optional[str] = None) -> pd.DataFrame:
-    """A run named on the command line: a TREC run file or stream (``-``), or a named source (``irds:ID``)."""
+def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] = ()) -> pd.DataFrame:
+    """A run named on the command line: a TREC run file or stream (``-``), or a named source
+    (``irds:ID``); with its element types when one of ``measures`` prices them."""
     if _absent(spec):
         raise _missing(spec, "run")
-    return io.as_run_frame(spec, name=name or io.input_name(spec))
+    return io.as_run_frame(spec, name=name or io.input_name(spec), element_type=needs_element_types(measures))
 
 
 def note_conventions(qrels_spec: str) -> None:

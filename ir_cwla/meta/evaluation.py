@@ -25,6 +25,7 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
+from ir_cwla.measure import needs_element_types
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
@@ -165,7 +166,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     collection, name, run, block = task
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
-    frame = io.as_run_frame(run, name=name)
+    frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
     qids, measures, values = [], [], []
     for metric in ctx.evaluator(block).iter_calc(frame):
         qids.append(metric.query_id)

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ir_cwla import io
 from ir_cwla.gains import Qrels, Rankings, rank_run
-from ir_cwla.measure import is_cwla
+from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import naming
 from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping
 from ir_cwla.provider import CwlaEvaluator
@@ -90,7 +90,7 @@ class Collection:
         qrels = self.qrels if mask is None else self.qrels.subset(mask)
         if self.cwla:
             rows = np.flatnonzero(np.isin(self.row_system, chosen))
-            ranked = self.ranked if systems is None else _select_rows(self.ranked, rows)
+            ranked = self.ranked if systems is None else self.ranked.select(rows)
             if mask is not None:
                 ranked = ranked.regrade(qrels)
             assert self.evaluator is not None     # the C/W/L/A measures have one
@@ -153,25 +153,10 @@ def _depth_group(measure: Any, groups: Mapping[Optional[int], Any]) -> Optional[
     return next(k for k in groups if k is not None)
 
 
-def _select_rows(ranked: Rankings, rows: np.ndarray) -> Rankings:
-    """The rows ``rows`` (sorted positions) of a ranked run, as a ranked run."""
-    kept = ranked.kept[rows]
-    cells = np.concatenate([np.arange(ranked.offsets[r], ranked.offsets[r + 1]) for r in rows]) \
-        if len(rows) else np.zeros(0, dtype=np.int64)
-    return Rankings(ranked.topics[rows], ranked.topic_rows[rows], ranked.lengths[rows],
-                    np.r_[0, np.cumsum(kept)].astype(np.int64), ranked.judgments[cells], ranked.qrels)
-
-
 def stack(rankings: Sequence[Rankings], qrels: Qrels) -> tuple[Rankings, np.ndarray]:
     """The rows of several ranked runs as one ranked run, and the run index of every row."""
-    kept = np.concatenate([r.kept for r in rankings]) if rankings else np.zeros(0, dtype=np.int64)
-    stacked = Rankings(np.concatenate([r.topics for r in rankings]),
-                       np.concatenate([r.topic_rows for r in rankings]),
-                       np.concatenate([r.lengths for r in rankings]),
-                       np.r_[0, np.cumsum(kept)].astype(np.int64),
-                       np.concatenate([r.judgments for r in rankings]), qrels)
     owner = np.repeat(np.arange(len(rankings)), [len(r.topics) for r in rankings])
-    return stacked, owner
+    return Rankings.concat(rankings, qrels), owner
 
 
 def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> Collection:
@@ -197,8 +182,11 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
         keep: Optional[int] = None
     else:
         keep = max(depth, evaluator.max_depth if evaluator is not None and evaluator.max_depth is not None else 0)
-    run_frames = {name: io.as_run_frame(named[name], name) for name in systems}
-    ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name) for name in systems], prepared)
+    run_frames = {name: io.as_run_frame(named[name], name, element_type=needs_element_types(measures))
+                  for name in systems}
+    doc_ids = evaluator is not None and evaluator.doc_ids
+    ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name, doc_ids=doc_ids) for name in systems],
+                          prepared)
     # the doc_id of every judgment id, read back through the public lookup
     topic_idx = prepared.topic_index.get_indexer(frame["query_id"].astype(str))
     docs = frame["doc_id"].astype(str).to_numpy()
