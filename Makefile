@@ -23,11 +23,13 @@ demo: $(VENV)/.demo-installed
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/mypy
 
 # every test; -rs lists each skip with its reason (on a fresh clone: only the realdata tests,
 # which need ../shared/data or IR_CWLA_SHARED_DATA, see the README)
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile --durations=15
 
 # the tier to run while working: everything but the slow tests (mpmath tail sums, the demo,
@@ -35,6 +37,7 @@ test: $(VENV)/.test-installed
 # collection included
 test-fast: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile -m "not slow"
 
 bench: $(VENV)/.test-installed

@@ -40,11 +40,11 @@ inspect.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-Params = Mapping[str, object]
+from ir_cwla.params import Params
 
 
 class AggregationInput:
@@ -62,9 +62,29 @@ class AggregationInput:
                  costs: Optional[np.ndarray] = None, cc: Optional[np.ndarray] = None):
         self.gains = gains
         self.ranks = ranks if ranks is not None else np.arange(1, gains.shape[1] + 1, dtype=np.float64)
-        self.vplus = vplus
-        self.costs, self.cc = costs, cc
+        self._vplus, self._costs, self._cc = vplus, costs, cc
         self._cg, self._running_max, self._source = cg, running_max, source
+
+    @property
+    def vplus(self) -> np.ndarray:
+        """V+ per topic, for aggregations registered with ``needs_vplus=True``."""
+        if self._vplus is None:
+            raise ValueError("this aggregation reads V+: register it with needs_vplus=True")
+        return self._vplus
+
+    @property
+    def costs(self) -> np.ndarray:
+        """The document costs (n x W), for aggregations registered with ``needs_costs=True``."""
+        if self._costs is None:
+            raise ValueError("this aggregation reads costs: register it with needs_costs=True")
+        return self._costs
+
+    @property
+    def cc(self) -> np.ndarray:
+        """CC(i) = sum_{j<=i} c_j, for aggregations registered with ``needs_costs=True``."""
+        if self._cc is None:
+            raise ValueError("this aggregation reads costs: register it with needs_costs=True")
+        return self._cc
 
     @property
     def cg(self) -> np.ndarray:

@@ -13,12 +13,16 @@ ranked document (where every gain is 0): its :class:`TailSums`. Add your own wit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 from scipy import special
 
-Params = Mapping[str, object]
+from ir_cwla.params import Params
+
+#: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
+#: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).
+Continuation = Callable[..., np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class TailInput:
     v_sum: np.ndarray        # sum_{i<=E} V(i)
     cg: np.ndarray           # CG(E)
     total_gain: np.ndarray   # R: total gain of the topic's judged documents (or their number, see reads_total)
-    horizon: Optional[np.ndarray] = None    # None: inf for every topic
+    horizon: np.ndarray = None  # type: ignore[assignment]   # None: inf for every topic (__post_init__)
     costs: Optional[np.ndarray] = None      # (n, W) costs within the matrix (models with uses_costs)
     pad_cost: float = 1.0                   # the cost of every rank past E
 
@@ -77,7 +81,7 @@ class BrowsingModel:
     """
 
     name: str
-    continuation: Callable[[np.ndarray, Params], np.ndarray]
+    continuation: Continuation
     params: tuple = ()
     requires_cutoff: bool = False
     gain_dependent: bool = True
@@ -93,7 +97,7 @@ class BrowsingModel:
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
 
 
-def register_browsing_model(name: str, continuation: Callable[[np.ndarray, Params], np.ndarray], *,
+def register_browsing_model(name: str, continuation: Continuation, *,
                             params: tuple = (), requires_cutoff: bool = False, gain_dependent: bool = True,
                             default_gain: str = "lin", never_stops_on_zero: bool = False,
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,

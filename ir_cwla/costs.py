@@ -132,6 +132,7 @@ class CostSpec:
             return None
         pad = self.pad_cost(policy)
         if self.kind == "unit":
+            assert self.unpriced is not None          # unit costs with nothing unpriced returned above
             return np.where(group.judgments == PADDING, pad, self.unpriced[policy == "max"])
         if self.kind == "grade":
             grades = np.where(group.judgments == UNJUDGED, top_grade if policy == "max" else 0.0, group.grades)

@@ -57,13 +57,12 @@ numerically (their matrices are padded to a cutoff deeper than the ranking).
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 from scipy import special
 
 from ir_cwla.browsing import (
-    Params,
     TailInput,
     TailSums,
     _ap_like_tail,
@@ -74,6 +73,7 @@ from ir_cwla.browsing import (
     _rbp_tail,
     register_browsing_model,
 )
+from ir_cwla.params import Params
 
 
 def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
@@ -235,7 +235,8 @@ def u_measure(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarra
         return np.where(before > 0, after / np.where(before > 0, before, 1.0), 0.0)
 
 
-def _budgets_met(gains: np.ndarray, costs: np.ndarray, T: np.ndarray, K: np.ndarray) -> np.ndarray:
+def _budgets_met(gains: np.ndarray, costs: np.ndarray, T: Union[float, np.ndarray],
+                 K: Union[float, np.ndarray]) -> np.ndarray:
     ok = (np.cumsum(gains, axis=1) < T) & (np.cumsum(costs, axis=1) < K)
     return np.logical_and.accumulate(ok, axis=1).astype(np.float64)
 

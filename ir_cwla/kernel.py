@@ -22,7 +22,8 @@ from typing import Optional
 import numpy as np
 
 from ir_cwla.aggregation import Aggregation, AggregationInput
-from ir_cwla.browsing import BrowsingModel, Params, TailInput, TailSums
+from ir_cwla.browsing import BrowsingModel, TailInput, TailSums
+from ir_cwla.params import Params
 
 TAILS = ("stop", "pad")
 
@@ -212,6 +213,7 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
             raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
                              "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
         if agg.needs_costs:
+            assert cc is not None          # computed above for aggregations with needs_costs
             parts = agg.tail(cc[:, -1] if w else np.zeros(n), end.astype(np.float64), pad_cost, vplus, params)
         else:
             cg_d = b.cg[:, -1] if w else np.zeros(n)

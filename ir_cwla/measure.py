@@ -16,11 +16,10 @@ from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.costs import CostSpec
 from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.kernel import TAILS
+from ir_cwla.params import MODEL_PARAMS, Params
 
 _NP = measures.base._NOT_PROVIDED
 #: The numeric parameters of browsing models and aggregations (each read by some of them).
-MODEL_PARAMS = ("p", "T", "beta", "K", "hb", "hc", "gain_med", "b1", "R1", "rate", "b2", "R2", "phi", "discount",
-                "exponent", "halflife", "L")
 _FLOAT_PARAMS = MODEL_PARAMS + ("max_rel", "rel")
 #: Largest INST/INSQ target T: its users look about 2T documents deep, and beyond 1e12 the
 #: closed-form tail's intermediate terms ((i + 2T)^2) would lose their meaning in float64.
@@ -239,7 +238,8 @@ class _CWLA(measures.Measure):
         """Where document costs come from (:mod:`ir_cwla.costs`; unit costs by default)."""
         return CostSpec.parse(self.params.get("costs"))
 
-    def model_params(self) -> dict:
+    def model_params(self) -> Params:
+        """The numeric parameters every model, tail and aggregation reads (:class:`ir_cwla.params.Params`)."""
         params = {name: self[name] for name in MODEL_PARAMS}
         params["cutoff"] = self.params.get("cutoff")
         return params

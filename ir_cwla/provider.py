@@ -26,6 +26,7 @@ from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla, needs_element_types
 from ir_cwla.names import register_aliases, short_name
+from ir_cwla.params import Params
 
 
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
@@ -47,14 +48,14 @@ class _Plan(NamedTuple):
     """How one measure is computed under one unjudged policy ('zero', 'max' or 'condense'),
     and the cache keys of the steps it shares with others."""
 
-    measure: Measure
+    measure: _CWLA
     policy: str
     spec: GainSpec
     cutoff: Optional[int]
     padded: bool
     model: BrowsingModel
     agg: Aggregation
-    params: dict
+    params: Params
     costs: Optional[CostSpec]
     layout: tuple
     gkey: tuple
@@ -73,12 +74,12 @@ class _Plan(NamedTuple):
         return self.bkey[:3] + (gkey,) + self.bkey[4:]
 
 
-def _score_key(m: Measure, policy: str) -> tuple:
+def _score_key(m: _CWLA, policy: str) -> tuple:
     """Measures that differ only in their unjudged policy share the score of each policy."""
     return tuple((k, v) for k, v in m.params.items() if k != "unjudged") + (policy,)
 
 
-def _plan(m: Measure, policy: str) -> _Plan:
+def _plan(m: _CWLA, policy: str) -> _Plan:
     spec = m.gain_spec()
     cutoff = m.params.get("cutoff")
     model = get_browsing_model(m["C"])
@@ -100,16 +101,22 @@ def _plan(m: Measure, policy: str) -> _Plan:
 class CwlaEvaluator(providers.Evaluator):
     """Scores many runs against one set of qrels (read once) for a set of CWLA measures."""
 
+    measures: list[_CWLA]
+
     def __init__(self, measures: Iterable[Measure], qrels: Any):
         measures = list(measures)
         for m in measures:
             m.validate_params()
+        others = [str(m) for m in measures if not is_cwla(m)]
+        if others:
+            raise ValueError(f"CwlaEvaluator scores C/W/L/A measures only, not {', '.join(others)} "
+                             "(ir_measures.evaluator mixes them with other measures)")
         self.prepared_qrels = Qrels(as_qrels_frame(qrels))
         for m in measures:
             if "max_rel" in m.params:
                 self.prepared_qrels.check_max_rel(m["max_rel"])
         self.max_depth: Optional[int] = ranking_depth(measures)
-        specs = [m.cost_spec() for m in measures if "costs" in m.params]
+        specs = [m.cost_spec() for m in measures if is_cwla(m) and "costs" in m.params]
         self.doc_ids = any(c.needs_doc_ids for c in specs)               # rank keeping each cell's doc_id
         self.element_types = needs_element_types(measures)                # read the run's second column
         super().__init__(measures, set(self.prepared_qrels.topics.tolist()))
@@ -142,7 +149,7 @@ class CwlaEvaluator(providers.Evaluator):
         uses: Counter = Counter()
         seen: set = set()
         for plan in plans.values():
-            steps = [plan.layout, plan.gkey, plan.bkey] + ([plan.ckey] if plan.ckey else [])
+            steps: list[Any] = [plan.layout, plan.gkey, plan.bkey] + ([plan.ckey] if plan.ckey else [])
             if plan.condensed:
                 steps.append("condensed")
             if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in seen:
@@ -237,7 +244,7 @@ class CwlaEvaluator(providers.Evaluator):
     def calc_aggregate(self, run: Any) -> dict[Measure, float]:
         """Mean over every qrels topic (0 for topics the run does not answer), as ir-measures."""
         _, scores = self.score(run)
-        n = len(self.qrel_qids)
+        n = len(self.prepared_qrels.topics)
         return {m: (float(v.sum()) / n if n else float("nan")) for m, v in scores.items()}
 
 

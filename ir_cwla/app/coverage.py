@@ -22,7 +22,7 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
     depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
     'all', when ``summary``)."""
     prepared = Qrels(qrels)
-    rows = []
+    rows: list[tuple] = []
     for name, run in runs.items():
         ranked = rank_run(run, prepared, max(depths), name)
         for k in depths:

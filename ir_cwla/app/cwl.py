@@ -36,7 +36,7 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -178,7 +178,7 @@ def _set(beta=0.5, k=10):
     return CwlMetric(f"SET-k@{_fmt(k)}-b@{_fmt(beta)}", "SET", {"exponent": float(beta), "cutoff": int(k)})
 
 
-METRIC_CLASSES = {
+METRIC_CLASSES: dict[str, Callable[..., Any]] = {
     "PrecisionCWLMetric": _precision, "RBPCWLMetric": _rbp, "NDCGCWLMetric": _ndcg, "RRCWLMetric": _rr,
     "APCWLMetric": _ap, "TrAPCWLMetric": _trap, "INSTCWLMetric": _inst, "INSQCWLMetric": _insq,
     "TBGCWLMetric": _tbg, "UMeasureCWLMetric": _umeasure, "BPMCWLMetric": _bpm, "BPMDCWLMetric": _bpmd,
@@ -277,7 +277,8 @@ def _cases(ranked: Rankings, depth: int, costs: CostSpec, max_gain: float) -> tu
         for g in groups:
             unknown = (g.judgments == UNJUDGED) | (g.judgments == PADDING)   # cwl_eval: not in the gain file
             gains.append(np.where(unknown, max_gain if case == "max" else 0.0, g.grades))
-            cost.append(costs.cell_costs(ranked, g, case, 0.0))
+            priced = costs.cell_costs(ranked, g, case, 0.0)
+            cost.append(np.ones(g.grades.shape) if priced is None else priced)
         gains_m = np.concatenate(gains) if gains else np.zeros((0, depth))
         cost_m = np.concatenate(cost) if cost else np.zeros((0, depth))
         relevant = judged_relevant if case == "zero" else \
@@ -291,8 +292,7 @@ def _expectations(metric: CwlMetric, case: _Case, max_depth: int) -> np.ndarray:
     depth = metric.depth(max_depth)
     gains, costs = case.gains[:, :depth], case.costs[:, :depth]
     model = get_browsing_model(metric.model)
-    params = dict(metric.params)
-    params.setdefault("cutoff", None)
+    params = metric.measure().model_params()
     n = gains.shape[0]
     d = np.full(n, depth, dtype=np.int64)
     b = kernel.browse(gains, d, model, params, metric.tail, case.relevant if model.reads_total else None,
