@@ -14,7 +14,7 @@ Each tool runs in its own process (so its peak resident memory is its own), read
 - ranx: precision@10, ndcg@10, map, mrr@10 (``wide``), map (``skewed``); run twice, the
   second time warm (numba's compiled functions cached).
 
-Usage: python benchmarks/bench_scale_engine.py [--repeats 1]
+Usage: python benchmarks/bench_scale_engine.py [--repeats 1] [--baseline ../old-checkout]
 Writes benchmarks/out/bench_scale_engine.json and prints a Markdown table.
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ import argparse
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -74,9 +75,9 @@ def write_collection(name: str, sizes: np.ndarray, judged: int, seed: int) -> tu
     return run_path, qrels_path
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """(seconds, peak resident MB) of a command run in a fresh child process."""
-    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True)
+def measure(cmd: list[str], cwd: Optional[str] = None) -> tuple[float, float]:
+    """(seconds, peak resident MB) of a command run in a fresh child process (in ``cwd``)."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, cwd=cwd)
     if out.returncode:
         raise SystemExit(f"{cmd[:3]} failed: {out.stderr}")
     seconds, kb = out.stdout.split()
@@ -86,6 +87,9 @@ def measure(cmd: list[str]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=1, help="runs of each command (the fastest is kept)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="a checkout of an earlier ir_cwla (e.g. `git worktree add --detach ../old 1dfafe1`): its "
+                         "`python -m ir_cwla eval` runs the same commands, for a before/after in one run")
     args = ap.parse_args()
     import ir_cwla
 
@@ -93,7 +97,8 @@ def main() -> None:
     wide = write_collection("wide", np.full(5000, 1000), judged=60, seed=1)
     skewed = write_collection("skewed", np.r_[1_000_000, np.full(99, 1000)], judged=60, seed=2)
     table1 = [ir_cwla.short_name(m) for m in ir_cwla.table1()]
-    pad = ["RBP_ERG[pad]", "INST_ERG[pad]", "AP_ERG[pad]"]
+    # the full form, which every version of ir-cwla reads (the short names are newer than some)
+    pad = [str(ir_cwla.CWLA(C=c, A="ERG", tail="pad")) for c in ("RBP", "INST", "AP")]
     irm = [sys.executable, "-m", "ir_measures"]
     cases = {
         ("wide", "ir-cwla eval, 39 Table-1 measures @10"): cli + [str(wide[1]), str(wide[0]), "-m", *table1],
@@ -105,11 +110,17 @@ def main() -> None:
         ("skewed", "pytrec_eval (ir_measures CLI): AP"): irm + [str(skewed[1]), str(skewed[0]), "AP"],
         ("skewed", "ranx (warm): map"): [sys.executable, "-c", RANX, str(skewed[1]), str(skewed[0]), "map"],
     }
+    cwd: dict[tuple[str, str], Optional[str]] = {key: None for key in cases}
+    if args.baseline:
+        for (collection, label), cmd in list(cases.items()):
+            if label.startswith("ir-cwla"):
+                key = (collection, f"{label} -- baseline {Path(args.baseline).name}")
+                cases[key], cwd[key] = cmd, str(Path(args.baseline).resolve())
     results = {}
     for (collection, label), cmd in cases.items():
         if "ranx" in label:
             measure(cmd)                      # compile and cache numba's functions
-        best = min((measure(cmd) for _ in range(args.repeats)), key=lambda x: x[0])
+        best = min((measure(cmd, cwd[(collection, label)]) for _ in range(args.repeats)), key=lambda x: x[0])
         results[f"{collection}: {label}"] = {"seconds": best[0], "peak_mb": best[1]}
         print(f"{collection:7s} {label:58s} {best[0]:7.2f} s {best[1]:8.0f} MB", flush=True)
     print("\n| collection | tool | time (s) | peak memory (MB) |\n|---|---|---:|---:|")

@@ -471,8 +471,12 @@ def inst(gains: np.ndarray, params: Params) -> np.ndarray:
     C(i) = ((i - 1 + T + T_i) / (i + T + T_i))^2 with T_i = T - sum_{j<=i} r_j."""
     T = float(params["T"])
     i = _ranks(gains.shape[1])[None, :]
-    a = 2 * T - np.cumsum(gains, axis=1)
-    return ((i - 1 + a) / (i + a)) ** 2
+    a = np.cumsum(gains, axis=1)
+    np.subtract(2 * T, a, out=a)                        # a = T + T_i = 2T - CG(i)
+    c = (i - 1) + a
+    c /= np.add(i, a, out=a)
+    c **= 2
+    return c
 
 
 def insq(gains: np.ndarray, params: Params) -> np.ndarray:
@@ -486,11 +490,11 @@ def average_precision(gains: np.ndarray, params: Params) -> np.ndarray:
     """AP (Moffat et al. 2017; Eq. 7): C(i) = sum_{j>i} r_j/j / sum_{j>=i} r_j/j over the
     ranked documents (0 where the denominator is 0), so V(i) = S_i / S_1 and the user stops
     at the last relevant document retrieved."""
-    w = gains / _ranks(gains.shape[1])[None, :]
-    s = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]          # S_i = sum_{j>=i} r_j / j
-    nxt = np.concatenate([s[:, 1:], np.zeros((s.shape[0], 1))], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, nxt / np.where(s > 0, s, 1.0), 0.0)
+    s = gains / _ranks(gains.shape[1])[None, :]
+    s = np.cumsum(s[:, ::-1], axis=1)[:, ::-1]          # S_i = sum_{j>=i} r_j / j
+    c = np.zeros_like(s)                                # C(i) = S_{i+1} / S_i, 0 at the last rank
+    np.divide(s[:, 1:], s[:, :-1], out=c[:, :-1], where=s[:, :-1] > 0)
+    return c
 
 
 def expected_reciprocal_rank(gains: np.ndarray, params: Params) -> np.ndarray:

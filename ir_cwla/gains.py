@@ -53,6 +53,13 @@ UNJUDGED_POLICIES = ("zero", "max", "condense", "residual")
 GROUP_PADDING = 0.25
 GROUP_SLACK = 4096
 
+#: Up to this many rows, a group's matrix is filled a row at a time (no index arrays of the
+#: matrix's size); beyond, in one vectorised step.
+SCATTER_ROWS = 4096
+
+#: Rows of a run whose judgments :func:`rank_run` looks up at once.
+LOOKUP_BLOCK = 1 << 17
+
 
 @dataclass(frozen=True)
 class GainSpec:
@@ -182,18 +189,23 @@ class Group:
 
     ``rows`` are positions in :attr:`Rankings.topics`; ``judgments[r, i]`` is the judgment id
     of the document at rank i+1 (:data:`UNJUDGED`, or :data:`PADDING` past the end of the
-    ranking); ``grades`` the matching grades (0 for both); ``kept`` the number of ranks of
-    each row that hold a document.
+    ranking); ``kept`` the number of ranks of each row that hold a document; ``qrels`` grade
+    the judgments (:attr:`grades`, computed when asked for, so a group holds one matrix).
     """
 
     rows: np.ndarray
     judgments: np.ndarray
-    grades: np.ndarray
     kept: np.ndarray
+    qrels: Qrels
 
     @property
     def width(self) -> int:
-        return self.grades.shape[1]
+        return self.judgments.shape[1]
+
+    @property
+    def grades(self) -> np.ndarray:
+        """The grade of every cell (0 for unjudged documents and padding)."""
+        return self.qrels.grades_of(self.judgments)
 
     def gains(self, spec: GainSpec, x_max: float, unjudged: str = "zero") -> np.ndarray:
         """The gain of every cell: 0 past a ranking's end (padding is no document); an
@@ -348,16 +360,21 @@ class Rankings:
 
     def _dense(self, rows: np.ndarray, width: int, kept: np.ndarray) -> Group:
         judgments = self._scatter(self.judgments, rows, width, kept, PADDING)
-        return Group(rows, judgments, self.qrels.grades_of(judgments), kept.astype(np.int64))
+        return Group(rows, judgments, kept.astype(np.int64), self.qrels)
 
     def _scatter(self, values: np.ndarray, rows: np.ndarray, width: int, kept: np.ndarray, fill) -> np.ndarray:
         """A per-cell array as the (rows x width) matrix of the first ``kept`` ranks of ``rows``."""
         out = np.full((len(rows), width), fill, dtype=values.dtype)
-        if width:
-            r = np.repeat(np.arange(len(rows)), kept)
-            starts = self.offsets[rows]
-            rank = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
-            out[r, rank] = values[np.repeat(starts, kept) + rank]
+        if not width:
+            return out
+        starts = self.offsets[rows]
+        if len(rows) <= SCATTER_ROWS:      # a copy per row: no index arrays as large as the matrix
+            for i, (start, k) in enumerate(zip(starts.tolist(), kept.tolist())):
+                out[i, :k] = values[start:start + k]
+            return out
+        r = np.repeat(np.arange(len(rows)), kept)
+        rank = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
+        out[r, rank] = values[np.repeat(starts, kept) + rank]
         return out
 
     def dense(self, group: Group, values: np.ndarray, fill) -> np.ndarray:
@@ -427,7 +444,11 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         rank = np.arange(len(t)) - np.repeat(starts, counts)
         sel = rank < max_depth
         t, order = t[sel], order[sel]
-    judgments = qrels.judgment_ids(t, docs[order])   # only for the ranks looked at
+    # only for the ranks looked at, a block of rows at a time (the lookup's temporaries stay small)
+    judgments = np.empty(len(order), dtype=np.int64)
+    for a in range(0, len(order), LOOKUP_BLOCK):
+        b = a + LOOKUP_BLOCK
+        judgments[a:b] = qrels.judgment_ids(t[a:b], docs[order[a:b]])
     offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
     labels = types = None
     if doc_ids:

@@ -204,7 +204,12 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     # its A = CG / V+ is 0/0, but its L is 0 everywhere, so it never counts
     with np.errstate(divide="ignore", invalid="ignore"):
         a = agg.fn(AggregationInput(b.gains, ranks=ranks, vplus=vplus, source=b, costs=costs, cc=cc), params)
-        weighted = b.L * a
+        shared = [b.gains, b.L, b.V, costs, cc] + [b.__dict__.get(k) for k in ("cg", "running_max")]
+        if isinstance(a, np.ndarray) and a.shape == b.L.shape and a.flags.writeable and \
+                not any(x is not None and np.may_share_memory(a, x) for x in shared):
+            weighted = np.multiply(b.L, a, out=a)       # a new matrix of the aggregation's: reuse it
+        else:
+            weighted = b.L * a
     weighted[~(b.L > 0)] = 0.0          # users who never stop there add nothing (not 0 * inf)
     m = weighted.sum(axis=1)
     del weighted
@@ -217,7 +222,9 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
             parts = agg.tail(cc[:, -1] if w else np.zeros(n), end.astype(np.float64), pad_cost, vplus, params)
         else:
             cg_d = b.cg[:, -1] if w else np.zeros(n)
-            max_d = b.running_max[:, -1] if w else np.zeros(n)
+            # the last column of the running max is the row's max: no matrix for it unless one exists
+            running = b.__dict__.get("running_max")
+            max_d = (running[:, -1] if running is not None else b.gains.max(axis=1)) if w else np.zeros(n)
             parts = agg.tail(cg_d, max_d, vplus, params)
         const, coef = parts[0], parts[1]
         s = b.tail_sums
