@@ -315,8 +315,9 @@ def _rbp_tail(inp: TailInput, params: Params) -> TailSums:
     h = np.where(finite, np.maximum(inp.horizon, 0.0), 0.0)
     ph = p ** np.maximum(h - 1, 0.0)
     b = n + h - 1
-    inf_inv = (1 - p) * _lerch_phi_1(p, n)
-    fin_inv = (1 - p) * (_lerch_phi_1(p, n) - ph * _lerch_phi_1(p, b)) + ph / b
+    phi_n = _lerch_phi_1(p, n)
+    inf_inv = (1 - p) * phi_n
+    fin_inv = (1 - p) * (phi_n - ph * _lerch_phi_1(p, b)) + ph / b
     some = h >= 1
     depth = np.where(finite, np.where(some, v * (1 - p ** h) / (1 - p), 0.0), v / (1 - p))
     inv_rank = np.where(finite, np.where(some, v * fin_inv, 0.0), v * inf_inv)

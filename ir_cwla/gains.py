@@ -23,7 +23,6 @@ qrels (:meth:`Rankings.regrade`) without ranking it again.
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -177,10 +176,6 @@ class Qrels:
         if not len(self.grades):
             return np.zeros(judgments.shape, dtype=np.float64)
         return np.where(judgments >= 0, self.grades[np.maximum(judgments, 0)], 0.0)
-
-    def lookup(self, topic_idx: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
-        """Grades (>= 0) of (topic, doc) pairs; 0 for unjudged documents."""
-        return self.grades_of(self.judgment_ids(topic_idx, doc_ids))
 
 
 @dataclass(frozen=True)
@@ -383,23 +378,6 @@ class Rankings:
         return self._scatter(np.asarray(values), group.rows, group.width, group.kept, fill)
 
 
-def _trec_order(t: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Permutation sorting rows by topic asc, score desc, doc_id desc (string order).
-
-    Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
-    """
-    order = np.lexsort((-scores, t))
-    ts, ss = t[order], scores[order]
-    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
-    if tied.any():
-        in_tie = np.r_[tied, False] | np.r_[False, tied]
-        pos = np.flatnonzero(in_tie)
-        block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
-        codes, _ = pd.factorize(docs[order[pos]], sort=True)
-        order[pos] = order[pos][np.lexsort((-codes, block))]
-    return order
-
-
 def _strings(column: pd.Series) -> np.ndarray:
     return column.to_numpy() if column.dtype == object else column.astype(str).to_numpy()
 
@@ -413,8 +391,8 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     ``element_type`` column, and their doc_id if ``doc_ids``.
     """
     if not io.is_checked_run(run):
-        # the one duplicate rule is ir_cwla.io's (its frames have each (topic, doc_id) once)
-        run = io.drop_duplicate_docs(run.astype({"query_id": str, "doc_id": str}), name)
+        # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once
+        run = io.as_run_frame(run, name, element_type=io.ELEMENT_TYPE in run.columns)
     t = qrels.topic_index.get_indexer(_strings(run["query_id"]))
     keep = t >= 0
     if not keep.all():
@@ -423,18 +401,7 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
     docs = _strings(run["doc_id"])
-    # trec_eval holds scores as C floats (single precision): scores equal in float32 are ties
-    wide = run["score"].to_numpy(dtype=np.float64)
-    with np.errstate(over="ignore"):
-        scores = wide.astype(np.float32)
-    overflow = np.isinf(scores) & np.isfinite(wide)
-    if overflow.any():
-        warnings.warn(f"{name}: {int(overflow.sum())} score(s) beyond the float32 range (|score| > 3.4e38) "
-                      "compare as equal to +-inf, as in trec_eval, which holds scores as single-precision "
-                      "floats; rescale the scores to rank them apart", stacklevel=2)
-    del wide
-    order = _trec_order(t, scores, docs)
-    del scores
+    order = io.trec_order(t, io.float32_scores(run["score"].to_numpy(dtype=np.float64), name), docs)
     t = t[order]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])

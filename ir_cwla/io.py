@@ -18,8 +18,8 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
   whitespace and are not ``all``, the summary row of trec_eval and ir-measures
   (:func:`check_topic_ids`).
 * **Duplicates, one policy for every backend.** A doc_id listed twice for a topic in a run
-  keeps its best-scored line (the first in trec_eval's order: score descending compared in
-  float32, then doc_id descending), with one warning naming the run, the count and the
+  keeps its best-scored line (score compared in float32 as trec_eval does, then the larger
+  float64 score, then the earlier line), with one warning naming the run, the count and the
   first case (:func:`drop_duplicate_docs`). A (topic, doc_id) judged twice keeps its last
   line, as trec_eval does; judgments that disagree get one warning naming the qrels
   (:func:`drop_duplicate_judgments`).
@@ -378,7 +378,7 @@ def drop_duplicate_docs(run: pd.DataFrame, source: str = "run") -> pd.DataFrame:
     if len(rows) == 0:
         return run
     sub = run.iloc[rows]
-    ranked = sub.assign(_s32=sub["score"].to_numpy(dtype=np.float64).astype(np.float32), _pos=rows)
+    ranked = sub.assign(_s32=float32_scores(sub["score"].to_numpy(dtype=np.float64), warn=False), _pos=rows)
     ranked = ranked.sort_values(["query_id", "doc_id", "_s32", "score", "_pos"],
                                 ascending=[True, True, False, False, True], kind="stable")
     losers = ranked["_pos"].to_numpy()[ranked.duplicated(["query_id", "doc_id"], keep="first").to_numpy()]
@@ -531,7 +531,8 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
     dicts; a TREC run file path, ``-`` or an open binary file; a registered source such as
     an ``irds:`` id of a dataset that provides scored docs (:func:`register_source`).
     The result has finite float64 scores, valid topic ids and each (topic, doc_id) once
-    (:func:`drop_duplicate_docs`, warning once, naming ``name``). A frame this function
+    (:func:`drop_duplicate_docs`, warning once, naming ``name``, or the file a TREC run was read
+    from: its path or ``<stdin>``). A frame this function
     returned is not checked again. With ``element_type``, the frame also has the run's
     ``element_type`` column (a TREC file's second field; a DataFrame must have one).
     """
@@ -623,26 +624,50 @@ def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], sour
 
 # ------------------------------------------------------------------------- depth
 
-def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
-    """The first ``depth`` documents of every topic in trec_eval's order (score descending
-    compared in float32, then doc_id descending): trec_eval's ``-M``. Rows keep their order.
+def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> np.ndarray:
+    """Scores as trec_eval holds them, C floats (single precision): scores equal in float32 are
+    ties. Finite scores beyond float32's range become +-inf (ties among themselves), said in
+    one warning naming the run and the count (unless ``warn`` is false)."""
+    with np.errstate(over="ignore"):
+        narrow = scores.astype(np.float32)
+    if warn:
+        overflow = int((np.isinf(narrow) & np.isfinite(scores)).sum())
+        if overflow:
+            warnings.warn(f"{name}: {overflow} score(s) beyond the float32 range (|score| > 3.4e38) compare as "
+                          "equal to +-inf, as in trec_eval, which holds scores as single-precision floats; "
+                          "rescale the scores to rank them apart", stacklevel=3)
+    return narrow
 
-    doc_id strings are compared only within runs of tied scores, so the cost is that of
-    sorting numbers.
+
+def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """The permutation sorting rows by topic code ascending, score descending, doc_id
+    descending (string order): trec_eval's order, given :func:`float32_scores`.
+
+    Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
+    """
+    order = np.lexsort((-scores, topics))
+    ts, ss = topics[order], scores[order]
+    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    if tied.any():
+        in_tie = np.r_[tied, False] | np.r_[False, tied]
+        pos = np.flatnonzero(in_tie)
+        block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
+        codes, _ = pd.factorize(docs[order[pos]], sort=True)
+        order[pos] = order[pos][np.lexsort((-codes, block))]
+    return order
+
+
+def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """The first ``depth`` documents of every topic in trec_eval's order (:func:`trec_order`):
+    trec_eval's ``-M``. Rows keep their order. (Scores beyond float32's range are not warned
+    about here: the scoring that follows says so, naming the run.)
     """
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
     q_codes, _ = pd.factorize(run["query_id"])
-    s32 = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-    order = np.lexsort((-s32, q_codes))
-    sq, ss = q_codes[order], s32[order]
-    tied = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
-    if tied.any():
-        in_tie = np.flatnonzero(np.r_[tied, False] | np.r_[False, tied])
-        block = np.cumsum(np.r_[True, ~tied])[in_tie]
-        docs = run["doc_id"].to_numpy(dtype=object)[order[in_tie]]
-        codes, _ = pd.factorize(docs, sort=True)
-        order[in_tie] = order[in_tie][np.lexsort((-codes, block))]
+    order = trec_order(q_codes, float32_scores(run["score"].to_numpy(dtype=np.float64), warn=False),
+                       run["doc_id"].to_numpy(dtype=object))
+    sq = q_codes[order]
     starts = np.r_[0, np.flatnonzero(sq[1:] != sq[:-1]) + 1]
     counts = np.diff(np.r_[starts, len(order)])
     rank = np.arange(len(order)) - np.repeat(starts, counts)

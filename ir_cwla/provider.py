@@ -148,24 +148,25 @@ class CwlaEvaluator(providers.Evaluator):
         # that of the widest single step, not of all measures
         uses: Counter = Counter()
         seen: set = set()
-        for plan in plans.values():
+        steps_of: dict[tuple, list[Any]] = {}
+        for key, plan in plans.items():
             steps: list[Any] = [plan.layout, plan.gkey, plan.bkey] + ([plan.ckey] if plan.ckey else [])
             if plan.condensed:
                 steps.append("condensed")
             if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in seen:
                 steps.append(plan.zero_bkey)
             seen.add(plan.bkey)
-            uses.update(steps)
+            steps_of[key] = list(dict.fromkeys(steps))          # each step counted once per plan
+            uses.update(steps_of[key])
         cache: dict[Any, Any] = {}
         scores: dict[tuple, np.ndarray] = {}
         for key, plan in plans.items():
             scores[key] = self._score(ranked, plan, cache)
-            for step in [plan.layout, plan.gkey, plan.bkey, plan.ckey, "condensed", plan.zero_bkey]:
-                if step in uses:
-                    uses[step] -= 1
-                    if not uses[step]:
-                        del uses[step]
-                        cache.pop(step, None)
+            for step in steps_of[key]:
+                uses[step] -= 1
+                if not uses[step]:
+                    del uses[step]
+                    cache.pop(step, None)
         out: dict[Measure, np.ndarray] = {}
         for m in self.measures:
             policy = m["unjudged"]

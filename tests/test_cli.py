@@ -269,6 +269,7 @@ def test_meta_writes_tables_figures_and_an_escaped_report(capsys, tmp_path, dl19
     assert "script" not in {tag for tag, _ in tags}
     assert [attrs["src"][:22] for tag, attrs in tags if tag == "img"] == ["data:image/png;base64,"] * len(figures)
     assert "<td>&lt;script&gt;</td>" in page and "<td>&lt;img src=x onerror=alert(1)&gt;</td>" in page
+    assert "at least one relevant kept), 2 trials per share;" in page
     means = pd.read_csv(out_dir / "means.csv", index_col="run")
     rbp = per_query[per_query.measure == "CWLA(C='RBP',A='ERG')@10"].groupby("name").value.mean()
     assert means.loc[list(HOSTILE_RUNS), "RBP_ERG@10"].tolist() == pytest.approx(rbp[list(HOSTILE_RUNS)].tolist())

@@ -380,3 +380,17 @@ def test_meta_run_directories_do_not_lose_systems_silently(capsys, tmp_path, sma
     (rundir / "fifo").unlink()
     with pytest.warns(UserWarning, match=r"skipped 1 entry of .*runs \(hidden or directories\): .hidden"):
         assert list(meta.evaluation.as_run_mapping(rundir)) == ["full", "partial"]
+
+
+def test_run_tags_that_print_alike_are_refused():
+    """Two run tags that print as the same name (a control character is printed escaped) would
+    make one run's lines hide the other's: refused, as two equal tags are."""
+    from ir_cwla import io
+    from ir_cwla.app.evaluate import run_tag_names
+
+    runs = [pd.DataFrame(), pd.DataFrame()]
+    runs[0].attrs[io.RUN_TAG_ATTR], runs[1].attrs[io.RUN_TAG_ATTR] = "a\x01", "a\\x01"
+    with pytest.raises(ValueError, match=r"two runs have the run tag 'a\\\\x01' \(the second is r2\)"):
+        run_tag_names(["r1", "r2"], runs)
+    runs[1].attrs[io.RUN_TAG_ATTR] = "b"
+    assert run_tag_names(["r1", "r2"], runs) == ["a\\x01", "b"]

@@ -290,3 +290,12 @@ def test_element_type_costs_through_every_path(qrels, dl19_dir, cost_file, tmp_p
     ev = ir_cwla.CwlaEvaluator([m], qrels)
     first = ev.score_rankings(both.select(np.arange(len(ranked[0].topics))))[m]
     np.testing.assert_array_equal(first, ev.score_rankings(ranked[0])[m])
+    # the robustness analyses' re-scoring reads the types too, whatever form the measures take
+    # (a name, one measure object), and scores as meta.evaluate does
+    from ir_cwla.meta import rescoring
+    files = {n: p for n, (_, p) in runs.items()}
+    for given in (str(m), m, [str(m), plain]):
+        collection = rescoring.prepare(files, qrels, given)
+        means = collection.means()[collection.measures.index(str(m))]
+        expected = per_query[per_query.measure == str(m)].groupby("name")["value"].mean()
+        np.testing.assert_allclose(means, expected[list(collection.systems)].to_numpy(), rtol=1e-12)

@@ -250,6 +250,10 @@ def test_trec_eval_grade_bound_applies_only_to_trec_eval_measures(tmp_path):
     run = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
     with pytest.raises(InputError, match=r"grade 4611686018427387904 is above 65536, .* trec_eval here: P@10"):
         ir_cwla.meta.evaluate({"r": run}, qrels, ["P@10", "RBP_ERG@10"], progress=False)
+    two = {"r": run, "s": run.assign(score=[1.0, 2.0, 1.0])}
+    for analysis in (ir_cwla.meta.incompleteness, ir_cwla.meta.pooling_bias):   # the same rule when re-scoring
+        with pytest.raises(InputError, match=r"grade 4611686018427387904 is above 65536, .* trec_eval here: P@10"):
+            analysis(two, qrels, ["P@10", "RBP_ERG@10"], progress=False)
     got = ir_cwla.meta.evaluate({"r": run}, qrels, ["RBP_ERG@10", "CWLA(C='P', A='ERG', rel=1)@10"], progress=False)
     assert np.isfinite(got["value"]).all() and (got["value"] > 0).all()
     ok = qrels.assign(relevance=[cio.TREC_EVAL_MAX_GRADE, 1, 1])
@@ -278,3 +282,18 @@ def test_top_ranked_breaks_ties_by_doc_id_descending():
 def test_readers_take_paths_as_path_objects(tmp_path: Path):
     (tmp_path / "r").write_text(RUN)
     assert _rows(cio.as_run_frame(tmp_path / "r")) == EXPECTED_RUN
+
+
+def test_ranking_a_frame_applies_the_readers_rules():
+    """gains.rank_run given a frame that io did not check refuses what io refuses (a NaN score
+    is not silently ranked last) and keeps each (topic, doc_id) once, as every other path."""
+    from ir_cwla.gains import Qrels, rank_run
+
+    qrels = Qrels(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2]}))
+    with pytest.raises(InputError, match="score"):
+        rank_run(pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "b", "c"], "score": [np.nan, 1.0, 0.5]}),
+                 qrels, name="r")
+    with pytest.warns(UserWarning, match="duplicate"):
+        ranked = rank_run(pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "b", "a"], "score": [0.1, 1.0, 2.0]}),
+                          qrels, name="r")
+    assert ranked.judgments.tolist() == [0, 1]      # a (best score 2.0) first, then b

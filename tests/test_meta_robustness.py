@@ -252,7 +252,7 @@ def test_full_fraction_agrees_exactly_and_topics_keep_a_relevant_document(dl19):
     assert (whole["judgments"] == 1).all()
     collection = rescoring.prepare(runs, qrels, MEASURES[:1])
     q = collection.qrels
-    stratum = strata(q.judgment_topic, q.grades, 1, len(q.topics))
+    stratum = strata(q.judgment_topic, q.grades, 1)
     counts = keep_counts(np.array([0.01]), np.bincount(stratum, minlength=2 * len(q.topics)))
     masks = trial_masks(np.random.SeedSequence(0), 0, collection.canonical_order(), stratum, counts)
     relevant_kept = np.bincount(q.judgment_topic[masks[0] & (q.grades >= 1)], minlength=len(q.topics))

@@ -192,3 +192,22 @@ def test_pyterrier_experiment_without_java(data):
     base = pt.Experiment(systems, topics, pt_qrels, eval_metrics=MEASURES, names=list(runs), baseline=0)
     assert any(c.endswith("p-value") for c in base.columns)
     assert pt.java.started() is False
+
+
+def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
+    """RBP's aggregations, and the residual of one (its 'max' half re-weights the 'zero' half's
+    browsing), share one C/W/L computation per group of rows; the scores stay those of
+    evaluators of one measure each."""
+    from ir_cwla import kernel
+
+    measures = [CWLA(C="RBP", A=a)@10 for a in ("ERG", "ETG", "max", "avg")]
+    measures += [CWLA(C="RBP", A="ERG", unjudged="residual")@10, CWLA(C="RBP", A="PE", unjudged="zero")@10]
+    ranked = ir_cwla.gains.rank_run(data.runs[data.first], ir_cwla.gains.Qrels(data.qrels), 10)
+    alone = {m: ir_cwla.CwlaEvaluator([m], data.qrels).score_rankings(ranked)[m] for m in measures}
+    calls = []
+    browse = kernel.browse
+    monkeypatch.setattr(kernel, "browse", lambda *args, **kw: calls.append(1) or browse(*args, **kw))
+    together = ir_cwla.CwlaEvaluator(measures, data.qrels).score_rankings(ranked)
+    assert len(calls) == len(ranked.groups(10))
+    for m in measures:
+        np.testing.assert_array_equal(together[m], alone[m])

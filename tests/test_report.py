@@ -140,16 +140,6 @@ def test_output_directories_are_checked_before_any_work(tmp_path, monkeypatch):
     assert report.check_output(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
 
 
-def test_format_cell():
-    assert report.format_cell(0.123456) == "0.1235"
-    assert report.format_cell(np.float32(2.0), precision=2) == "2.00"
-    assert report.format_cell(np.int64(7)) == "7"
-    assert report.format_cell(float("nan")) == ""
-    assert report.format_cell(None) == ""
-    assert report.format_cell(True) == "True"
-    assert report.format_cell("<x>") == "<x>"                   # escaping is the table's job
-
-
 def test_write_needs_a_path_or_directory():
     with pytest.raises(ValueError, match="give a path"):
         report.HtmlReport("x").write()

@@ -199,7 +199,7 @@ def criteria_arg(text: Optional[str], have_runs: bool) -> list[str]:
 def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: the five meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
-    from ir_cwla import io, meta
+    from ir_cwla import meta
     from ir_cwla.app import report
     from ir_cwla.meta.frame import check_alpha
     from ir_cwla.meta.incompleteness import check_fractions
@@ -229,7 +229,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
     else:
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
-        runs = {name: io.as_run_frame(path, name=name, element_type=ir_cwla.needs_element_types(measures))
+        runs = {name: read_run_arg(path, name, measures)
                 for name, path in meta.evaluation.as_run_mapping(args.rundir).items()}
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
     timings["evaluation"] = time.perf_counter() - clock
@@ -426,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--answered-only", action="store_true",
                    help="average over the topics each run answers (trec_eval without -c); default: every qrels "
                         "topic counts, 0 where the run has none (ir_measures, trec_eval -c)")
-    p.add_argument("-M", "--depth", type=int, metavar="DEPTH",
+    p.add_argument("-M", "--depth", type=_positive_int, metavar="DEPTH",
                    help="score only the first DEPTH documents of every ranking (trec_eval -M)")
     p.add_argument("-l", "--level", type=int, metavar="LEVEL",
                    help="binary measures count grades >= LEVEL as relevant (trec_eval -l; default 1)")

@@ -292,9 +292,9 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         means.index.name = "system"
         result = DemoResult(out / "index.html", spec_table, per_query, means, sim, cons, disc, board, weights,
                             dict(steps.timings), collection)
-        board.table(weights)                          # its RankingWarnings join the notes
+        tables = report.leaderboard_tables(board, weights)   # its RankingWarnings join the notes
         result.notes = _notes(caught)
-        page = _build_report(result, out, directory, standard, table1, len(topics), save_runs)
+        page = _build_report(result, out, directory, standard, table1, len(topics), save_runs, tables)
         csv_safe(per_query).to_csv(directory / "per_query.csv.gz", index=False)
         board.save(str(directory / "leaderboard"))
         page.write()
@@ -309,7 +309,7 @@ def _winners(table: pd.DataFrame) -> str:
 
 
 def _build_report(result: DemoResult, out: Path, directory: Path, standard: list, table1: list, n_topics: int,
-                  save_runs: bool) -> Any:
+                  save_runs: bool, tables: list) -> Any:
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla.app import report
@@ -321,7 +321,8 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     c = result.collection
     page.section("In short")
     page.code("\n".join(result.summary().splitlines()[:-2]))
-    page.warnings(result.notes)
+    ranking_notes = {" ".join(str(n).split()) for n in tables[0].frame.attrs.get("notes", [])}
+    page.warnings([n for n in result.notes if n not in ranking_notes])     # those are in the leaderboard's section
     page.section("The collection and the systems")
     page.text(f"Cranfield 1400 ({c['documents']:,} documents, {c['topics']} queries, {c['judgments']:,} "
               "judgments), bundled with ir_cwla and served through ir_datasets (id 'cranfield').")
@@ -349,7 +350,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
 
     report.add_meta_sections(page, {"similarity": result.similarity, "consistency": result.consistency,
                                     "discriminative_power": result.discriminative_power})
-    report.add_leaderboard_sections(page, result.leaderboard, result.weights)
+    report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)
 
     page.section("Run it again")
     commands = ["make demo                      # = ir-cwla demo --out report",

@@ -29,7 +29,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
-from ir_cwla.measure import needs_element_types
+from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import short_name
@@ -155,8 +155,9 @@ def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[st
         tag = run.attrs.get(io.RUN_TAG_ATTR)
         if not tag:
             raise ValueError(f"run {spec} has no run tag (it is not a TREC run file); name runs by file instead")
-        if tag in names:
-            raise ValueError(f"two runs have the run tag {tag!r} (the second is {spec}); name runs by file instead")
+        if escape_name(tag) in names:          # as printed: tags that print alike are one name
+            raise ValueError(f"two runs have the run tag {escape_name(tag)!r} (the second is {spec}); "
+                             "name runs by file instead")
         names.append(escape_name(tag))
     return names
 
@@ -175,9 +176,9 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
     out = []
     for m in measures:
         if "rel" in getattr(m, "SUPPORTED_PARAMS", {}) and "rel" not in m.params:
-            if not (m.NAME == "CWLA" and m.gain_spec().kind != "bin"):
+            if not (is_cwla(m) and m.gain_spec().kind != "bin"):
                 m = m(rel=level)
-        elif m.NAME == "CWLA" and m.params.get("rel") == 1.0:
+        elif is_cwla(m) and m.params.get("rel") == 1.0:
             m = m(rel=float(level))
         out.append(m)
     return out

@@ -80,24 +80,6 @@ def escape(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def format_cell(value: Any, precision: int = 4) -> str:
-    """A single value as text: floats with ``precision`` decimals (or 3 significant digits when
-    tiny or huge), NaN as an empty cell, everything else as ``str``. Tables format whole
-    columns alike (:func:`column_formatter`)."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, numbers.Integral):
-        return str(value)
-    if isinstance(value, numbers.Real):
-        v = float(value)
-        if math.isnan(v):
-            return ""
-        if v != 0 and (abs(v) < 10 ** -precision or abs(v) >= 1e7):
-            return f"{v:.3g}"
-        return f"{v:.{precision}f}"
-    return str(value)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
@@ -423,7 +405,7 @@ def add_meta_sections(report: HtmlReport, results: dict[str, Any],
                          filename="discriminative_power.csv")
         elif criterion == "incompleteness":
             report.text(f"Each topic keeps a random share of its judgments (relevant and non-relevant sampled "
-                        f"apart, at least one relevant kept), {result.trials} trials per share; every system is "
+                        f"apart, at least one relevant kept), {result.n_trials} trials per share; every system is "
                         "re-scored and its ranking compared with the one on the full qrels (Kendall's tau, "
                         "tau_AP, RBO). Also: only the judgments of documents some run ranks within depth d. "
                         "(k): significantly more robust than k measures of its family (randomised Tukey HSD "

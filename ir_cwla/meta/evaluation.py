@@ -175,6 +175,16 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     return collection, name, qids, measures, values
 
 
+def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
+    """The qrels as a checked frame for these (parsed) measures: read and checked by
+    :func:`io.as_qrels_frame`, grades within what the measures' backends accept
+    (:func:`io.check_grades_for_backends`); messages name the file, or the qrels' type."""
+    source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
+    frame = io.as_qrels_frame(qrels, source, measures=measures)
+    io.check_grades_for_backends(frame, measures, source)
+    return frame
+
+
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], run: Any,
                          progress: bool = True) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks."""
@@ -182,9 +192,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     contexts, tasks = {}, []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
-        source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
-        qrels_frame = io.as_qrels_frame(qrels, source, measures=parsed)
-        io.check_grades_for_backends(qrels_frame, parsed, source)
+        qrels_frame = read_qrels(qrels, parsed)
         contexts[key] = EvaluationContext(qrels_frame, parsed, names)
         blocks = item_blocks(len(parsed), len(named), run.parallelism)
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]

@@ -47,7 +47,7 @@ DEPTHS = (1, 3, 5, 10, 20)
 
 
 # -- kernels (numpy in, numpy out) ---------------------------------------------------------
-def strata(judgment_topic: np.ndarray, grades: np.ndarray, relevant: float, n_topics: int) -> np.ndarray:
+def strata(judgment_topic: np.ndarray, grades: np.ndarray, relevant: float) -> np.ndarray:
     """Stratum of each judgment: ``2 * topic + 1`` if relevant (grade >= ``relevant``), else ``2 * topic``."""
     return 2 * np.asarray(judgment_topic, dtype=np.int64) + (np.asarray(grades) >= relevant)
 
@@ -240,8 +240,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     trials = streams.check_trials(trials)
     depths = robustness.check_depths(depths)
     persistence = agreement.check_persistence(persistence)
-    if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
-        raise ValueError(f"relevant must be a grade > 0, got {relevant!r}")
+    relevant = robustness.check_relevant(relevant)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths, default=0))
@@ -254,7 +253,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     full = collection.means()
     robustness.check_constant(full, measures_)
     qrels_ = collection.qrels
-    stratum = strata(qrels_.judgment_topic, qrels_.grades, relevant, len(collection.topics))
+    stratum = strata(qrels_.judgment_topic, qrels_.grades, relevant)
     counts = keep_counts(np.asarray(fractions), np.bincount(stratum, minlength=2 * len(collection.topics)))
     plan = _Plan(collection, root, collection.canonical_order(), stratum, counts)
 

@@ -22,8 +22,6 @@ import numpy as np
 
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
-#: Relative tolerance below which two mean scores are tied.
-
 
 class PairSigns:
     """Work arrays for the pair signs of ``rows`` score vectors of ``n`` items, reused across calls.

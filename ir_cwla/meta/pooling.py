@@ -33,12 +33,11 @@ DEPTHS = (10,)
 
 
 # -- kernels -------------------------------------------------------------------------------
-def contributors(judgments: np.ndarray, owner: np.ndarray, rank: np.ndarray, depth: int,
-                 n_judgments: int) -> np.ndarray:
+def contributors(judgments: np.ndarray, rank: np.ndarray, depth: int, n_judgments: int) -> np.ndarray:
     """How many runs rank each judged document within ``depth``: ``(J,)``.
 
-    judgments/owner/rank: per cell of the stacked rankings, the judgment id (-1 unjudged),
-    the run, and the rank (0-based). A run holds a document at most once per topic.
+    judgments/rank: per cell of the stacked rankings, the judgment id (-1 unjudged) and the
+    rank (0-based). A run holds a document at most once per topic.
     """
     cells = (rank < depth) & (judgments >= 0)
     return np.bincount(judgments[cells], minlength=n_judgments)
@@ -58,8 +57,6 @@ def unique_judgments(judgments: np.ndarray, owner: np.ndarray, rank: np.ndarray,
 @dataclass
 class _Plan:
     collection: rescoring.Collection
-    owner: np.ndarray
-    rank: np.ndarray
     counts: dict[int, np.ndarray]
     relevant: float
 
@@ -68,7 +65,7 @@ def _leave_out_task(plan: _Plan, task: tuple[int, int]) -> tuple[np.ndarray, int
     """``(scores (M,), unique judged, unique relevant)`` of run ``run`` without its unique judgments."""
     depth, run = task
     c = plan.collection
-    unique = unique_judgments(c.ranked.judgments, plan.owner, plan.rank, depth, plan.counts[depth], run,
+    unique = unique_judgments(c.ranked.judgments, c.cell_system, c.cell_rank, depth, plan.counts[depth], run,
                               c.n_judgments)
     n_unique = int(unique.sum())
     n_relevant = int((c.qrels.grades[unique] >= plan.relevant).sum())
@@ -179,8 +176,7 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
     if not depths:
         raise ValueError("depths: give at least one pool depth")
     persistence = agreement.check_persistence(persistence)
-    if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
-        raise ValueError(f"relevant must be a grade > 0, got {relevant!r}")
+    relevant = robustness.check_relevant(relevant)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths))
     n_s = len(collection.systems)
@@ -192,23 +188,19 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
     full = collection.means()                                             # (M, S)
     robustness.check_constant(full, measures_)
 
-    ranked = collection.ranked
-    owner = np.repeat(collection.row_system, ranked.kept)
-    rank = np.arange(len(ranked.judgments)) - np.repeat(ranked.offsets[:-1], ranked.kept)
-    counts = {d: contributors(ranked.judgments, owner, rank, d, collection.n_judgments) for d in depths}
-    plan = _Plan(collection, owner, rank, counts, float(relevant))
+    counts = {d: contributors(collection.ranked.judgments, collection.cell_rank, d, collection.n_judgments)
+              for d in depths}
+    plan = _Plan(collection, counts, float(relevant))
     tasks = [(d, s) for d in depths for s in range(n_s)]
     parts = run.map(_leave_out_task, plan, tasks, desc="leave one run out", progress=progress)
 
     frames, agree = [], []
+    rank_full = robustness.rank_positions(full)                              # (M, S)
     for k, d in enumerate(depths):
         block = parts[k * n_s:(k + 1) * n_s]
         reduced = np.stack([p[0] for p in block], axis=1)                # (M, S), NaN: nothing removed
         reduced = np.where(np.isnan(reduced), full, reduced)
-        alone = np.where(np.eye(n_s, dtype=bool)[None], reduced[:, None, :], full[:, None, :])   # (M, S_left_out, S)
-        rank_full = robustness.rank_positions(full)                          # (M, S)
-        rank_left = np.take_along_axis(robustness.rank_positions(alone),
-                                       np.arange(n_s)[None, :, None], axis=2)[..., 0]            # (M, S)
+        rank_left = robustness.rank_if_replaced(full, reduced)               # each run left out alone
         n_m = len(measures_)
         frames.append(pd.DataFrame({
             "depth": d, "measure": np.repeat(measures_, n_s), "system": np.tile(collection.systems, n_m),

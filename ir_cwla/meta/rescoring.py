@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Optional
 
 import ir_measures
@@ -32,7 +33,7 @@ from ir_cwla import io
 from ir_cwla.gains import Qrels, Rankings, rank_run
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import naming
-from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping
+from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping, read_qrels
 from ir_cwla.provider import CwlaEvaluator
 
 
@@ -66,6 +67,16 @@ class Collection:
     @property
     def n_judgments(self) -> int:
         return len(self.qrels.grades)
+
+    @cached_property
+    def cell_system(self) -> np.ndarray:
+        """The system (position in ``systems``) of every cell of ``ranked``."""
+        return np.repeat(self.row_system, self.ranked.kept)
+
+    @cached_property
+    def cell_rank(self) -> np.ndarray:
+        """The rank (0-based) of every cell of ``ranked``."""
+        return np.arange(len(self.ranked.judgments)) - np.repeat(self.ranked.offsets[:-1], self.ranked.kept)
 
     @property
     def cwla(self) -> list[int]:
@@ -111,10 +122,9 @@ class Collection:
         the run at position ``exclude``): a boolean mask over judgment ids."""
         if self.depth is not None and depth > self.depth:
             raise ValueError(f"pool depth {depth} is deeper than the {self.depth} ranks kept per run")
-        rank = np.arange(len(self.ranked.judgments)) - np.repeat(self.ranked.offsets[:-1], self.ranked.kept)
-        cells = (rank < depth) & (self.ranked.judgments >= 0)
+        cells = (self.cell_rank < depth) & (self.ranked.judgments >= 0)
         if exclude is not None:
-            cells &= np.repeat(self.row_system, self.ranked.kept) != exclude
+            cells &= self.cell_system != exclude
         mask = np.zeros(self.n_judgments, dtype=bool)
         mask[self.ranked.judgments[cells]] = True
         return mask
@@ -172,7 +182,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     parsed = [parsed[position[n]] for n in order]
     named = as_run_mapping(runs)
     systems = tuple(sorted(named))
-    frame = io.as_qrels_frame(qrels)
+    frame = read_qrels(qrels, parsed)
     if not len(frame):
         raise ValueError("qrels: no judgments")
     cwla = [m for m in parsed if is_cwla(m)]
@@ -182,7 +192,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
         keep: Optional[int] = None
     else:
         keep = max(depth, evaluator.max_depth if evaluator is not None and evaluator.max_depth is not None else 0)
-    run_frames = {name: io.as_run_frame(named[name], name, element_type=needs_element_types(measures))
+    run_frames = {name: io.as_run_frame(named[name], name, element_type=needs_element_types(parsed))
                   for name in systems}
     doc_ids = evaluator is not None and evaluator.doc_ids
     ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name, doc_ids=doc_ids) for name in systems],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Sequence
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -76,12 +76,32 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
     return tuple(sorted(set(out)))
 
 
+def check_relevant(relevant: Any) -> float:
+    """The grade from which a judgment counts as relevant: a number > 0."""
+    if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
+        raise ValueError(f"relevant must be a grade > 0, got {relevant!r}")
+    return float(relevant)
+
+
 def rank_positions(values: np.ndarray) -> np.ndarray:
     """1 + the number of systems with a clearly higher score (ties share the best position),
     for every row of ``values`` (``(..., S)``)."""
     values = np.asarray(values, dtype=np.float64)
     tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(values).max(axis=-1, keepdims=True))
     return 1 + (values[..., None, :] > values[..., :, None] + tol[..., None]).sum(axis=-1)
+
+
+def rank_if_replaced(values: np.ndarray, replaced: np.ndarray) -> np.ndarray:
+    """For every system ``s``: its :func:`rank_positions` among ``values`` (``(M, S)``) when its
+    own score is replaced by ``replaced[:, s]`` and the others' are kept, as ``(M, S)``.
+
+    Equals ``rank_positions(alone)[m, s, s]`` with ``alone[m, s]`` the row ``values[m]`` with
+    entry ``s`` replaced (the same tie tolerance, from that row), in O(M S^2), not O(M S^3)."""
+    values, replaced = np.asarray(values, dtype=np.float64), np.asarray(replaced, dtype=np.float64)
+    own = np.eye(values.shape[-1], dtype=bool)[None]
+    alone = np.where(own, replaced[:, None, :], values[:, None, :])                       # (M, S_replaced, S)
+    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(alone).max(axis=-1))                     # (M, S)
+    return 1 + (alone > (replaced + tol)[..., None]).sum(axis=-1)
 
 
 def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list[str]],

@@ -109,15 +109,16 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
         raise ValueError(f"measures {constant} give every system the same mean score: their system ranking is "
                          "a single tie and Kendall's tau is undefined; drop them")
     n = len(cube.systems)
-    if n < 5:
-        import warnings
-
-        warnings.warn(f"only {n} systems: the confidence intervals of tau (which need n > 4) are NaN",
-                      stacklevel=2)
-    low, high = kendall.fieller_ci(tau, n, level)
-    if agreement != "tau":
+    if agreement != "tau":                    # tau_AP and RBO come without confidence intervals
         tau = agreements.matrix(agreement, means.to_numpy(), persistence)
         low, high = np.full_like(tau, np.nan), np.full_like(tau, np.nan)
+    else:
+        if n < 5:
+            import warnings
+
+            warnings.warn(f"only {n} systems: the confidence intervals of tau (which need n > 4) are NaN",
+                          stacklevel=2)
+        low, high = kendall.fieller_ci(tau, n, level)
 
     def frame(a: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(a, index=list(cube.measures), columns=list(cube.measures))
