@@ -174,6 +174,11 @@ out = {}
 frame = meta.evaluate({"run": ID}, ID, [ir_measures.nDCG @ 10, RBP], progress=False)
 out["meta.evaluate"] = frame.groupby("measure").value.mean().to_dict()
 out["provider"] = {str(m): v for m, v in ir_cwla.PROVIDER.calc_aggregate([RBP], ID, ID).items()}
+from ir_cwla import datasets
+loaded = datasets.load_qrels(ID)
+out["load_qrels"] = {"columns": list(loaded.columns), "dtype": str(loaded.relevance.dtype),
+                     "equal": sorted(loaded.itertuples(index=False, name=None))
+                     == sorted(ir_cwla.io.read_trec_qrels(qrels_path).itertuples(index=False, name=None))}
 
 
 def cli(*argv):
@@ -252,6 +257,9 @@ def test_a_local_ir_datasets_id_works_on_every_path(local_dataset, dl19_dir, dl1
     for path in ("meta.evaluate", "pt.Experiment"):
         assert local_dataset[path] == pytest.approx(expected, abs=1e-12), path
     assert local_dataset["provider"] == pytest.approx({str(rbp): expected[str(rbp)]}, abs=1e-12)
+    # load_qrels on an irds: id gives the checked frame the TREC reader gives for the file
+    assert local_dataset["load_qrels"] == {"columns": ["query_id", "doc_id", "relevance"], "dtype": "int64",
+                                           "equal": True}
     lines = [f"{'runid':<22}\tall\tirds:{LOCAL_ID}", f"{'nDCG@10':<22}\tall\t{expected['nDCG@10']:.4f}",
              f"{'RBP_max@10':<22}\tall\t{expected[str(rbp)]:.4f}"]
     assert local_dataset["eval"] == {"code": 0, "out": "\n".join(lines) + "\n", "err": ""}

@@ -61,11 +61,9 @@ def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFr
     ``irds:cranfield`` gets the Cranfield conventions of
     :func:`ir_cwla.datasets.cranfield.cranfield_qrels` (with the chosen ``minus_one``).
     """
-    if dataset_id(spec) is None:
-        return io.as_qrels_frame(spec)
-    if is_cranfield(spec):
+    if dataset_id(spec) is not None and is_cranfield(spec):
         return cranfield.cranfield_qrels(minus_one)
-    return _source(spec, "qrels")
+    return io.as_qrels_frame(spec)          # irds: ids through the registered source, checked as every qrels
 
 
 def load_run(spec: str) -> pd.DataFrame:
