@@ -55,7 +55,7 @@ def best_of(fn, repeats: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "trec-dl-2019-passage"))
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeat", "--repeats", dest="repeats", type=int, default=3)
     ap.add_argument("--cwl-runs", type=int, default=3, help="runs timed with cwl_eval (each takes seconds)")
     args = ap.parse_args()
     data = Path(args.data)

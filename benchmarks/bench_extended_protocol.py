@@ -64,7 +64,7 @@ def protocol(data: Path, n_jobs: int) -> dict[str, float]:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", "--repeats", dest="repeat", type=int, default=1)
     ap.add_argument("--n-jobs", type=int, default=1, help="local processes for the randomised steps (1: in-process, the fastest at this size)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "bench_extended_protocol.json"))
     args = ap.parse_args(argv)

@@ -46,7 +46,7 @@ def ranx_all_pairs(matrix: np.ndarray, trials: int) -> np.ndarray:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", "--repeats", dest="repeat", type=int, default=3)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "bench_meta.json"))
     args = ap.parse_args(argv)
     data = Path(args.data)

@@ -86,7 +86,7 @@ def measure(cmd: list[str], cwd: Optional[str] = None) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=1, help="runs of each command (the fastest is kept)")
+    ap.add_argument("--repeat", "--repeats", dest="repeats", type=int, default=1, help="runs of each command (the fastest is kept)")
     ap.add_argument("--baseline", metavar="DIR",
                     help="a checkout of an earlier ir_cwla (e.g. `git worktree add --detach ../old 1dfafe1`): its "
                          "`python -m ir_cwla eval` runs the same commands, for a before/after in one run")

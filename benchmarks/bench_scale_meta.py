@@ -129,7 +129,7 @@ def in_subprocess(part: str, args: argparse.Namespace) -> dict:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--repeat", type=int, default=1, help="accepted for run_all.py; every part runs once")
+    ap.add_argument("--repeat", "--repeats", dest="repeat", type=int, default=1, help="accepted for run_all.py; every part runs once")
     ap.add_argument("--dl19-trials", type=int, default=10**7)
     ap.add_argument("--n-jobs", type=int, default=None, help="workers for the DL19 part (default in-process)")
     ap.add_argument("--skip-dl19", action="store_true")

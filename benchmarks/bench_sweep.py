@@ -64,7 +64,7 @@ def on_cluster(data: Path, measures: list, repeat: int) -> tuple[float, list, fl
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", "--repeats", dest="repeat", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "bench_sweep.json"))
     args = ap.parse_args(argv)
     data = Path(args.data)
