@@ -52,11 +52,11 @@ class DemoResult:
         """A few lines for the terminal: best systems, best measures, the leaderboard winner
         (the warnings about the ranking are in :attr:`notes`)."""
         key = "nDCG@10" if "nDCG@10" in self.means.columns else self.means.columns[0]
-        best = self.means[key].sort_values(ascending=False)
+        best = self.means[key].sort_values(ascending=False, kind="stable")
         cons = self.consistency.table()
         disc = self.discriminative_power.table()
-        top_c = cons.sort_values("mean_tau", ascending=False).iloc[0]
-        top_d = disc.sort_values("significant", ascending=False).iloc[0]
+        top_c = cons.sort_values("mean_tau", ascending=False, kind="stable").iloc[0]      # ties: table order
+        top_d = disc.sort_values("significant", ascending=False, kind="stable").iloc[0]
         from ir_cwla.leaderboard import RankingWarning
 
         with warnings.catch_warnings():

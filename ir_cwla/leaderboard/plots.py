@@ -35,6 +35,8 @@ _CANDIDATES = [(dx * r, dy * r, ha, va) for r in (1.0, 2.6) for dx, dy, ha, va i
     (6, 0, "left", "center"), (-6, 0, "right", "center"), (0, 6, "center", "bottom"),
     (0, -6, "center", "top"), (5, 5, "left", "bottom"), (5, -5, "left", "top"),
     (-5, 5, "right", "bottom"), (-5, -5, "right", "top"))]
+#: Offsets (|dx| + |dy|, points) of the inner ring of candidates; beyond it a label gets a leader line.
+_NEAR_RING = 10.0
 _MARKER_SIZE = 36.0          # scatter area in points^2 (radius 3 points) for up to 100 systems
 
 
@@ -133,8 +135,10 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
     """Labels the points ``which`` (in that order of priority) with ``names``; returns how many.
 
     Each label takes the first of a fixed list of positions around its point where its box
-    stays inside the axes and overlaps no label placed before, no point (markers of area
-    ``size``) and no segment of the axis-parallel polyline ``path`` (data coordinates); failing
+    stays inside the axes, is no nearer another point than its own, and overlaps no label
+    placed before, no point (markers of area ``size``) and no segment of the axis-parallel
+    polyline ``path`` (data coordinates); a label of the outer ring of positions gets a
+    leader line to its point; failing
     that, the first where it only crosses the polyline (on a white ground); a label that fits
     nowhere is left out. Cost: O(len(which) x (len(which) + len(xs) + len(path))).
     """
@@ -168,6 +172,10 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
                         & (points[:, 1] > y0 - radius) & (points[:, 1] < y1 + radius))
                 if near.any() or (avoid_line and line is not None and _crosses(line, x0, y0, x1, y1)):
                     continue
+                gap = np.hypot(np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0.0),
+                               np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0.0))
+                if np.delete(gap, i).min(initial=np.inf) < gap[i]:
+                    continue                           # nearer another point: it would be read as that one's
                 spot = (dx, dy, ha, va, (x0, y0, x1, y1))
                 break
             if spot is not None:
@@ -175,9 +183,13 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
         if spot is None:
             continue
         dx, dy, ha, va, box = spot
+        # a label of the outer ring is tied to its point by a thin leader line: it may sit as
+        # close to a neighbouring point as to its own
+        leader = {"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 0, "shrinkB": 2.5} \
+            if abs(dx) + abs(dy) > _NEAR_RING else None
         ax.annotate(str(names[i]), (xs[i], ys[i]), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
                     fontsize=fontsize, zorder=5, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
-                                                       "alpha": 0.8}, **PLAIN_TEXT)
+                                                       "alpha": 0.8}, arrowprops=leader, **PLAIN_TEXT)
         boxes = np.vstack([boxes, box])
         placed += 1
     return placed
