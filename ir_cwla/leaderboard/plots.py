@@ -37,6 +37,8 @@ _CANDIDATES = [(dx * r, dy * r, ha, va) for r in (1.0, 2.6) for dx, dy, ha, va i
     (-5, 5, "right", "bottom"), (-5, -5, "right", "top"))]
 #: Offsets (|dx| + |dy|, points) of the inner ring of candidates; beyond it a label gets a leader line.
 _NEAR_RING = 10.0
+#: A label with a leader line may be nearer another point than its own, but not this near (points).
+_CLEAR = 8.0
 _MARKER_SIZE = 36.0          # scatter area in points^2 (radius 3 points) for up to 100 systems
 
 
@@ -135,10 +137,11 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
     """Labels the points ``which`` (in that order of priority) with ``names``; returns how many.
 
     Each label takes the first of a fixed list of positions around its point where its box
-    stays inside the axes, is no nearer another point than its own, and overlaps no label
-    placed before, no point (markers of area ``size``) and no segment of the axis-parallel
-    polyline ``path`` (data coordinates); a label of the outer ring of positions gets a
-    leader line to its point; failing
+    stays inside the axes, overlaps no label placed before, no point (markers of area
+    ``size``) and no segment of the axis-parallel polyline ``path`` (data coordinates), and
+    would not be read as another point's: no nearer another point than its own, or, for the
+    outer ring of positions (whose labels get a leader line to their point), not within
+    :data:`_CLEAR` points of another point; failing
     that, the first where it only crosses the polyline (on a white ground); a label that fits
     nowhere is left out. Cost: O(len(which) x (len(which) + len(xs) + len(path))).
     """
@@ -174,8 +177,10 @@ def place_labels(ax: Any, names: Sequence[str], xs: np.ndarray, ys: np.ndarray, 
                     continue
                 gap = np.hypot(np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0.0),
                                np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0.0))
-                if np.delete(gap, i).min(initial=np.inf) < gap[i]:
-                    continue                           # nearer another point: it would be read as that one's
+                other = np.delete(gap, i).min(initial=np.inf)
+                outer = abs(dx) + abs(dy) > _NEAR_RING
+                if other < gap[i] and (not outer or other < _CLEAR * to_pixels):
+                    continue                           # it would be read as that other point's label
                 spot = (dx, dy, ha, va, (x0, y0, x1, y1))
                 break
             if spot is not None:
