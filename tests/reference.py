@@ -227,3 +227,21 @@ def policy_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind:
         elif policy != "condense":
             raise KeyError(policy)
     return gains, total
+
+
+def assert_scores_agree(measures, topics, scores, expected_of) -> int:
+    """Every topic's score of every measure (``scores[m]`` in the order of ``topics``) equals the
+    reference's ``expected_of(m)`` (``{qid: value}``) to 1e-9 and is finite; returns how many
+    reference values are not ~0 (so that a caller can check the comparison was not vacuous)."""
+    import pytest
+
+    from ir_cwla import short_name
+
+    nonzero = 0
+    for m in measures:
+        got = dict(zip(topics, scores[m]))
+        for qid, value in expected_of(m).items():
+            assert math.isfinite(got[qid])
+            assert got[qid] == pytest.approx(value, abs=1e-9, rel=0), (short_name(m), qid)
+            nonzero += abs(value) > 1e-6
+    return nonzero

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import warnings
 
 import numpy as np
@@ -72,12 +71,7 @@ def _compare(measures, files, run, n_topics=None):
     assert set(topics) == set(run_py) & set(qrels_py)
     assert len(topics) >= 30
     subset = None if n_topics is None else set(sorted(topics)[:n_topics])
-    for m in measures:
-        expected = _reference_scores(m, run_py, qrels_py, subset)
-        got = dict(zip(topics, scores[m]))
-        for qid, value in expected.items():
-            assert math.isfinite(got[qid])
-            assert got[qid] == pytest.approx(value, abs=1e-9, rel=0), (ir_cwla.short_name(m), qid)
+    ref.assert_scores_agree(measures, topics, scores, lambda m: _reference_scores(m, run_py, qrels_py, subset))
 
 
 def _table1(tail):
