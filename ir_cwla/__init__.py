@@ -23,13 +23,45 @@ Data flows one way through the package, and the tree shows it:
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
-from ir_cwla import datasets, io
+from ir_cwla import datasets, errors, io  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
+from ir_cwla.errors import (  # every error and warning class
+    ArgumentTypeError,
+    ConstantMetricWarning,
+    CostError,
+    DataError,
+    DownloadError,
+    DuplicateWarning,
+    InputError,
+    InputWarning,
+    IrCwlaDeprecationWarning,
+    IrCwlaError,
+    IrCwlaWarning,
+    KernelError,
+    LineOrderWarning,
+    LongRunWarning,
+    MeasureError,
+    MeasurementError,
+    MeasureSyntaxError,
+    MissingDependencyError,
+    MissingFileError,
+    MissingTopicsWarning,
+    NotFoundError,
+    OutputError,
+    ParameterError,
+    PluginWarning,
+    RankingWarning,
+    RawCranfieldWarning,
+    RegistrationError,
+    ScoreOverflowWarning,
+    UndefinedStatisticWarning,
+    UsageError,
+)
 from ir_cwla.gains import GainSpec
 from ir_cwla.measure import CWLA, needs_element_types
-from ir_cwla.names import MeasureSyntaxError, family, is_cwla, parse_measure, parse_measures, short_name
+from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
@@ -55,9 +87,16 @@ def __getattr__(name: str):
 
 __all__ = [
     "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList", "parse_measure",
-    "parse_measures", "MeasureSyntaxError", "family", "is_cwla", "needs_element_types",
+    "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
     "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
     "__version__",
+    # ir_cwla.errors
+    "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",
+    "KernelError", "ParameterError", "DataError", "OutputError", "ArgumentTypeError", "NotFoundError",
+    "MissingFileError", "DownloadError", "MeasurementError", "MissingDependencyError", "UsageError",
+    "IrCwlaWarning", "InputWarning", "DuplicateWarning", "ScoreOverflowWarning", "LineOrderWarning",
+    "RawCranfieldWarning", "MissingTopicsWarning", "UndefinedStatisticWarning", "LongRunWarning",
+    "RankingWarning", "ConstantMetricWarning", "PluginWarning", "IrCwlaDeprecationWarning", "errors",
 ]

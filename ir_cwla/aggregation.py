@@ -44,6 +44,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ir_cwla.errors import MeasureError, RegistrationError
 from ir_cwla.params import Params
 
 
@@ -69,21 +70,21 @@ class AggregationInput:
     def vplus(self) -> np.ndarray:
         """V+ per topic, for aggregations registered with ``needs_vplus=True``."""
         if self._vplus is None:
-            raise ValueError("this aggregation reads V+: register it with needs_vplus=True")
+            raise RegistrationError("this aggregation reads V+: register it with needs_vplus=True")
         return self._vplus
 
     @property
     def costs(self) -> np.ndarray:
         """The document costs (n x W), for aggregations registered with ``needs_costs=True``."""
         if self._costs is None:
-            raise ValueError("this aggregation reads costs: register it with needs_costs=True")
+            raise RegistrationError("this aggregation reads costs: register it with needs_costs=True")
         return self._costs
 
     @property
     def cc(self) -> np.ndarray:
         """CC(i) = sum_{j<=i} c_j, for aggregations registered with ``needs_costs=True``."""
         if self._cc is None:
-            raise ValueError("this aggregation reads costs: register it with needs_costs=True")
+            raise RegistrationError("this aggregation reads costs: register it with needs_costs=True")
         return self._cc
 
     @property
@@ -142,7 +143,7 @@ def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.
     ``needs_costs`` gives ``fn`` the document costs (``inp.costs``, ``inp.cc``).
     """
     if name in AGGREGATIONS and not replace:
-        raise ValueError(f"aggregation {name!r} is already registered (pass replace=True)")
+        raise RegistrationError(f"aggregation {name!r} is already registered (pass replace=True)")
     agg = Aggregation(name, fn, tail, tuple(params), needs_vplus, needs_costs, unbounded)
     AGGREGATIONS[name] = agg
     return agg
@@ -152,7 +153,7 @@ def get_aggregation(name: str) -> Aggregation:
     try:
         return AGGREGATIONS[name]
     except KeyError:
-        raise ValueError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}") from None
+        raise MeasureError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}") from None
 
 
 def expected_rate_of_gain(inp: AggregationInput, params: Params) -> np.ndarray:

@@ -18,6 +18,7 @@ from typing import Callable, Optional, Union
 import numpy as np
 from scipy import special
 
+from ir_cwla.errors import MeasureError, RegistrationError
 from ir_cwla.params import Params
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
@@ -123,7 +124,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     to ``tail`` in :attr:`TailInput.costs` (``pad_cost`` past the matrix).
     """
     if name in BROWSING_MODELS and not replace:
-        raise ValueError(f"browsing model {name!r} is already registered (pass replace=True)")
+        raise RegistrationError(f"browsing model {name!r} is already registered (pass replace=True)")
     model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
                           never_stops_on_zero, tail, finite_tail, check, reads_total, uses_costs)
     BROWSING_MODELS[name] = model
@@ -134,7 +135,7 @@ def get_browsing_model(name: str) -> BrowsingModel:
     try:
         return BROWSING_MODELS[name]
     except KeyError:
-        raise ValueError(f"unknown browsing model C={name!r}; valid: {', '.join(BROWSING_MODELS)}") from None
+        raise MeasureError(f"unknown browsing model C={name!r}; valid: {', '.join(BROWSING_MODELS)}") from None
 
 
 def _ranks(width: int) -> np.ndarray:

@@ -33,6 +33,7 @@ from typing import Optional
 
 import numpy as np
 
+from ir_cwla.errors import CostError, MeasureError
 from ir_cwla.gains import PADDING, UNJUDGED, Group, Rankings
 
 COST_KINDS = ("grade", "type", "doc")
@@ -40,10 +41,6 @@ COST_KINDS = ("grade", "type", "doc")
 ANY = "*"
 #: Characters a costs spec may not hold: they would break the measure's short name.
 _RESERVED = ",=[]@"
-
-
-class CostError(ValueError):
-    """Costs that cannot be read or do not price every ranked element (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -66,11 +63,11 @@ class CostSpec:
             return CostSpec()
         kind, sep, rest = str(text).partition(":")
         if not sep or kind not in COST_KINDS or not rest:
-            raise ValueError(f"costs={text!r}: write 'grade:0:1;1:2;...', 'type:PATH' (cwl_eval's cost file) "
+            raise MeasureError(f"costs={text!r}: write 'grade:0:1;1:2;...', 'type:PATH' (cwl_eval's cost file) "
                              "or 'doc:PATH' (doc_id cost lines)")
         bad = sorted(set(_RESERVED) & set(rest))
         if bad:
-            raise ValueError(f"costs={text!r}: {' '.join(bad)} cannot appear in a costs spec (they would break "
+            raise MeasureError(f"costs={text!r}: {' '.join(bad)} cannot appear in a costs spec (they would break "
                              "the measure's short name); rename the file")
         if kind != "grade":
             return CostSpec(kind, path=rest)
@@ -82,10 +79,10 @@ class CostSpec:
             except ValueError:
                 sep = ""
             if not sep:
-                raise ValueError(f"costs={text!r}: expected GRADE:COST pairs separated by ';', got {part!r}")
+                raise MeasureError(f"costs={text!r}: expected GRADE:COST pairs separated by ';', got {part!r}")
             pairs.append((value, _cost(cost, f"costs={text!r}: grade {grade}")))
         if not pairs:
-            raise ValueError(f"costs={text!r}: no GRADE:COST pair")
+            raise MeasureError(f"costs={text!r}: no GRADE:COST pair")
         return CostSpec("grade", tuple(sorted(dict(pairs).items())))
 
     def check(self) -> Optional[str]:
@@ -172,9 +169,9 @@ def _cost(text: str, where: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{where}: cost {text!r} is not a number") from None
+        raise CostError(f"{where}: cost {text!r} is not a number") from None
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{where}: a cost must be a finite number > 0 (got {text})")
+        raise CostError(f"{where}: a cost must be a finite number > 0 (got {text})")
     return value
 
 

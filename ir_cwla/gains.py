@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla import io
+from ir_cwla.errors import DataError, MeasureError, ParameterError
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -81,7 +82,7 @@ class GainSpec:
             # (2^x - 1) / 2^x_max written so that it cannot overflow for any finite grade
             # (equal bit for bit to the plain form for integer grades up to 2^53)
             return np.exp2(grades - x_max) - np.exp2(-x_max)
-        raise ValueError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
+        raise MeasureError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
 
     def largest(self, x_max: float) -> float:
         """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for
@@ -131,7 +132,7 @@ class Qrels:
         """The same qrels with only the judgments where ``mask`` (over judgment ids) is True."""
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != self.grades.shape:
-            raise ValueError(f"mask has shape {mask.shape}, the qrels have {len(self.grades)} judgments")
+            raise ParameterError(f"mask has shape {mask.shape}, the qrels have {len(self.grades)} judgments")
         out = object.__new__(Qrels)
         out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("x_max", "_gain_totals")})
         out.mask = mask if self.mask is None else (mask & self.mask)
@@ -140,7 +141,7 @@ class Qrels:
 
     def check_max_rel(self, max_rel: float) -> None:
         if self.x_max > max_rel:
-            raise ValueError(f"max_rel={max_rel:g} is below the largest grade in the qrels ({self.x_max:g}); "
+            raise MeasureError(f"max_rel={max_rel:g} is below the largest grade in the qrels ({self.x_max:g}); "
                              "raise max_rel or leave it unset to use the qrels' maximum")
 
     def total_gain(self, spec: GainSpec) -> np.ndarray:
@@ -303,7 +304,7 @@ class Rankings:
         depth = self.lengths if k is None else np.minimum(self.lengths, k)
         if (self.kept < depth).any():
             t = int(np.argmax(self.kept < depth))
-            raise ValueError(f"topic {self.topics[t]!r} was ranked only to depth {int(self.kept[t])}, "
+            raise DataError(f"topic {self.topics[t]!r} was ranked only to depth {int(self.kept[t])}, "
                              f"the judged share needs {int(depth[t])}")
         rank = np.arange(len(self.judgments)) - np.repeat(self.offsets[:-1], self.kept)
         row = self._row_of_cells()

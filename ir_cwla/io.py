@@ -46,7 +46,8 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.textstream import STDIN, InputError, check_utf8, input_name, line_blocks, open_input  # noqa: F401
+from ir_cwla.errors import DuplicateWarning, InputError, ParameterError, ScoreOverflowWarning
+from ir_cwla.textstream import STDIN, check_utf8, input_name, line_blocks, open_input  # noqa: F401
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 #: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
@@ -418,10 +419,6 @@ def drop_duplicate_judgments(qrels: pd.DataFrame, source: str = "qrels") -> pd.D
     return out
 
 
-class DuplicateWarning(UserWarning):
-    """A run or qrels line that repeats a (topic, doc_id) was dropped (the message says which)."""
-
-
 # ------------------------------------------------------------------------- named sources and checks
 
 Source = Callable[[str, str], pd.DataFrame]
@@ -635,7 +632,7 @@ def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> 
         if overflow:
             warnings.warn(f"{name}: {overflow} score(s) beyond the float32 range (|score| > 3.4e38) compare as "
                           "equal to +-inf, as in trec_eval, which holds scores as single-precision floats; "
-                          "rescale the scores to rank them apart", stacklevel=3)
+                          "rescale the scores to rank them apart", ScoreOverflowWarning, stacklevel=3)
     return narrow
 
 
@@ -663,7 +660,7 @@ def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     about here: the scoring that follows says so, naming the run.)
     """
     if depth < 1:
-        raise ValueError(f"depth must be >= 1, got {depth}")
+        raise ParameterError(f"depth must be >= 1, got {depth}")
     q_codes, _ = pd.factorize(run["query_id"])
     order = trec_order(q_codes, float32_scores(run["score"].to_numpy(dtype=np.float64), warn=False),
                        run["doc_id"].to_numpy(dtype=object))

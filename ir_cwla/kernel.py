@@ -23,13 +23,10 @@ import numpy as np
 
 from ir_cwla.aggregation import Aggregation, AggregationInput
 from ir_cwla.browsing import BrowsingModel, TailInput, TailSums
+from ir_cwla.errors import KernelError, MeasureError
 from ir_cwla.params import Params
 
 TAILS = ("stop", "pad")
-
-
-class KernelError(ValueError):
-    """A browsing model produced an invalid C (outside [0, 1], or NaN)."""
 
 
 @dataclass
@@ -142,7 +139,7 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
     c = _continuation(model, gains, params, costs if model.uses_costs else None)
     _check_continuation(np.where(within, c, 0.0), model, topics)
     if tail not in TAILS:
-        raise ValueError(f"unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+        raise MeasureError(f"unknown tail={tail!r}; valid: {', '.join(TAILS)}")
     beyond = depth > w                       # the cutoff lies past the matrix: a finite zero-gain stretch
     if beyond.any() and not model.finite_tail:
         raise KernelError(f"browsing model {model.name!r} has no finite tail: give it a matrix as wide as "
@@ -215,7 +212,7 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     del weighted
     if b.tail_sums is not None:
         if agg.tail is None:
-            raise ValueError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
+            raise MeasureError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
                              "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
         if agg.needs_costs:
             assert cc is not None          # computed above for aggregations with needs_costs

@@ -5,6 +5,8 @@ import math
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
+from ir_cwla.errors import MeasureError
+
 if TYPE_CHECKING:
     from typing import TypeGuard
 
@@ -134,73 +136,73 @@ class _CWLA(measures.Measure):
             return
         unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
         if unknown:
-            raise ValueError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(self.SUPPORTED_PARAMS)}")
+            raise MeasureError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(self.SUPPORTED_PARAMS)}")
         for name, info in self.SUPPORTED_PARAMS.items():
             v = self.params.get(name, _NP)
             if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
-                raise ValueError(f"CWLA: parameter {name}={v!r} must be of type {info.dtype.__name__}")
+                raise MeasureError(f"CWLA: parameter {name}={v!r} must be of type {info.dtype.__name__}")
         model = get_browsing_model(self["C"])
         agg = get_aggregation(self["A"])
         cutoff = self.params.get("cutoff", None)
         if cutoff is not None and cutoff < 1:
-            raise ValueError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
+            raise MeasureError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
         if cutoff is not None and cutoff > MAX_CUTOFF:
-            raise ValueError(f"CWLA: cutoff must be at most 2^62 (got @{cutoff})")
+            raise MeasureError(f"CWLA: cutoff must be at most 2^62 (got @{cutoff})")
         if model.requires_cutoff and cutoff is None:
-            raise ValueError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
+            raise MeasureError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
         p, T, beta = self["p"], self["T"], self["beta"]
         if not (0 < p < 1):
-            raise ValueError(f"CWLA: p must lie in (0, 1) (got p={p})")
+            raise MeasureError(f"CWLA: p must lie in (0, 1) (got p={p})")
         if not (0 < T <= MAX_T):
-            raise ValueError(f"CWLA: T must lie in (0, {MAX_T:g}] (got T={T})")
+            raise MeasureError(f"CWLA: T must lie in (0, {MAX_T:g}] (got T={T})")
         if not (0 <= beta <= 1):
-            raise ValueError(f"CWLA: beta must lie in [0, 1] (got beta={beta})")
+            raise MeasureError(f"CWLA: beta must lie in [0, 1] (got beta={beta})")
         problem = model.check(self.model_params()) if model.check is not None else None
         if problem:
-            raise ValueError(f"CWLA: C={model.name!r}: {problem}")
+            raise MeasureError(f"CWLA: C={model.name!r}: {problem}")
         tail = self["tail"]
         if tail not in TAILS:
-            raise ValueError(f"CWLA: unknown tail={tail!r}; valid: {', '.join(TAILS)}")
+            raise MeasureError(f"CWLA: unknown tail={tail!r}; valid: {', '.join(TAILS)}")
         if self["unjudged"] not in UNJUDGED_POLICIES:
-            raise ValueError(f"CWLA: unknown unjudged={self['unjudged']!r}; valid: {', '.join(UNJUDGED_POLICIES)}")
+            raise MeasureError(f"CWLA: unknown unjudged={self['unjudged']!r}; valid: {', '.join(UNJUDGED_POLICIES)}")
         gain = self.params.get("gain", _NP)
         if gain is not _NP and gain not in GAIN_NAMES:
-            raise ValueError(f"CWLA: unknown gain={gain!r}; valid: {', '.join(GAIN_NAMES)}")
+            raise MeasureError(f"CWLA: unknown gain={gain!r}; valid: {', '.join(GAIN_NAMES)}")
         rel = self.params.get("rel", _NP)
         if rel is not _NP:
             if gain not in (_NP, "bin"):
-                raise ValueError(f"CWLA: rel={rel:g} only applies to gain='bin' (got gain={gain!r})")
+                raise MeasureError(f"CWLA: rel={rel:g} only applies to gain='bin' (got gain={gain!r})")
             if not (rel > 0 and math.isfinite(rel)):
-                raise ValueError(f"CWLA: rel must be a finite number > 0 (got rel={rel:g})")
+                raise MeasureError(f"CWLA: rel must be a finite number > 0 (got rel={rel:g})")
         max_rel = self.params.get("max_rel", _NP)
         if max_rel is not _NP and not (max_rel > 0 and math.isfinite(max_rel)):
-            raise ValueError(f"CWLA: max_rel must be a finite number > 0 (got max_rel={max_rel:g})")
+            raise MeasureError(f"CWLA: max_rel must be a finite number > 0 (got max_rel={max_rel:g})")
         for name in MODEL_PARAMS:
             if name in self.params and name not in model.params and name not in agg.params:
-                raise ValueError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "
+                raise MeasureError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "
                                  f"A={agg.name!r} (their parameters: {', '.join(model.params + agg.params) or 'none'})")
         if max_rel is not _NP and rel is not _NP:
-            raise ValueError("CWLA: max_rel has no effect with binary gains (rel=...); drop one of them")
+            raise MeasureError("CWLA: max_rel has no effect with binary gains (rel=...); drop one of them")
         costs = self.params.get("costs", _NP)
         if costs is not _NP:
             spec = CostSpec.parse(costs)        # ValueError says what is wrong
             if not (agg.needs_costs or model.uses_costs):
                 readers = [n for n, a in AGGREGATIONS.items() if a.needs_costs] + \
                     [n for n, c in BROWSING_MODELS.items() if c.uses_costs]
-                raise ValueError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
+                raise MeasureError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
                                  f"(costs are read by {', '.join(readers)})")
             problem = spec.check()
             if problem:
-                raise ValueError(f"CWLA: costs={costs!r}: {problem}")
+                raise MeasureError(f"CWLA: costs={costs!r}: {problem}")
         if tail == "pad" and agg.unbounded and model.never_stops_on_zero:
-            raise ValueError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' is infinite (users past the "
+            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' is infinite (users past the "
                              "last relevant document never stop, so the documents they inspect and their cost have "
                              "no bound); use tail='stop'")
         if agg.name == "ERR" and not model.gain_dependent:
-            raise ValueError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
+            raise MeasureError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
                              "(C does not depend on the gains; the paper's crossed-out cells)")
         if tail == "pad" and agg.needs_vplus and model.never_stops_on_zero:
-            raise ValueError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite expected "
+            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite expected "
                              "depth V+ (users past the last relevant document never stop); use tail='stop'")
         self.validated = True
 

@@ -36,6 +36,7 @@ from ir_measures.measures import Measure
 
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.errors import ArgumentTypeError, MeasureSyntaxError
 from ir_cwla.gains import GAIN_NAMES
 from ir_cwla.kernel import TAILS
 from ir_cwla.measure import CWLA, is_cwla
@@ -45,10 +46,6 @@ MeasureLike = Union[str, Measure]
 #: Unjudged-document policies written as bare words in brackets (``RBP_ERG[residual]@10``);
 #: 'max' is written ``unjudged=max`` (a bare 'max' would read as the aggregation).
 UNJUDGED_KEYWORDS = ("residual", "condense")
-
-
-class MeasureSyntaxError(ValueError):
-    """A measure name that none of the accepted grammars reads (the message lists them)."""
 
 
 def format_number(value: float) -> str:
@@ -244,7 +241,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     if isinstance(text, Measure):
         return [text]
     if not isinstance(text, str):
-        raise TypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
+        raise ArgumentTypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
     token = text.strip()
     short_error: Optional[MeasureSyntaxError] = None
     try:

@@ -22,6 +22,7 @@ from ir_cwla import kernel
 from ir_cwla.aggregation import Aggregation, get_aggregation
 from ir_cwla.browsing import BrowsingModel, get_browsing_model
 from ir_cwla.costs import CostSpec
+from ir_cwla.errors import DataError, InputError, MeasureError
 from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
 from ir_cwla.measure import _CWLA, CWLA, is_cwla, needs_element_types
@@ -109,7 +110,7 @@ class CwlaEvaluator(providers.Evaluator):
             m.validate_params()
         others = [str(m) for m in measures if not is_cwla(m)]
         if others:
-            raise ValueError(f"CwlaEvaluator scores C/W/L/A measures only, not {', '.join(others)} "
+            raise MeasureError(f"CwlaEvaluator scores C/W/L/A measures only, not {', '.join(others)} "
                              "(ir_measures.evaluator mixes them with other measures)")
         self.prepared_qrels = Qrels(as_qrels_frame(qrels))
         for m in measures:
@@ -126,7 +127,7 @@ class CwlaEvaluator(providers.Evaluator):
         if self.element_types and isinstance(run, pd.DataFrame) and ELEMENT_TYPE not in run.columns:
             priced = next(short_name(m) for m in self.measures if "costs" in m.params
                           and m.cost_spec().needs_element_types)
-            raise ValueError(f"{name}: {priced} prices element types, but the run has no {ELEMENT_TYPE!r} column "
+            raise InputError(f"{name}: {priced} prices element types, but the run has no {ELEMENT_TYPE!r} column "
                              "(a TREC run's second column: give the file's path, or read it with "
                              "ir_cwla.io.read_trec_run(path, element_type=True))")
         frame = as_run_frame(run, name, element_type=self.element_types)
@@ -259,7 +260,7 @@ def _check_whole(condensed: Rankings, cutoff: Optional[int], m: Measure, ranked_
     bad = _incomplete(condensed, cutoff)
     if bad.any():
         t = int(np.argmax(bad))
-        raise ValueError(f"{short_name(m)}: topic {condensed.topics[t]!r} was ranked only to depth "
+        raise DataError(f"{short_name(m)}: topic {condensed.topics[t]!r} was ranked only to depth "
                          f"{int(ranked_depth[t])} ({int(condensed.kept[t])} judged documents there); condensed lists "
                          "need whole rankings (rank the run with max_depth=None)")
 
@@ -276,7 +277,7 @@ def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.nd
         return total
     bad = _incomplete(ranked, None)
     if bad.any():
-        raise ValueError(f"{short_name(m)}: topic {ranked.topics[np.argmax(bad)]!r} was ranked only to depth "
+        raise DataError(f"{short_name(m)}: topic {ranked.topics[np.argmax(bad)]!r} was ranked only to depth "
                          f"{int(ranked.kept[np.argmax(bad)])}; under unjudged='max' the total gain R counts every "
                          "unjudged document ranked, which needs whole rankings (rank the run with max_depth=None)")
     top = spec.largest(qrels.x_max)

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
+from ir_cwla.errors import InputError
+
 STDIN = "-"
 """The input spec that reads standard input (named ``<stdin>`` in messages)."""
 
@@ -30,10 +32,6 @@ peak memory of reading a run, so blocks stay this small."""
 
 MAX_LINE_BYTES = 1 << 20
 """A longer line is an error (a binary file without newlines is not held in memory)."""
-
-
-class InputError(ValueError):
-    """A run or qrels input that cannot be read as it is (the message says where)."""
 
 
 #: (magic bytes, name, opener of a decompressing binary stream)

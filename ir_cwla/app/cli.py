@@ -59,14 +59,11 @@ from ir_cwla.app.evaluate import (
     unique_run_names,
     with_relevance_level,
 )
+from ir_cwla.errors import IrCwlaError, UsageError
 from ir_cwla.meta.incompleteness import DEPTHS as INCOMPLETENESS_DEPTHS
 from ir_cwla.meta.incompleteness import FRACTIONS as INCOMPLETENESS_FRACTIONS
 from ir_cwla.meta.pooling import DEPTHS as POOLING_DEPTHS
 from ir_cwla.names import parse_measures
-
-
-class CliError(Exception):
-    """An error the command line reports on one line (no traceback), exit status 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,7 +112,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ir_cwla import io
 
     if args.no_summary and not args.per_query:
-        raise CliError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
+        raise UsageError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
     measures = with_relevance_level(measures_arg(args.measures, ir_cwla.canonical()), args.level)
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
@@ -150,7 +147,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
     from ir_cwla import io
 
     if args.no_summary and not args.by_query:
-        raise CliError("--no_summary (-n) only supported with --by_query (-q)")
+        raise UsageError("--no_summary (-n) only supported with --by_query (-q)")
     measures = parse_measures(args.measures)
     check_stdin_once([args.qrels, args.run])
     spec = qrels_spec(args.qrels)
@@ -187,11 +184,11 @@ def criteria_arg(text: Optional[str], have_runs: bool) -> list[str]:
     asked = [c.strip() for c in text.split(",") if c.strip()]
     unknown = [c for c in asked if c not in CRITERIA]
     if unknown or not asked:
-        raise CliError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
+        raise UsageError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
                        f"choose from {', '.join(CRITERIA)}")
     needing_runs = [c for c in asked if c in RUN_CRITERIA]
     if needing_runs and not have_runs:
-        raise CliError(f"--criteria {', '.join(needing_runs)} re-score the runs under reduced qrels: give QRELS "
+        raise UsageError(f"--criteria {', '.join(needing_runs)} re-score the runs under reduced qrels: give QRELS "
                        "and RUNDIR, not a per-query file")
     return [c for c in CRITERIA if c in asked]
 
@@ -217,7 +214,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
     check_depths(args.bias_depths)
     inputs = [args.qrels] if args.rundir is None else [args.rundir, args.qrels]
     if args.rundir is not None and not os.path.isdir(args.rundir):
-        raise CliError(f"run directory not found: {args.rundir}")
+        raise UsageError(f"run directory not found: {args.rundir}")
     report.check_output(args.out, inputs=inputs)
     progress = sys.stderr.isatty()
     timings: dict[str, float] = {}
@@ -294,9 +291,9 @@ def parse_weights(text: Optional[str]) -> Optional[dict[str, float]]:
         except ValueError:
             sep = ""
         if not sep or not key.strip():
-            raise CliError(f"bad weight {part!r}: write NAME=NUMBER, e.g. accuracy=0.5,latency=0.25,cost=0.25")
+            raise UsageError(f"bad weight {part!r}: write NAME=NUMBER, e.g. accuracy=0.5,latency=0.25,cost=0.25")
     if not weights:
-        raise CliError("--weights is empty")
+        raise UsageError("--weights is empty")
     return weights
 
 
@@ -312,7 +309,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     for flag, value in (("--max-latency", args.max_latency), ("--max-cost", args.max_cost),
                         ("--min-accuracy", args.min_accuracy)):
         if value is not None and not math.isfinite(value):
-            raise CliError(f"{flag} must be a finite number, got {value}")
+            raise UsageError(f"{flag} must be a finite number, got {value}")
     if args.out:
         report.check_output(args.out, inputs=[args.csv])
     board = lb.Leaderboard.read_csv(args.csv, accuracy=args.accuracy, latency=args.latency, cost=args.cost,
@@ -367,7 +364,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         import bm25s  # noqa: F401
         import pyterrier_pisa  # noqa: F401
     except ImportError as ex:
-        raise CliError(f"the demo needs pyterrier-pisa and bm25s ({ex}): pip install 'ir-cwla[systems]'") from None
+        raise UsageError(f"the demo needs pyterrier-pisa and bm25s ({ex}): pip install 'ir-cwla[systems]'") from None
     from ir_cwla.app.demo import run_demo
 
     names = None
@@ -585,7 +582,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _one_line(ex: BaseException) -> str:
-    if isinstance(ex, (CliError, ValueError, OSError, KeyError)):
+    if isinstance(ex, (IrCwlaError, ValueError, OSError, KeyError)):
         text = ex.args[0] if isinstance(ex, KeyError) and ex.args else str(ex)
         if isinstance(ex, OSError) and ex.filename and ex.strerror:
             text = f"{ex.strerror}: {ex.filename}"

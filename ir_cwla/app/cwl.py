@@ -47,6 +47,7 @@ from ir_cwla import io, kernel
 from ir_cwla.aggregation import get_aggregation
 from ir_cwla.browsing import get_browsing_model
 from ir_cwla.costs import CostSpec, read_fields
+from ir_cwla.errors import InputError, MissingFileError
 from ir_cwla.gains import PADDING, UNJUDGED, GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.measure import CWLA
 
@@ -55,10 +56,6 @@ QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED")
 RAW_GAINS = GainSpec("lin", max_rel=1.0)
 HEADER = "Topic\tMetric\t" + "\t".join(QUANTITIES)
 RESIDUAL_HEADER = "\t" + "\t".join(f"Res{q}" for q in QUANTITIES)
-
-
-class CwlError(ValueError):
-    """A gain, result, cost or metrics file that ``ir-cwla cwl`` cannot use (the message says where)."""
 
 
 @dataclass(frozen=True)
@@ -200,29 +197,29 @@ def _cast(text: str, where: str) -> Any:
     try:
         return float(text) if "." in text else int(text)
     except ValueError:
-        raise CwlError(f"{where}: argument {text.strip()!r} is not a number") from None
+        raise InputError(f"{where}: argument {text.strip()!r} is not a number") from None
 
 
 def parse_metric(line: str, where: str = "metric") -> CwlMetric:
     """``'RBPCWLMetric(0.8)'`` -> the metric (cwl_eval's metrics-file syntax)."""
     m = _LINE.match(line)
     if not m:
-        raise CwlError(f"{where}: expected ClassName(arg, ...), got {line.strip()!r}")
+        raise InputError(f"{where}: expected ClassName(arg, ...), got {line.strip()!r}")
     name, body = m.group(1), m.group(2)
     builder = METRIC_CLASSES.get(name)
     if builder is None:
-        raise CwlError(f"{where}: unknown metric class {name!r}; known: {', '.join(METRIC_CLASSES)}")
+        raise InputError(f"{where}: unknown metric class {name!r}; known: {', '.join(METRIC_CLASSES)}")
     args = [_cast(a.strip(), where) for a in body.split(",") if a.strip()]
     try:
         inspect.signature(builder).bind(*args)
     except TypeError:
         params = ", ".join(str(p) for p in inspect.signature(builder).parameters.values())
-        raise CwlError(f"{where}: {name} takes ({params}), got {len(args)} argument(s)") from None
+        raise InputError(f"{where}: {name} takes ({params}), got {len(args)} argument(s)") from None
     metric = builder(*args)
     try:
         metric.measure().validate_params()
     except ValueError as ex:
-        raise CwlError(f"{where}: {line.strip()}: {ex}") from None
+        raise InputError(f"{where}: {line.strip()}: {ex}") from None
     return metric
 
 
@@ -234,20 +231,20 @@ def read_metrics_file(path: str) -> list[CwlMetric]:
             if line.strip() and not line.lstrip().startswith("#"):
                 out.append(parse_metric(line, f"{path}:{lineno}"))
     if not out:
-        raise CwlError(f"{path}: no metric")
+        raise InputError(f"{path}: no metric")
     return out
 
 
 def read_gain_file(path: str, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
     """A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]."""
     rows = []
-    for where, (topic, _, doc, text) in read_fields(path, ("topic", "unused", "doc_id", "gain"), CwlError):
+    for where, (topic, _, doc, text) in read_fields(path, ("topic", "unused", "doc_id", "gain"), InputError):
         try:
             gain = float(text)
         except ValueError:
-            raise CwlError(f"{where}: gain {text!r} is not a number") from None
+            raise InputError(f"{where}: gain {text!r} is not a number") from None
         if not (min_gain <= gain <= max_gain):
-            raise CwlError(f"{where}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] (--min_gain, --max_gain)")
+            raise InputError(f"{where}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] (--min_gain, --max_gain)")
         rows.append((topic, doc, gain))
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
 
@@ -317,7 +314,7 @@ def evaluate(gain_file: str, result_file: str, metrics: Sequence[CwlMetric], cos
     check_limits(max_gain, min_gain, max_cost, min_cost, max_depth)
     for path, what in ((gain_file, "gain"), (result_file, "result"), (cost_file, "cost")):
         if path is not None and not os.path.isfile(path):
-            raise FileNotFoundError(f"{what} file not found: {path}")
+            raise MissingFileError(f"{what} file not found: {path}")
     qrels = read_gain_file(gain_file, min_gain, max_gain)
     run = io.read_trec_run(result_file, element_type=True)
     order = _topic_order(run)
@@ -346,12 +343,12 @@ def evaluate(gain_file: str, result_file: str, metrics: Sequence[CwlMetric], cos
 
 def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: float, max_depth: int) -> None:
     if not (math.isfinite(min_gain) and math.isfinite(max_gain) and 0 <= min_gain <= max_gain):
-        raise CwlError(f"--min_gain {min_gain:g} and --max_gain {max_gain:g}: need 0 <= min_gain <= max_gain "
+        raise InputError(f"--min_gain {min_gain:g} and --max_gain {max_gain:g}: need 0 <= min_gain <= max_gain "
                        "(ir_cwla reads negative gains as 0)")
     if not (math.isfinite(max_cost) and math.isfinite(min_cost) and 0 < min_cost <= max_cost):
-        raise CwlError(f"--min_cost {min_cost:g} and --max_cost {max_cost:g}: need 0 < min_cost <= max_cost")
+        raise InputError(f"--min_cost {min_cost:g} and --max_cost {max_cost:g}: need 0 < min_cost <= max_cost")
     if max_depth < 1:
-        raise CwlError(f"--max_depth must be >= 1 (got {max_depth})")
+        raise InputError(f"--max_depth must be >= 1 (got {max_depth})")
 
 
 def format_table(table: pd.DataFrame, colnames: bool = False) -> str:

@@ -28,6 +28,7 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.errors import ParameterError
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
 
 
@@ -57,7 +58,7 @@ class DemoResult:
         disc = self.discriminative_power.table()
         top_c = cons.sort_values("mean_tau", ascending=False, kind="stable").iloc[0]      # ties: table order
         top_d = disc.sort_values("significant", ascending=False, kind="stable").iloc[0]
-        from ir_cwla.leaderboard import RankingWarning
+        from ir_cwla.errors import RankingWarning
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankingWarning)
@@ -167,20 +168,20 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
 
     spec_table = catalogue.systems_table(systems)           # unknown names fail here
     if len(spec_table) < 2:
-        raise ValueError(f"the demo compares systems: give at least 2, got {list(spec_table['name'])}")
+        raise ParameterError(f"the demo compares systems: give at least 2, got {list(spec_table['name'])}")
     check_trials(trials, "trials")
     check_trials(test_trials, "test_trials")
     check_alpha(alpha)
     for name, value, low in (("warmup", warmup, 0), ("repeats", repeats, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+            raise ParameterError(f"{name} must be an int >= {low}, got {value!r}")
     lb.instance(instance)                                   # an unknown instance fails here
     ir_measures.parse_measure(accuracy)
     for key, w in weights.items():
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
-            raise ValueError(f"weights must be finite and non-negative numbers, got {key}={w!r}")
+            raise ParameterError(f"weights must be finite and non-negative numbers, got {key}={w!r}")
     if sum(weights.values()) <= 0:
-        raise ValueError("at least one weight must be positive")
+        raise ParameterError("at least one weight must be positive")
     report.check_output(out)
     return spec_table
 

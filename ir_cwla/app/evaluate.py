@@ -29,6 +29,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
+from ir_cwla.errors import InputError, MeasureError, MissingTopicsWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
@@ -42,10 +43,6 @@ RESULT_COLUMNS = ("name", "qid", "measure", "value", "short")
 :func:`ir_cwla.parse_measure` and :mod:`ir_cwla.meta`), ``short`` its short name for people."""
 
 FORMATS = ("trec", "csv", "json", "jsonl")
-
-
-class MissingTopicsWarning(UserWarning):
-    """A run answers only some of the qrels topics (the message says how many, and how they count)."""
 
 
 # ------------------------------------------------------------------------- reading arguments
@@ -64,7 +61,7 @@ def check_stdin_once(specs: Sequence[str]) -> None:
     """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
     stdin = [s for s in specs if s in (io.STDIN, "/dev/stdin")]
     if len(stdin) > 1:
-        raise ValueError(f"standard input can be read only once, but {len(stdin)} arguments read it "
+        raise ParameterError(f"standard input can be read only once, but {len(stdin)} arguments read it "
                          f"({', '.join(stdin)})")
 
 
@@ -118,7 +115,7 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
     seen = set()
     for spec in specs:
         if spec in seen:
-            raise ValueError(f"run {spec} is given twice")
+            raise ParameterError(f"run {spec} is given twice")
         seen.add(spec)
     names = [run_name(s) for s in specs]
     return [n if names.count(n) == 1 else escape_name(s) for n, s in zip(names, specs)]
@@ -154,9 +151,9 @@ def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[st
     for spec, run in zip(specs, runs):
         tag = run.attrs.get(io.RUN_TAG_ATTR)
         if not tag:
-            raise ValueError(f"run {spec} has no run tag (it is not a TREC run file); name runs by file instead")
+            raise ParameterError(f"run {spec} has no run tag (it is not a TREC run file); name runs by file instead")
         if escape_name(tag) in names:          # as printed: tags that print alike are one name
-            raise ValueError(f"two runs have the run tag {escape_name(tag)!r} (the second is {spec}); "
+            raise ParameterError(f"two runs have the run tag {escape_name(tag)!r} (the second is {spec}); "
                              "name runs by file instead")
         names.append(escape_name(tag))
     return names
@@ -172,7 +169,7 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
     if level is None:
         return list(measures)
     if level < 1:
-        raise ValueError(f"relevance level must be >= 1, got {level}")
+        raise ParameterError(f"relevance level must be >= 1, got {level}")
     out = []
     for m in measures:
         if "rel" in getattr(m, "SUPPORTED_PARAMS", {}) and "rel" not in m.params:
@@ -189,11 +186,11 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
     one that misses some qrels topics gets one :class:`MissingTopicsWarning` with the count."""
     qrels_topics = set(pd.unique(qrels["query_id"]).tolist())
     if len(run) == 0:
-        raise ValueError(f"run {name} is empty: no ranked documents")
+        raise InputError(f"run {name} is empty: no ranked documents")
     topics = set(pd.unique(run["query_id"]).tolist())
     answered = topics & qrels_topics
     if not answered:
-        raise ValueError(f"run {name} shares no topic with the qrels (run topics: {_some(topics)}; "
+        raise InputError(f"run {name} shares no topic with the qrels (run topics: {_some(topics)}; "
                          f"qrels topics: {_some(qrels_topics)})")
     missing = qrels_topics - answered
     if missing:
@@ -226,7 +223,7 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     try:
         scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
     except (AssertionError, NotImplementedError) as ex:
-        raise ValueError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
+        raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
     if answered_only:
         answered = pd.concat([pd.DataFrame({"name": name, "qid": pd.unique(run["query_id"])})
                               for name, run in runs.items()], ignore_index=True)
@@ -276,7 +273,7 @@ def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) ->
             return "".join(json.dumps(r) + "\n" for r in records)
         return json.dumps(records, indent=1) + "\n"
     if fmt != "trec":
-        raise ValueError(f"unknown output format {fmt!r} ({', '.join(FORMATS)})")
+        raise ParameterError(f"unknown output format {fmt!r} ({', '.join(FORMATS)})")
     lines = []
     for name, block in results.groupby("name", sort=False):
         lines.append(f"{'runid':<22}\t{SUMMARY_QID}\t{name}")
@@ -331,12 +328,12 @@ def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = No
         try:
             parsed[name] = parse_measure(name)
         except ValueError as ex:
-            raise ValueError(f"per-query file: {ex}") from None
+            raise InputError(f"per-query file: {ex}") from None
     if not wanted:
         return frame, list(parsed.values())
     keep = [n for n, m in parsed.items() if m in list(wanted)]
     absent = [short_name(m) for m in wanted if m not in parsed.values()]
     if absent:
-        raise ValueError(f"per-query file has no scores for {', '.join(absent)} (it has {', '.join(names[:6])}"
+        raise InputError(f"per-query file has no scores for {', '.join(absent)} (it has {', '.join(names[:6])}"
                          f"{', ...' if len(names) > 6 else ''})")
     return frame[frame["measure"].isin(keep)].reset_index(drop=True), [parsed[n] for n in keep]

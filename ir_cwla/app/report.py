@@ -38,6 +38,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import OutputError, ParameterError
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
 from ir_cwla.text import csv_safe
 
@@ -186,22 +187,22 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file; give a directory for the report")
+        raise OutputError(f"--out {out} is a file; give a directory for the report")
     resolved = out.resolve()
     if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
-        raise ValueError(f"--out {out} is the current directory (or holds it); give a directory of its own")
+        raise OutputError(f"--out {out} is the current directory (or holds it); give a directory of its own")
     for item in inputs:
         path = Path(item).resolve()
         if path == resolved or resolved in path.parents:
-            raise ValueError(f"--out {out} contains the input {item}; writing the report there would delete it")
+            raise OutputError(f"--out {out} contains the input {item}; writing the report there would delete it")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise ValueError(f"--out {out} is a directory that holds other files (not a report ir_cwla wrote); "
+        raise OutputError(f"--out {out} is a directory that holds other files (not a report ir_cwla wrote); "
                          "give a new or empty directory")
     parent = resolved.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {out}: cannot create a directory in {parent}")
+        raise OutputError(f"--out {out}: cannot create a directory in {parent}")
     return out
 
 
@@ -333,7 +334,7 @@ class HtmlReport:
         """Writes the page (UTF-8) to ``path`` (default ``directory/index.html``); returns the path."""
         if path is None:
             if self.directory is None:
-                raise ValueError("give a path, or create the report with a directory")
+                raise ParameterError("give a path, or create the report with a directory")
             path = self.directory / "index.html"
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -521,7 +522,7 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
     the frontier and the winner map."""
     import warnings
 
-    from ir_cwla.leaderboard.dynascore import RankingWarning
+    from ir_cwla.errors import RankingWarning
 
     weights = dict(weights or DEFAULT_WEIGHTS)
     if tables is None:

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from ir_cwla.errors import ParameterError
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -80,7 +82,7 @@ def system_specs(names: Sequence[str] | None = None) -> list[SystemSpec]:
         return list(SYSTEMS)
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise ValueError(f"unknown system(s) {unknown}; known: {', '.join(by_name)}")
+        raise ParameterError(f"unknown system(s) {unknown}; known: {', '.join(by_name)}")
     return [by_name[n] for n in names]
 
 
@@ -178,7 +180,7 @@ def _pisa_system(spec: SystemSpec, index: Any, num_results: int) -> pt.Transform
         return index.pl2(c=p["c"], num_results=num_results, threads=1)
     if spec.model == "QLD":
         return index.qld(mu=p["mu"], num_results=num_results, threads=1)
-    raise ValueError(f"{spec.name}: PISA has no model {spec.model!r}")
+    raise ParameterError(f"{spec.name}: PISA has no model {spec.model!r}")
 
 
 def build_systems(corpus: Iterable[Mapping[str, str]], workdir: PathLike, names: Sequence[str] | None = None,
@@ -216,7 +218,7 @@ def build_systems(corpus: Iterable[Mapping[str, str]], workdir: PathLike, names:
             model.index(bm25s_tokens[spec.stem], show_progress=False)
             systems[spec.name] = BM25sRetriever(model, docnos, tokenize, num_results, spec.name)
         else:
-            raise ValueError(f"{spec.name}: unknown engine {spec.engine!r}")
+            raise ParameterError(f"{spec.name}: unknown engine {spec.engine!r}")
     return systems
 
 

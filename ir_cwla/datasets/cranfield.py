@@ -41,6 +41,7 @@ from typing import Any, Literal, Optional
 
 import pandas as pd
 
+from ir_cwla.errors import InputError, ParameterError, RawCranfieldWarning
 from ir_cwla.measure import is_cwla
 
 CRANFIELD = "cranfield"
@@ -115,11 +116,11 @@ def remap_cranfield_grades(qrels: pd.DataFrame, minus_one: MinusOne = "nonrel") 
     ``minus_one`` says (see :data:`MINUS_ONE_CONVENTIONS`). Any other grade is an error.
     """
     if minus_one not in MINUS_ONE_CONVENTIONS:
-        raise ValueError(f"minus_one must be one of {sorted(MINUS_ONE_CONVENTIONS)}, got {minus_one!r}")
+        raise ParameterError(f"minus_one must be one of {sorted(MINUS_ONE_CONVENTIONS)}, got {minus_one!r}")
     raw = qrels["relevance"]
     unknown = sorted(set(raw.unique().tolist()) - set(CRANFIELD_GRADE_REMAP) - {-1})
     if unknown:
-        raise ValueError(f"not Cranfield grades (expected -1, 1, 2, 3, 4): {unknown}")
+        raise InputError(f"not Cranfield grades (expected -1, 1, 2, 3, 4): {unknown}")
     minus_one_grade = {"nonrel": 0, "drop": 0, "max": max(CRANFIELD_GRADE_REMAP.values())}[minus_one]
     out = qrels.assign(relevance=raw.map({**CRANFIELD_GRADE_REMAP, -1: minus_one_grade}).astype("int64"))
     if minus_one == "drop":
@@ -146,10 +147,6 @@ def cranfield_topics() -> pd.DataFrame:
 def as_pyterrier_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     """ir-measures qrels (``query_id, doc_id, relevance``) with PyTerrier's ``qid, docno, label``."""
     return qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
-
-
-class RawCranfieldWarning(UserWarning):
-    """Qrels that look like the raw Cranfield judgments (1 = most relevant) used with graded measures."""
 
 
 def _graded(measure: Any) -> bool:

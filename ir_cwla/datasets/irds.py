@@ -25,6 +25,7 @@ import pandas as pd
 
 from ir_cwla import io
 from ir_cwla.datasets import cranfield
+from ir_cwla.errors import DownloadError, InputError, NotFoundError
 
 IRDS_PREFIX = "irds:"
 """Prefix marking an ir_datasets id where a file path could also be given (as in PyTerrier)."""
@@ -69,10 +70,6 @@ def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFr
 def load_run(spec: str) -> pd.DataFrame:
     """The scored documents of an ``irds:`` id as a run (``query_id, doc_id, score``)."""
     return _source(spec, "run")
-
-
-class DownloadError(OSError):
-    """ir_datasets could not fetch a file of a dataset (the message says which, and what to do)."""
 
 
 @contextlib.contextmanager
@@ -141,7 +138,7 @@ def write_document_lengths(dataset: str, doc_ids: Iterable[str], path: str, fiel
     docs = store.get_many(ids)
     missing = [d for d in ids if d not in docs]
     if missing:
-        raise KeyError(f"{dataset}: the docstore has no document {missing[0]!r} ({len(missing)} missing)")
+        raise NotFoundError(f"{dataset}: the docstore has no document {missing[0]!r} ({len(missing)} missing)")
     with open(path, "w", encoding="utf-8") as f:
         for d in ids:
             doc = docs[d]
@@ -156,10 +153,10 @@ def _checked(spec: str, kind: str) -> Any:
     try:
         ds = load(dataset)
     except KeyError:
-        raise ValueError(f"unknown ir_datasets id {dataset!r} (in {spec!r})") from None
+        raise InputError(f"unknown ir_datasets id {dataset!r} (in {spec!r})") from None
     has = ds.has_qrels() if kind == "qrels" else ds.has_scoreddocs()
     if not has:
-        raise ValueError(f"ir_datasets id {dataset!r} provides no {'qrels' if kind == 'qrels' else 'scored documents'}")
+        raise InputError(f"ir_datasets id {dataset!r} provides no {'qrels' if kind == 'qrels' else 'scored documents'}")
     return ds
 
 

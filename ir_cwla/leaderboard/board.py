@@ -27,6 +27,7 @@ from typing import Any, Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ArgumentTypeError, DataError, InputError, MissingFileError, ParameterError
 from ir_cwla.text import csv_safe
 
 from . import plots, strategies
@@ -55,11 +56,11 @@ def _measures(accuracy: Any) -> list[Any]:
 
     items = [accuracy] if isinstance(accuracy, (str, ir_measures.Measure)) else list(accuracy)
     if not items:
-        raise ValueError("give at least one accuracy measure")
+        raise ParameterError("give at least one accuracy measure")
     measures = [parse_measure(m) if isinstance(m, str) else m for m in items]
     for m in measures:
         if not isinstance(m, ir_measures.Measure):
-            raise TypeError(f"accuracy must be an ir-measures measure or its name, got {m!r}")
+            raise ArgumentTypeError(f"accuracy must be an ir-measures measure or its name, got {m!r}")
     return measures
 
 
@@ -82,9 +83,9 @@ class Leaderboard:
         self.columns.update(columns or {})
         for alias, column in self.columns.items():
             if column not in results.columns:
-                raise ValueError(f"{alias} column {column!r} not in the results (columns: {list(results.columns)})")
+                raise DataError(f"{alias} column {column!r} not in the results (columns: {list(results.columns)})")
         if results.index.has_duplicates:
-            raise ValueError(f"system names must be unique: {list(dict.fromkeys(results.index[results.index.duplicated()]))} "
+            raise DataError(f"system names must be unique: {list(dict.fromkeys(results.index[results.index.duplicated()]))} "
                              "appear more than once")
         self._check_values()
         self.directions = dict(directions or {})
@@ -100,7 +101,7 @@ class Leaderboard:
             values = frame[column].to_numpy(dtype=float)
             negative = np.flatnonzero(values < 0)
             if is_non_negative(column) and len(negative):
-                raise ValueError(f"{column} of system {frame.index[negative[0]]!r} is {values[negative[0]]:g}; "
+                raise DataError(f"{column} of system {frame.index[negative[0]]!r} is {values[negative[0]]:g}; "
                                  "latency, cost, memory and throughput cannot be negative")
 
     # ------------------------------------------------------------------ construction
@@ -132,16 +133,16 @@ class Leaderboard:
             cost_basis: which cost estimate is the ``cost`` dimension.
         """
         if not isinstance(systems, Mapping) or len(systems) < 2:
-            raise ValueError("a leaderboard needs a mapping of at least 2 named systems")
+            raise DataError("a leaderboard needs a mapping of at least 2 named systems")
         if latency_stat not in LATENCY_STATS:
-            raise ValueError(f"latency_stat must be one of {list(LATENCY_STATS)}, got {latency_stat!r}")
+            raise ParameterError(f"latency_stat must be one of {list(LATENCY_STATS)}, got {latency_stat!r}")
         if cost_basis not in COST_BASES:
-            raise ValueError(f"cost_basis must be one of {list(COST_BASES)}, got {cost_basis!r}")
+            raise ParameterError(f"cost_basis must be one of {list(COST_BASES)}, got {cost_basis!r}")
         measures = _measures(accuracy)
         if isinstance(instance, Mapping):
             missing = [name for name in systems if name not in instance]
             if missing:
-                raise ValueError(f"no instance given for system(s) {missing}")
+                raise ParameterError(f"no instance given for system(s) {missing}")
             instances = {name: as_instance(instance[name]) for name in systems}
         else:
             one = as_instance(instance)
@@ -198,10 +199,10 @@ class Leaderboard:
         names starting with latency, cost, usd or memory).
         """
         if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+            raise ArgumentTypeError(f"expected a DataFrame, got {type(df).__name__}")
         results = df.set_index(name) if name is not None else df.copy()
         if len(results) < 2:
-            raise ValueError(f"a leaderboard needs at least 2 systems, got {len(results)}")
+            raise DataError(f"a leaderboard needs at least 2 systems, got {len(results)}")
         return cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost}, directions=directions)
 
     @classmethod
@@ -218,14 +219,14 @@ class Leaderboard:
         """
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(2, "CSV file not found", str(path))
+            raise MissingFileError(2, "CSV file not found", str(path))
         try:
             df = pd.read_csv(path)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as ex:
-            raise ValueError(f"malformed CSV file {path}: {' '.join(str(ex).split())}") from None
+            raise InputError(f"malformed CSV file {path}: {' '.join(str(ex).split())}") from None
         name = name or ("name" if "name" in df.columns else str(df.columns[0]))
         if name not in df.columns:
-            raise ValueError(f"{path}: no column {name!r} (columns: {', '.join(map(str, df.columns))})")
+            raise InputError(f"{path}: no column {name!r} (columns: {', '.join(map(str, df.columns))})")
         df[name] = df[name].astype(str)
         saved: dict = {}
         meta = path.with_name("environment.json")
@@ -233,7 +234,7 @@ class Leaderboard:
             try:
                 saved = dict(json.loads(meta.read_text()).get("columns") or {})
             except (ValueError, AttributeError) as ex:
-                raise ValueError(f"malformed {meta}: {ex}") from None
+                raise InputError(f"malformed {meta}: {ex}") from None
         found: dict[str, Any] = {"accuracy": accuracy, "latency": latency, "cost": cost}
         defaults = {"latency": LATENCY_STATS["p50"], "cost": COST_BASES["throughput"]}
         known = set(LATENCY_STATS.values()) | set(COST_BASES.values()) | {"qps", "usd_per_hour", name}
@@ -339,7 +340,7 @@ class Leaderboard:
     def per_query_latency(self) -> pd.DataFrame:
         """Every timed call: ``name, qid, pass, ms`` (measured boards only)."""
         if not self.latencies:
-            raise ValueError("this board was built from precomputed numbers; no per-query times")
+            raise DataError("this board was built from precomputed numbers; no per-query times")
         return pd.concat([r.per_query().assign(name=n) for n, r in self.latencies.items()],
                          ignore_index=True)[["name", "qid", "pass", "ms"]]
 

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ir_cwla.errors import ArgumentTypeError, DataError, InputError, NotFoundError, ParameterError
+
 REQUIRED_PRICE_COLUMNS = ("instance", "usd_per_hour", "date", "source")
 
 
@@ -52,11 +54,11 @@ class Instance:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError("an instance needs a non-empty name")
+            raise ParameterError("an instance needs a non-empty name")
         price = self.usd_per_hour
         if isinstance(price, bool) or not isinstance(price, (int, float, np.number)) \
                 or not math.isfinite(price) or price <= 0:
-            raise ValueError(f"price of instance {self.name!r} must be a positive number of USD per hour, "
+            raise ParameterError(f"price of instance {self.name!r} must be a positive number of USD per hour, "
                              f"got {price!r}")
 
     def as_dict(self) -> dict:
@@ -79,12 +81,12 @@ def price_table(path: Union[str, os.PathLike, None] = None) -> pd.DataFrame:
 def _check_table(table: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in REQUIRED_PRICE_COLUMNS if c not in table.columns]
     if missing:
-        raise ValueError(f"price table lacks column(s) {missing}; needs {list(REQUIRED_PRICE_COLUMNS)}")
+        raise InputError(f"price table lacks column(s) {missing}; needs {list(REQUIRED_PRICE_COLUMNS)}")
     price = pd.to_numeric(table["usd_per_hour"], errors="coerce")
     bad = ~(np.isfinite(price) & (price > 0))
     if bad.any():
         row = table[bad].iloc[0]
-        raise ValueError(f"price of {row['instance']!r} must be a positive number of USD per hour, "
+        raise InputError(f"price of {row['instance']!r} must be a positive number of USD per hour, "
                          f"got {row['usd_per_hour']!r}")
     return table.assign(usd_per_hour=price.astype(float))
 
@@ -106,10 +108,10 @@ def instance(name: str, prices: Union[pd.DataFrame, str, os.PathLike, None] = No
     if rows.empty:
         close = difflib.get_close_matches(name, table["instance"].astype(str).tolist(), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise KeyError(f"instance {name!r} is not in the price table{hint}; give its price yourself: "
+        raise NotFoundError(f"instance {name!r} is not in the price table{hint}; give its price yourself: "
                        f"Instance({name!r}, usd_per_hour=...)")
     if len(rows) > 1:
-        raise ValueError(f"instance {name!r} is listed {len(rows)} times; choose one with region=...")
+        raise ParameterError(f"instance {name!r} is listed {len(rows)} times; choose one with region=...")
     row = rows.iloc[0]
 
     def get(col: str):
@@ -128,7 +130,7 @@ def as_instance(spec: Union[Instance, str]) -> Instance:
         return spec
     if isinstance(spec, str):
         return instance(spec)
-    raise TypeError(f"expected an Instance or an instance name, got {type(spec).__name__}")
+    raise ArgumentTypeError(f"expected an Instance or an instance name, got {type(spec).__name__}")
 
 
 def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
@@ -139,7 +141,7 @@ def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
     if bad.any():
         where = np.argwhere(bad)[0]
         at = f"[{', '.join(map(str, where))}]" if x.ndim else ""
-        raise ValueError(f"{what}{at} is {float(x[tuple(where)])!r}; it must be "
+        raise DataError(f"{what}{at} is {float(x[tuple(where)])!r}; it must be "
                          f"{'positive' if positive else 'non-negative'} and finite to compute a cost")
     return x
 

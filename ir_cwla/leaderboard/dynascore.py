@@ -53,6 +53,8 @@ from typing import Literal, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ArgumentTypeError, ConstantMetricWarning, DataError, ParameterError, RankingWarning
+
 #: Default weights of Santhanam et al. (2023): half to accuracy, the rest split evenly.
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.5, "cost": 0.25, "latency": 0.25}
 #: Metrics where smaller is better; any other metric defaults to direction +1.
@@ -91,18 +93,18 @@ def check_metric_values(df: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     try:
         values = df[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as ex:
-        raise ValueError(f"metrics {columns} must be numeric") from ex
+        raise DataError(f"metrics {columns} must be numeric") from ex
     bad = ~np.isfinite(values)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raw = df[columns[j]].iloc[i]
-        raise ValueError(f"{columns[j]} of system {df.index[i]!r} is {raw!r}; "
+        raise DataError(f"{columns[j]} of system {df.index[i]!r} is {raw!r}; "
                          "every metric needs a finite number for every system")
     for j, column in enumerate(columns):
         negative = np.flatnonzero(values[:, j] < 0)
         if is_non_negative(column) and len(negative):
             i = negative[0]
-            raise ValueError(f"{column} of system {df.index[i]!r} is {values[i, j]:g}; "
+            raise DataError(f"{column} of system {df.index[i]!r} is {values[i, j]:g}; "
                              "latency, cost, memory and throughput cannot be negative")
     return values
 
@@ -114,14 +116,6 @@ def normalised_weights(weights: np.ndarray) -> np.ndarray:
     return w / w.sum()
 #: Dynabench's ``delta_cutoff_proportion``.
 DELTA_CUTOFF = 1e-4
-
-
-class RankingWarning(UserWarning):
-    """The ranking does not (fully) depend on the measurements: a tie, two systems, equal accuracy."""
-
-
-class ConstantMetricWarning(RankingWarning):
-    """A weighted metric has the same value for every system and was left out of the Dynascore."""
 
 
 # --------------------------------------------------------------------------- kernels
@@ -142,7 +136,7 @@ def amrs_kernel(perf: np.ndarray, values: np.ndarray, cutoff: float = DELTA_CUTO
     d_values = np.abs(np.diff(values[order], axis=0))
     keep = np.abs(d_perf) > cutoff * abs(perf.max())
     if not keep.any():
-        raise ValueError("accuracy is the same for all systems (no two neighbours differ by more than "
+        raise DataError("accuracy is the same for all systems (no two neighbours differ by more than "
                          f"{cutoff:g} x max accuracy), so no metric can be converted into accuracy units")
     return (d_values[keep] / d_perf[keep, None]).mean(axis=0)
 
@@ -196,17 +190,17 @@ def weight_simplex(k: int, step: float = 0.02) -> np.ndarray:
     ``step`` must divide 1 evenly, and the grid must hold at most :data:`MAX_WEIGHTINGS` rows.
     """
     if k < 1:
-        raise ValueError("need at least one metric")
+        raise ParameterError("need at least one metric")
     if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) or not np.isfinite(step) \
             or not 0 < step <= 1:
-        raise ValueError(f"step must be a number in (0, 1] that divides 1 evenly, e.g. 0.02; got {step!r}")
+        raise ParameterError(f"step must be a number in (0, 1] that divides 1 evenly, e.g. 0.02; got {step!r}")
     m = int(round(1.0 / step))
     if m < 1 or not np.isclose(m * step, 1.0):
-        raise ValueError(f"step must divide 1 evenly, got {step}")
+        raise ParameterError(f"step must divide 1 evenly, got {step}")
     size = simplex_size(k, m)
     if size > MAX_WEIGHTINGS:
         finest = next(1 / n for n in range(m, 0, -1) if simplex_size(k, n) <= MAX_WEIGHTINGS)
-        raise ValueError(f"step {step:g} gives {size:,} weightings of {k} metrics (at most {MAX_WEIGHTINGS:,}); "
+        raise ParameterError(f"step {step:g} gives {size:,} weightings of {k} metrics (at most {MAX_WEIGHTINGS:,}); "
                          f"use step >= {finest:.3g}")
     if k == 1:
         return np.ones((1, 1))
@@ -233,36 +227,36 @@ def _resolve(df: pd.DataFrame, weights: Optional[Mapping[str, float]], direction
     The weights come back normalised to sum 1.
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a pandas DataFrame of systems x metrics, got {type(df).__name__}")
+        raise ArgumentTypeError(f"expected a pandas DataFrame of systems x metrics, got {type(df).__name__}")
     if len(df) < 2:
-        raise ValueError(f"a Dynascore compares systems: need at least 2, got {len(df)}")
+        raise DataError(f"a Dynascore compares systems: need at least 2, got {len(df)}")
     if df.index.has_duplicates:
-        raise ValueError(f"system names must be unique: {list(dict.fromkeys(df.index[df.index.duplicated()]))} "
+        raise DataError(f"system names must be unique: {list(dict.fromkeys(df.index[df.index.duplicated()]))} "
                          "appear more than once")
     weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
     if perf not in df.columns:
-        raise ValueError(f"accuracy column {perf!r} not in the table (columns: {list(df.columns)})")
+        raise DataError(f"accuracy column {perf!r} not in the table (columns: {list(df.columns)})")
     missing = [m for m in weights if m not in df.columns]
     if missing:
-        raise ValueError(f"weighted metric(s) {missing} not in the table (columns: {list(df.columns)})")
+        raise DataError(f"weighted metric(s) {missing} not in the table (columns: {list(df.columns)})")
     for m, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)) or not np.isfinite(weight) \
                 or weight < 0:
-            raise ValueError(f"weights must be finite and non-negative numbers, got {m}={weight!r}")
+            raise ParameterError(f"weights must be finite and non-negative numbers, got {m}={weight!r}")
     if sum(weights.values()) <= 0:
-        raise ValueError("at least one weight must be positive")
+        raise ParameterError("at least one weight must be positive")
     directions = dict(directions or {})
     for m, d in directions.items():
         if m not in df.columns:
-            raise ValueError(f"direction given for {m!r}, which is not in the table")
+            raise ParameterError(f"direction given for {m!r}, which is not in the table")
         if d not in (1, -1):
-            raise ValueError(f"direction of {m!r} must be +1 or -1, got {d}")
+            raise ParameterError(f"direction of {m!r} must be +1 or -1, got {d}")
     offsets = dict(offsets or {})
     for m, o in offsets.items():
         if m not in df.columns:
-            raise ValueError(f"offset given for {m!r}, which is not in the table")
+            raise ParameterError(f"offset given for {m!r}, which is not in the table")
         if not np.isfinite(o):
-            raise ValueError(f"offset of {m!r} must be finite, got {o}")
+            raise ParameterError(f"offset of {m!r} must be finite, got {o}")
 
     metrics = [perf] + [m for m in weights if m != perf]
     values = check_metric_values(df, metrics)
@@ -278,10 +272,10 @@ def _drop_constant(metrics: list[str], values: np.ndarray, w: np.ndarray, amrs: 
     w = w.copy()
     for j in np.flatnonzero(amrs == 0):
         if np.ptp(values[:, j]) > 0:
-            raise ValueError(f"{metrics[j]!r} differs only between systems of equal accuracy, so its rate "
+            raise DataError(f"{metrics[j]!r} differs only between systems of equal accuracy, so its rate "
                              "of substitution for accuracy is 0 and it cannot be put in accuracy units")
         if on_constant == "raise":
-            raise ValueError(f"{metrics[j]!r} has the same value for every system; it cannot be put in "
+            raise DataError(f"{metrics[j]!r} has the same value for every system; it cannot be put in "
                              "accuracy units (drop it from the weights, or pass on_constant='drop')")
         if w[j] > 0:
             notes.append((ConstantMetricWarning,
@@ -289,7 +283,7 @@ def _drop_constant(metrics: list[str], values: np.ndarray, w: np.ndarray, amrs: 
                           "Dynascore (the remaining weights are renormalised)"))
         w[j] = 0.0
     if w.sum() <= 0:
-        raise ValueError("every weighted metric is constant across systems; nothing to rank by")
+        raise DataError("every weighted metric is constant across systems; nothing to rank by")
     return normalised_weights(w)
 
 
@@ -359,7 +353,7 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
         for a report to show.
     """
     if on_constant not in ("drop", "raise"):
-        raise ValueError(f"on_constant must be 'drop' or 'raise', got {on_constant!r}")
+        raise ParameterError(f"on_constant must be 'drop' or 'raise', got {on_constant!r}")
     if isinstance(df, pd.DataFrame):
         df = _by_name(df)
     metrics, values, w, d, o = _resolve(df, weights, directions, offsets, perf)
@@ -371,7 +365,7 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
         terms = converted_kernel(values[:, used], d[used], o[used], rates[used]) * w[used]
         scores = terms.sum(axis=1)
     if not (np.isfinite(rates).all() and np.isfinite(scores).all()):
-        raise ValueError(f"the Dynascore overflows for these values (rates of substitution "
+        raise DataError(f"the Dynascore overflows for these values (rates of substitution "
                          f"{dict(zip(metrics, rates.tolist()))}); rescale the metrics")
     names = list(df.index)
     ties = _accuracy_ties(names, values[:, 0], values, cutoff)
@@ -420,14 +414,14 @@ def winner_map(df: pd.DataFrame, metrics: Sequence[str] = ("accuracy", "latency"
     """
     metrics = list(metrics)
     if perf not in metrics:
-        raise ValueError(f"the accuracy column {perf!r} must be one of the mapped metrics {metrics}")
+        raise ParameterError(f"the accuracy column {perf!r} must be one of the mapped metrics {metrics}")
     grid = weight_simplex(len(metrics), step)                  # a bad step fails before any work
     if isinstance(df, pd.DataFrame):
         df = _by_name(df)
     names, values, _, d, o = _resolve(df, {m: 1.0 for m in metrics}, directions, None, perf)
     constant = [m for m, spread in zip(names, np.ptp(values, axis=0)) if spread == 0]
     if constant:
-        raise ValueError(f"{constant} have the same value for every system; leave them out of the winner map")
+        raise DataError(f"{constant} have the same value for every system; leave them out of the winner map")
     rates = amrs_kernel(values[:, 0], values, cutoff)
     _drop_constant(names, values, np.ones(len(names)), rates, "raise", [])
     converted = converted_kernel(values, d, o, rates)

@@ -22,6 +22,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ParameterError
 from ir_cwla.text import PLAIN_TEXT, plain
 
 from .strategies import pareto_mask
@@ -66,7 +67,7 @@ def _x_scale(ax: Any, xs: np.ndarray, logx: Union[bool, str]) -> None:
     from matplotlib import ticker
 
     if logx not in (True, False, "auto"):
-        raise ValueError(f"logx must be True, False or 'auto', got {logx!r}")
+        raise ParameterError(f"logx must be True, False or 'auto', got {logx!r}")
     positive = len(xs) > 0 and bool(np.all(xs > 0))
     if logx == "auto":
         logx = positive and xs.max() >= LOG_SPAN * xs.min()

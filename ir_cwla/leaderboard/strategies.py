@@ -21,23 +21,25 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
+
 from .dynascore import check_metric_values, default_direction, dynascore
 
 
 def _check_columns(table: pd.DataFrame, columns: list[str]) -> None:
     """Every column present, and a finite number (non-negative for resources) for every system."""
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"expected a DataFrame of systems, got {type(table).__name__}")
+        raise ArgumentTypeError(f"expected a DataFrame of systems, got {type(table).__name__}")
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise ValueError(f"column(s) {missing} not in the table (columns: {list(table.columns)})")
+        raise DataError(f"column(s) {missing} not in the table (columns: {list(table.columns)})")
     check_metric_values(table, list(dict.fromkeys(columns)))
 
 
 def _check_limits(limits: Mapping[str, float], kind: str) -> None:
     for column, value in limits.items():
         if value is None or not np.isfinite(value):
-            raise ValueError(f"{kind} threshold on {column!r} must be a finite number, got {value!r}")
+            raise ParameterError(f"{kind} threshold on {column!r} must be a finite number, got {value!r}")
 
 
 def eligible(table: pd.DataFrame, minimum: Optional[Mapping[str, float]] = None,
@@ -72,7 +74,7 @@ def rank_within_budget(table: pd.DataFrame, budget: Mapping[str, float], by: str
     most 50 ms by accuracy, descending.
     """
     if not budget:
-        raise ValueError("a budget needs at least one threshold, e.g. {'latency': 50}")
+        raise ParameterError("a budget needs at least one threshold, e.g. {'latency': 50}")
     _check_columns(table, [by])
     return _ranked(eligible(table, maximum=budget), by, ascending=False)
 
@@ -99,7 +101,7 @@ def rank_by_dynascore(table: pd.DataFrame, weights: Optional[Mapping[str, float]
     after keeping only the systems within ``minimum``/``maximum`` thresholds."""
     kept = eligible(table, minimum=minimum, maximum=maximum)
     if len(kept) < 2:
-        raise ValueError(f"{len(kept)} system(s) pass the thresholds; a Dynascore needs at least 2")
+        raise DataError(f"{len(kept)} system(s) pass the thresholds; a Dynascore needs at least 2")
     return dynascore(kept, weights=weights, directions=directions, offsets=offsets, perf=perf, **kwargs)
 
 

@@ -31,6 +31,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ArgumentTypeError, DataError, MeasurementError, ParameterError
+
 Clock = Callable[[], int]
 #: Environment variables that set the number of threads of common numerical runtimes.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -128,11 +130,11 @@ def latency_summary(times_ms: np.ndarray) -> dict[str, float]:
     """Mean, median, p95, p99, min, max and count of per-query times (ms): finite, non-negative."""
     t = np.asarray(times_ms, dtype=np.float64).ravel()
     if t.size == 0:
-        raise ValueError("no latencies recorded")
+        raise DataError("no latencies recorded")
     bad = ~np.isfinite(t) | (t < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"latency [{i}] is {float(t[i])!r} ms; latencies must be non-negative and finite")
+        raise DataError(f"latency [{i}] is {float(t[i])!r} ms; latencies must be non-negative and finite")
     p50, p95, p99 = np.percentile(t, [50, 95, 99])
     return {"mean_ms": float(t.mean()), "p50_ms": float(p50), "p95_ms": float(p95), "p99_ms": float(p99),
             "min_ms": float(t.min()), "max_ms": float(t.max()), "n": int(t.size)}
@@ -146,17 +148,17 @@ def _runner(system: Any) -> Callable[[pd.DataFrame], Any]:
         return transform
     if callable(system):
         return system
-    raise TypeError(f"a system must be a PyTerrier transformer or a callable on a DataFrame, "
+    raise ArgumentTypeError(f"a system must be a PyTerrier transformer or a callable on a DataFrame, "
                     f"got {type(system).__name__}")
 
 
 def _check_topics(topics: pd.DataFrame) -> None:
     if not isinstance(topics, pd.DataFrame):
-        raise TypeError(f"topics must be a DataFrame, got {type(topics).__name__}")
+        raise ArgumentTypeError(f"topics must be a DataFrame, got {type(topics).__name__}")
     if "qid" not in topics.columns:
-        raise ValueError(f"topics need a 'qid' column (PyTerrier convention), got {list(topics.columns)}")
+        raise DataError(f"topics need a 'qid' column (PyTerrier convention), got {list(topics.columns)}")
     if len(topics) == 0:
-        raise ValueError("no topics to run")
+        raise DataError("no topics to run")
 
 
 @dataclasses.dataclass
@@ -176,7 +178,7 @@ class LatencyResult:
     def concat(cls, parts: Sequence[LatencyResult]) -> LatencyResult:
         """Passes measured separately (e.g. interleaved with other systems) as one result."""
         if not parts or any(p.qids != parts[0].qids for p in parts):
-            raise ValueError("can only join measurements of the same topics")
+            raise DataError("can only join measurements of the same topics")
         return cls(qids=parts[0].qids, times_ms=np.vstack([p.times_ms for p in parts]),
                    warmup=parts[0].warmup, environment=parts[0].environment)
 
@@ -207,7 +209,7 @@ class ThroughputResult:
         """Passes measured separately (e.g. interleaved with other systems) as one result."""
         if not parts or any((p.n_queries, p.batch_size) != (parts[0].n_queries, parts[0].batch_size)
                             for p in parts):
-            raise ValueError("can only join measurements of the same topics and batch size")
+            raise DataError("can only join measurements of the same topics and batch size")
         return cls(n_queries=parts[0].n_queries, batch_size=parts[0].batch_size,
                    seconds=np.concatenate([p.seconds for p in parts]), environment=parts[0].environment)
 
@@ -232,7 +234,7 @@ def measure_latency(system: Any, topics: pd.DataFrame, warmup: int = 10, repeats
     """
     _check_topics(topics)
     if warmup < 0 or repeats < 1:
-        raise ValueError(f"need warmup >= 0 and repeats >= 1, got warmup={warmup}, repeats={repeats}")
+        raise ParameterError(f"need warmup >= 0 and repeats >= 1, got warmup={warmup}, repeats={repeats}")
     run = _runner(system)
     single = [topics.iloc[[i]] for i in range(len(topics))]   # sliced before any timing
     for i in range(warmup):
@@ -259,11 +261,11 @@ def measure_throughput(system: Any, topics: pd.DataFrame, batch_size: Optional[i
     """
     _check_topics(topics)
     if repeats < 1 or warmup < 0:
-        raise ValueError(f"need repeats >= 1 and warmup >= 0, got repeats={repeats}, warmup={warmup}")
+        raise ParameterError(f"need repeats >= 1 and warmup >= 0, got repeats={repeats}, warmup={warmup}")
     n = len(topics)
     size = n if batch_size is None else int(batch_size)
     if size < 1:
-        raise ValueError(f"batch_size must be positive, got {batch_size}")
+        raise ParameterError(f"batch_size must be positive, got {batch_size}")
     run = _runner(system)
     batches = [topics.iloc[i:i + size] for i in range(0, n, size)]
     for i in range(warmup):
@@ -275,5 +277,5 @@ def measure_throughput(system: Any, topics: pd.DataFrame, batch_size: Optional[i
             run(batch)
         seconds[r] = (clock() - start) / 1e9
     if np.any(seconds <= 0):
-        raise RuntimeError("a timed pass took no measurable time; use more topics or a finer clock")
+        raise MeasurementError("a timed pass took no measurable time; use more topics or a finer clock")
     return ThroughputResult(n_queries=n, batch_size=size, seconds=seconds, environment=environment())

@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.meta import kendall
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
@@ -73,13 +74,13 @@ PERSISTENCE = 0.9
 def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
     """``(agreement, persistence)`` validated, or a clear error naming the parameter."""
     if agreement not in AGREEMENTS:
-        raise ValueError(f"agreement must be one of {AGREEMENTS}, got {agreement!r}")
+        raise ParameterError(f"agreement must be one of {AGREEMENTS}, got {agreement!r}")
     return agreement, check_persistence(persistence)
 
 
 def check_persistence(p: float) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ValueError(f"persistence must lie in (0, 1) (RBO's p), got {p!r}")
+        raise ParameterError(f"persistence must lie in (0, 1) (RBO's p), got {p!r}")
     return float(p)
 
 
@@ -239,7 +240,7 @@ def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
 def rbo_ext(first: Mapping[Hashable, int], second: Mapping[Hashable, int], p: float) -> float:
     """RBO_ext of two rankings given as ``{item: first rank of its tie group}`` (1-based)."""
     if not first or not second:
-        raise ValueError("rbo: a ranking is empty; RBO compares two non-empty rankings")
+        raise DataError("rbo: a ranking is empty; RBO compares two non-empty rankings")
     short, long_ = (first, second) if len(first) <= len(second) else (second, first)
     s, length = len(short), len(long_)
 
@@ -266,28 +267,28 @@ def _tops(ranking: Any, what: str) -> dict[Hashable, int]:
         items = list(ranking.keys())
         scores = np.asarray([ranking[i] for i in items], dtype=np.float64)
         if not np.isfinite(scores).all():
-            raise ValueError(f"rbo: {what} ranking has NaN or infinite scores")
+            raise DataError(f"rbo: {what} ranking has NaN or infinite scores")
         if len(set(items)) != len(items):
-            raise ValueError(f"rbo: {what} ranking scores an item twice")
+            raise DataError(f"rbo: {what} ranking scores an item twice")
         if not items:
             return {}
         top = tie_groups(scores[None, :])[1][0]
         return {item: int(t) for item, t in zip(items, top)}
     if isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence):
-        raise TypeError(f"rbo: {what} ranking must be a sequence of items (sets for ties), a mapping "
+        raise ArgumentTypeError(f"rbo: {what} ranking must be a sequence of items (sets for ties), a mapping "
                         f"{{item: score}} or a numpy array of scores, got {type(ranking).__name__}")
     out: dict[Hashable, int] = {}
     rank = 1
     for entry in ranking:
         group = list(entry) if isinstance(entry, (set, frozenset)) else [entry]
         if not group:
-            raise ValueError(f"rbo: {what} ranking has an empty tie group")
+            raise DataError(f"rbo: {what} ranking has an empty tie group")
         for item in group:
             if isinstance(item, (float, np.floating)):
-                raise TypeError(f"rbo: {what} ranking holds the float {item!r}: pass scores as a numpy array or a "
+                raise ArgumentTypeError(f"rbo: {what} ranking holds the float {item!r}: pass scores as a numpy array or a "
                                 "mapping {item: score}; a sequence lists items best first")
             if item in out:
-                raise ValueError(f"rbo: item {item!r} appears twice in the {what} ranking")
+                raise DataError(f"rbo: item {item!r} appears twice in the {what} ranking")
             out[item] = rank
         rank += len(group)
     return out
@@ -297,7 +298,7 @@ def _tops(ranking: Any, what: str) -> dict[Hashable, int]:
 def _pair_of_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 2:
-        raise ValueError(f"expected two (rows, systems) arrays of one shape, got {x.shape} and {y.shape}")
+        raise DataError(f"expected two (rows, systems) arrays of one shape, got {x.shape} and {y.shape}")
     return x, y
 
 
@@ -308,15 +309,15 @@ def _aligned(reference: Any, other: Any, what: str) -> tuple[np.ndarray, np.ndar
         keys_a, keys_b = list(reference.keys()), list(other.keys())
         if set(keys_a) != set(keys_b) or len(keys_a) != len(keys_b):
             missing = sorted(map(str, set(keys_a) ^ set(keys_b)))[:5]
-            raise ValueError(f"{what}: the two score vectors must cover the same systems (differ in {missing})")
+            raise DataError(f"{what}: the two score vectors must cover the same systems (differ in {missing})")
         x = np.asarray([reference[k] for k in keys_a], dtype=np.float64)
         y = np.asarray([other[k] for k in keys_a], dtype=np.float64)
     else:
         x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"{what}: expected two score vectors of equal length, got shapes {x.shape} and {y.shape}")
+        raise DataError(f"{what}: expected two score vectors of equal length, got shapes {x.shape} and {y.shape}")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError(f"{what}: scores must be finite (found NaN or infinity)")
+        raise DataError(f"{what}: scores must be finite (found NaN or infinity)")
     return x, y
 
 
@@ -334,7 +335,7 @@ def rows(agreement: str, reference: np.ndarray, other: np.ndarray, persistence: 
         return (tau_ap_symmetric_rows if symmetric else tau_ap_rows)(reference, other)
     if agreement == "rbo":
         return rbo_rows(reference, other, persistence)
-    raise ValueError(f"agreement must be one of {AGREEMENTS}, got {agreement!r}")
+    raise ParameterError(f"agreement must be one of {AGREEMENTS}, got {agreement!r}")
 
 
 def matrix(agreement: str, scores: np.ndarray, persistence: float = PERSISTENCE) -> np.ndarray:

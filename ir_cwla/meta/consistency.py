@@ -20,6 +20,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
 from ir_cwla.meta import kendall, montecarlo, naming, streams, tukey
 from ir_cwla.meta.executors import get_executor
@@ -168,7 +169,7 @@ class Consistency:
         """Tukey HSD p-values between the measures of one family (the only family by default)."""
         if group is None:
             if len(self.p_values) != 1:
-                raise ValueError(f"several families ({list(self.p_values)}): name one")
+                raise ParameterError(f"several families ({list(self.p_values)}): name one")
             group = next(iter(self.p_values))
         return self.p_values[group]
 
@@ -231,7 +232,8 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     if undefined.any():
         worst = degenerate.idxmax()
         warnings.warn(f"{int(undefined.sum())} (split, measure) cases with one half tying all systems count as "
-                      f"tau = 0 (most: {worst}, {int(degenerate.max())} of {trials} splits)", stacklevel=2)
+                      f"tau = 0 (most: {worst}, {int(degenerate.max())} of {trials} splits)", UndefinedStatisticWarning,
+                      stacklevel=2)
         taus = np.where(undefined, 0.0, taus)
     frame = pd.DataFrame(taus, columns=list(cube.measures))
     frame.index.name = "trial"

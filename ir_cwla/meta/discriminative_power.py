@@ -20,6 +20,7 @@ from typing import Any, Literal, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ParameterError
 from ir_cwla.meta import naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
@@ -113,7 +114,7 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     """
     alpha = check_alpha(alpha)
     if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+        raise ParameterError(f"test must be one of {TESTS}, got {test!r}")
     trials = streams.check_trials(trials)
     root = streams.as_seed_sequence(seed)
     cube = to_cube(per_query, topics)

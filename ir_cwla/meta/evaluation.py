@@ -25,6 +25,7 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
+from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, ParameterError
 from ir_cwla.measure import needs_element_types
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
@@ -73,18 +74,18 @@ def run_files(folder: Path) -> list[Path]:
             mode = entry.stat().st_mode
         except OSError as ex:
             what = "a broken symbolic link" if entry.is_symlink() else f"unreadable ({ex.strerror})"
-            raise ValueError(f"runs: {entry} is {what}; fix or remove it") from None
+            raise InputError(f"runs: {entry} is {what}; fix or remove it") from None
         if stat.S_ISDIR(mode):
             skipped.append(entry.name + "/")
         elif stat.S_ISREG(mode):
             files.append(entry)
         else:
-            raise ValueError(f"runs: {entry} is not a regular file (a FIFO, socket or device); "
+            raise InputError(f"runs: {entry} is not a regular file (a FIFO, socket or device); "
                              "pass run files, or a dict {name: path}")
     if skipped:
         warnings.warn(f"runs: skipped {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} of {folder} "
                       f"(hidden or directories): {', '.join(skipped[:5])}{' ...' if len(skipped) > 5 else ''}",
-                      stacklevel=3)
+                      InputWarning, stacklevel=3)
     return files
 
 
@@ -93,10 +94,10 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
     if isinstance(runs, (str, os.PathLike)):
         folder = Path(runs)
         if not folder.is_dir():
-            raise ValueError(f"runs: {folder} is not a directory (pass a directory, a list of files or a dict)")
+            raise InputError(f"runs: {folder} is not a directory (pass a directory, a list of files or a dict)")
         files = run_files(folder)
         if not files:
-            raise ValueError(f"runs: no run files in {folder}")
+            raise InputError(f"runs: no run files in {folder}")
         runs = files
     if isinstance(runs, Mapping):
         out = {str(k): v for k, v in runs.items()}
@@ -105,14 +106,14 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
         for path in runs:
             name = run_name(path)
             if name in out:
-                raise ValueError(f"runs: two files give the system name {name!r}: {out[name]} and {path}; "
+                raise InputError(f"runs: two files give the system name {name!r}: {out[name]} and {path}; "
                                  "pass a dict {name: path} instead")
             out[name] = path
     else:
-        raise TypeError("runs must be a dict {name: run}, a list of run files or a directory of run files, "
+        raise ArgumentTypeError("runs must be a dict {name: run}, a list of run files or a directory of run files, "
                         f"got {type(runs).__name__}")
     if not out:
-        raise ValueError("runs: no runs given")
+        raise InputError("runs: no runs given")
     return out
 
 
@@ -131,11 +132,11 @@ def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
             parsed.append(m)
             names.append(str(m))
         else:
-            raise TypeError(f"not a measure: {m!r}")
+            raise ArgumentTypeError(f"not a measure: {m!r}")
     if not parsed:
-        raise ValueError("no measures given")
+        raise ParameterError("no measures given")
     if len(set(parsed)) != len(parsed):
-        raise ValueError(f"duplicate measures in {names}")
+        raise ParameterError(f"duplicate measures in {names}")
     return parsed, names
 
 

@@ -33,6 +33,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional, Protocol
 
+from ir_cwla.errors import ArgumentTypeError, MissingDependencyError, ParameterError
 from ir_cwla.progress import progress_bar
 
 
@@ -86,7 +87,7 @@ def _window(window: Optional[int], n_tasks: int) -> int:
     if window is None:
         return max(1, n_tasks)
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-        raise ValueError(f"window must be an int >= 1 or None, got {window!r}")
+        raise ParameterError(f"window must be an int >= 1 or None, got {window!r}")
     return window
 
 
@@ -130,7 +131,7 @@ class LocalProcesses(StreamingExecutor):
 
     def __init__(self, n_jobs: int):
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-            raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+            raise ParameterError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
         self.parallelism = n_jobs
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
@@ -241,7 +242,7 @@ def connect(address: str) -> Any:
         try:
             from distributed import Client
         except ImportError as ex:  # pragma: no cover - depends on the environment
-            raise ImportError("scheduler= needs dask.distributed: pip install 'ir-cwla[dask]'") from ex
+            raise MissingDependencyError("scheduler= needs dask.distributed: pip install 'ir-cwla[dask]'") from ex
         client = _CLIENTS[address] = Client(address, set_as_default=False)
     return client
 
@@ -261,7 +262,7 @@ def get_executor(executor: Optional[Any] = None, *, n_jobs: Optional[int] = None
     """
     given = sum(x is not None for x in (executor, n_jobs, scheduler))
     if given > 1:
-        raise ValueError("pass at most one of executor, n_jobs and scheduler")
+        raise ParameterError("pass at most one of executor, n_jobs and scheduler")
     if scheduler is not None:
         return Dask(connect(scheduler))
     if n_jobs is not None:
@@ -274,5 +275,5 @@ def get_executor(executor: Optional[Any] = None, *, n_jobs: Optional[int] = None
         return Dask(executor)
     if hasattr(executor, "map") and hasattr(executor, "parallelism"):
         return executor
-    raise TypeError(f"unsupported executor {executor!r}: pass None, a dask.distributed.Client, "
+    raise ArgumentTypeError(f"unsupported executor {executor!r}: pass None, a dask.distributed.Client, "
                     "or an object with map(fn, shared, tasks) and parallelism")

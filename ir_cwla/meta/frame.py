@@ -20,6 +20,7 @@ from typing import Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.io import SUMMARY_QID
 from ir_cwla.meta import naming
 
@@ -77,7 +78,7 @@ def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray
     codes, uniques = pd.factorize(per_query[column])
     missing = codes < 0
     if missing.any():
-        raise ValueError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "
+        raise DataError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "
                          f"{per_query.index[int(np.flatnonzero(missing)[0])]!r}")
     label_codes, labels = pd.factorize(np.asarray(pd.Index(uniques).astype(str), dtype=object), sort=sort)
     return label_codes[codes], np.asarray(labels, dtype=object)
@@ -96,20 +97,20 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     systems, topics or measures than required.
     """
     if not isinstance(per_query, pd.DataFrame):
-        raise TypeError(f"expected a per-query DataFrame with columns {list(COLUMNS)}, "
+        raise ArgumentTypeError(f"expected a per-query DataFrame with columns {list(COLUMNS)}, "
                         f"got {type(per_query).__name__}")
     missing = [c for c in COLUMNS if c not in per_query.columns]
     if missing:
-        raise ValueError(f"per-query frame lacks columns {missing} (found {list(per_query.columns)}); "
+        raise DataError(f"per-query frame lacks columns {missing} (found {list(per_query.columns)}); "
                          "expected pt.Experiment(..., perquery=True)'s name, qid, measure, value")
     if topics not in ("strict", "intersection"):
-        raise ValueError(f"topics must be 'strict' or 'intersection', got {topics!r}")
+        raise ParameterError(f"topics must be 'strict' or 'intersection', got {topics!r}")
     if len(per_query) == 0:
-        raise ValueError("per-query frame is empty")
+        raise DataError("per-query frame is empty")
     summary = per_query["qid"].astype(str).to_numpy() == SUMMARY_QID
     if summary.any():
         if summary.all():
-            raise ValueError(f"per-query frame holds only summary rows (qid {SUMMARY_QID!r}): analyses need the "
+            raise DataError(f"per-query frame holds only summary rows (qid {SUMMARY_QID!r}): analyses need the "
                              "score of every topic (ir-cwla eval -q)")
         per_query = per_query[~summary]
 
@@ -119,12 +120,12 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     try:
         values = pd.to_numeric(per_query["value"]).to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as ex:
-        raise ValueError(f"per-query frame: values are not numeric ({ex})") from ex
+        raise DataError(f"per-query frame: values are not numeric ({ex})") from ex
 
     bad = ~np.isfinite(values)
     if bad.any():
         rows = [f"({systems[s_codes[i]]}, {all_topics[t_codes[i]]}, {found[m_codes[i]]})" for i in np.flatnonzero(bad)[:3]]
-        raise ValueError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
+        raise DataError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
                          f"{', '.join(rows)}. pt.Experiment gives NaN to topics without qrels: drop those "
                          "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
 
@@ -136,7 +137,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     counts = np.bincount(flat, minlength=n_m * n_t * n_s).reshape(n_m, n_t, n_s)
     if (counts > 1).any():
         m, t, s = np.argwhere(counts > 1)[0]
-        raise ValueError(f"per-query frame has {int((counts > 1).sum())} duplicated (name, qid, measure) rows, "
+        raise DataError(f"per-query frame has {int((counts > 1).sum())} duplicated (name, qid, measure) rows, "
                          f"e.g. ({systems[s]}, {all_topics[t]}, {measures[m]})")
     cube = np.full((n_m, n_t, n_s), np.nan)
     cube.reshape(-1)[flat] = values
@@ -145,7 +146,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     for m in range(n_m):
         lacking = [systems[s] for s in np.flatnonzero(~present[m].any(axis=0))]
         if lacking:
-            raise ValueError(f"systems {_examples(lacking)} have no scores for measure {measures[m]!r}")
+            raise DataError(f"systems {_examples(lacking)} have no scores for measure {measures[m]!r}")
 
     complete = present.all(axis=(0, 2))        # topics every system has for every measure
     if not complete.all():
@@ -155,7 +156,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
                 gaps = np.flatnonzero(~present[:, :, s].all(axis=0))
                 if len(gaps):
                     details.append(f"{systems[s]} lacks {_examples([all_topics[t] for t in gaps])}")
-            raise ValueError("systems are scored on different topic sets: " + _examples(details, 4, "; ")
+            raise DataError("systems are scored on different topic sets: " + _examples(details, 4, "; ")
                              + f". Pass topics='intersection' to keep the {int(complete.sum())} topics "
                              "every system has.")
         cube = cube[:, complete]
@@ -169,17 +170,17 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
 def check_sizes(cube: ScoreCube, min_systems: int = 2, min_topics: int = 2, min_measures: int = 1) -> None:
     n_m, n_t, n_s = cube.values.shape
     if n_s < min_systems:
-        raise ValueError(f"need at least {min_systems} systems, got {n_s}: {list(cube.systems)}")
+        raise DataError(f"need at least {min_systems} systems, got {n_s}: {list(cube.systems)}")
     if n_t < min_topics:
-        raise ValueError(f"need at least {min_topics} topics (scored for every system), got {n_t}")
+        raise DataError(f"need at least {min_topics} topics (scored for every system), got {n_t}")
     if n_m < min_measures:
-        raise ValueError(f"need at least {min_measures} measures, got {n_m}: {list(cube.measures)}")
+        raise DataError(f"need at least {min_measures} measures, got {n_m}: {list(cube.measures)}")
 
 
 def check_alpha(alpha: float) -> float:
     """``alpha`` as a float in (0, 1), or a clear error."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise ParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
     return float(alpha)
 
 
@@ -196,12 +197,12 @@ def resolve_groups(measures: Sequence[str], groups: Groups) -> dict[Hashable, li
             key: Hashable = "all"
         elif isinstance(groups, Mapping):
             if m not in groups:
-                raise ValueError(f"groups mapping has no family for measure {m!r}")
+                raise DataError(f"groups mapping has no family for measure {m!r}")
             key = groups[m]
         elif callable(groups):
             key = groups(m)
         else:
-            raise TypeError(f"groups must be None, a mapping or a function, got {type(groups).__name__}")
+            raise ArgumentTypeError(f"groups must be None, a mapping or a function, got {type(groups).__name__}")
         out.setdefault(key, []).append(m)
     return out
 

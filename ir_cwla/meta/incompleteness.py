@@ -35,6 +35,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import agreement, naming, rescoring, robustness, streams
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
@@ -174,9 +175,9 @@ class Incompleteness:
         consistency test are).
         """
         if statistic not in robustness.STATISTICS:
-            raise ValueError(f"statistic must be one of {robustness.STATISTICS}, got {statistic!r}")
+            raise ParameterError(f"statistic must be one of {robustness.STATISTICS}, got {statistic!r}")
         if kind not in ("fraction", "depth"):
-            raise ValueError(f"kind must be 'fraction' or 'depth', got {kind!r}")
+            raise ParameterError(f"kind must be 'fraction' or 'depth', got {kind!r}")
         higher = statistic not in ("abs_change", "rel_change")
         if kind == "depth":
             means = self.depth_table().groupby("measure")[[statistic]].mean()
@@ -201,10 +202,10 @@ def check_fractions(fractions: Union[float, Sequence[float]]) -> tuple[float, ..
     out = []
     for f in fractions:
         if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, float, np.floating)) or not 0 < f <= 1:
-            raise ValueError(f"fractions must lie in (0, 1], got {f!r}")
+            raise ParameterError(f"fractions must lie in (0, 1], got {f!r}")
         out.append(float(f))
     if not out:
-        raise ValueError("fractions: give at least one fraction")
+        raise ParameterError("fractions: give at least one fraction")
     return tuple(sorted(set(out)))
 
 
@@ -245,7 +246,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     root = streams.as_seed_sequence(seed)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths, default=0))
     if len(collection.systems) < 2:
-        raise ValueError(f"need at least 2 systems, got {len(collection.systems)}: {list(collection.systems)}")
+        raise DataError(f"need at least 2 systems, got {len(collection.systems)}: {list(collection.systems)}")
     measures_ = list(collection.measures)
     families = resolve_groups(measures_, groups)          # a bad groups= fails before the work, not after
     labels_ = naming.resolve_labels(measures_, labels)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_cwla.errors import DataError
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
 
@@ -68,7 +69,7 @@ def tau_b_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """tau-b between ``x[..., :]`` and ``y[..., :]`` for every leading index (NaN if undefined)."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same shape, got {x.shape} and {y.shape}")
+        raise DataError(f"x and y must have the same shape, got {x.shape} and {y.shape}")
     flat_x, flat_y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
     return PairSigns(flat_x.shape[0], x.shape[-1]).tau_b(flat_x, flat_y).reshape(x.shape[:-1])
 

@@ -30,6 +30,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla.errors import LongRunWarning
 from ir_cwla.meta import executors, streams
 from ir_cwla.progress import progress_bar
 
@@ -41,10 +42,6 @@ MAX_CHUNKS_PER_TASK = 25
 TASKS_PER_WORKER = 4
 #: Tasks per worker submitted and not yet consumed: bounds the results held at once.
 WINDOW_PER_WORKER = 4
-
-
-class LongRunWarning(UserWarning):
-    """A randomised procedure is estimated to run longer than :data:`WARN_AFTER_SECONDS`."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.errors import DataError
 from ir_cwla.names import SYNTAX_HELP, family, is_cwla, parse_measure, short_name
 from ir_cwla.table1 import TABLE1_AGGREGATIONS, TABLE1_MODELS
 from ir_cwla.table1 import is_canonical as canonical
@@ -47,7 +48,7 @@ def browsing_model(name: str) -> str:
     """
     measure = parse(name)
     if measure is None:
-        raise ValueError(f"groups=meta.browsing_model: {name!r} is not a measure name "
+        raise DataError(f"groups=meta.browsing_model: {name!r} is not a measure name "
                          f"({SYNTAX_HELP}); pass groups as a mapping or a function instead")
     return family(measure)
 

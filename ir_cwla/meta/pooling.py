@@ -23,6 +23,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import agreement, naming, rescoring, robustness
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
@@ -133,11 +134,11 @@ class PoolingBias:
         """
         table = self.table()
         if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
-            raise ValueError(f"statistic must be a column of table(), got {statistic!r}")
+            raise ParameterError(f"statistic must be a column of table(), got {statistic!r}")
         depth = int(table["depth"].iloc[0]) if depth is None else depth
         part = table[table["depth"] == depth].set_index("measure")
         if part.empty:
-            raise ValueError(f"no results at depth {depth}; depths: {sorted(set(table['depth']))}")
+            raise ParameterError(f"no results at depth {depth}; depths: {sorted(set(table['depth']))}")
         runs = self.runs[self.runs["depth"] == depth]
         per_run = {"mean_abs_rank_change": runs["abs_rank_change"], "mean_rank_drop": runs["rank_drop"],
                    "mean_drop": runs["drop"],
@@ -174,14 +175,14 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
     """
     depths = robustness.check_depths(depths)
     if not depths:
-        raise ValueError("depths: give at least one pool depth")
+        raise ParameterError("depths: give at least one pool depth")
     persistence = agreement.check_persistence(persistence)
     relevant = robustness.check_relevant(relevant)
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths))
     n_s = len(collection.systems)
     if n_s < 2:
-        raise ValueError(f"need at least 2 systems, got {n_s}: {list(collection.systems)}")
+        raise DataError(f"need at least 2 systems, got {n_s}: {list(collection.systems)}")
     measures_ = list(collection.measures)
     families = resolve_groups(measures_, groups)          # a bad groups= fails before the work, not after
     labels_ = naming.resolve_labels(measures_, labels)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla import io
+from ir_cwla.errors import InputError, ParameterError
 from ir_cwla.gains import Qrels, Rankings, rank_run
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import naming
@@ -121,7 +122,7 @@ class Collection:
         """The judgments of documents ranked within ``depth`` by at least one run (leaving out
         the run at position ``exclude``): a boolean mask over judgment ids."""
         if self.depth is not None and depth > self.depth:
-            raise ValueError(f"pool depth {depth} is deeper than the {self.depth} ranks kept per run")
+            raise ParameterError(f"pool depth {depth} is deeper than the {self.depth} ranks kept per run")
         cells = (self.cell_rank < depth) & (self.ranked.judgments >= 0)
         if exclude is not None:
             cells &= self.cell_system != exclude
@@ -184,7 +185,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     systems = tuple(sorted(named))
     frame = read_qrels(qrels, parsed)
     if not len(frame):
-        raise ValueError("qrels: no judgments")
+        raise InputError("qrels: no judgments")
     cwla = [m for m in parsed if is_cwla(m)]
     evaluator = CwlaEvaluator(cwla, frame) if cwla else None
     prepared = evaluator.prepared_qrels if evaluator is not None else Qrels(frame)

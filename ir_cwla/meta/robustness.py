@@ -15,6 +15,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement, kendall, naming, streams, tukey
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
@@ -54,14 +55,14 @@ def check_constant(full: np.ndarray, measures: Sequence[str]) -> None:
     tau = kendall.tau_b_rows(full, full)
     constant = [m for m, t in zip(measures, tau) if np.isnan(t)]
     if constant:
-        raise ValueError(f"measures {constant} give every system the same mean score on the full qrels: their "
+        raise DataError(f"measures {constant} give every system the same mean score on the full qrels: their "
                          "system ranking is a single tie and cannot be compared; drop them")
 
 
 def warn_degenerate(count: int, total: int, what: str) -> None:
     if count:
         warnings.warn(f"{count} of {total} {what} tie every system (tau-b undefined): counted as tau = 0",
-                      stacklevel=3)
+                      UndefinedStatisticWarning, stacklevel=3)
 
 
 def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tuple[int, ...]:
@@ -71,7 +72,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
     out = []
     for d in depths:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"{what} must be ints >= 1, got {d!r}")
+            raise ParameterError(f"{what} must be ints >= 1, got {d!r}")
         out.append(int(d))
     return tuple(sorted(set(out)))
 
@@ -79,7 +80,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
 def check_relevant(relevant: Any) -> float:
     """The grade from which a judgment counts as relevant: a number > 0."""
     if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
-        raise ValueError(f"relevant must be a grade > 0, got {relevant!r}")
+        raise ParameterError(f"relevant must be a grade > 0, got {relevant!r}")
     return float(relevant)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import agreement, naming
 from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
 
@@ -32,12 +33,12 @@ def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: st
                         groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
     """``statistic`` (mean over trials) against the fraction of judgments kept, or the pool depth."""
     if kind not in ("fraction", "depth"):
-        raise ValueError(f"kind must be 'fraction' or 'depth', got {kind!r}")
+        raise ParameterError(f"kind must be 'fraction' or 'depth', got {kind!r}")
     table = result.table() if kind == "fraction" else result.depth_table()
     if statistic not in ("tau", "tau_ap", "rbo", *CHANGES):
-        raise ValueError(f"statistic must be one of tau, tau_ap, rbo, abs_change, rel_change, got {statistic!r}")
+        raise ParameterError(f"statistic must be one of tau, tau_ap, rbo, abs_change, rel_change, got {statistic!r}")
     if table.empty:
-        raise ValueError("no pool depths were analysed (depths=())")
+        raise DataError("no pool depths were analysed (depths=())")
     names = list(groups) if groups is not None else list(result.groups)
     key = _Key({g: result.groups[g] for g in names}, result.labels)
     fig, axes = _panels(len(names), cols, (3.9, 3.1), sharex=True, sharey=True)
@@ -76,7 +77,7 @@ def plot_pooling(result: PoolingBias, statistic: str = "mean_abs_rank_change", g
     aggregation's colour), or one bar per pool depth when there are several."""
     table = result.table()
     if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
-        raise ValueError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
+        raise ParameterError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
     names = list(groups) if groups is not None else list(result.groups)
     key = _Key({g: result.groups[g] for g in names}, result.labels)
     depths = sorted(set(table["depth"]))

@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
 from ir_cwla.meta import kendall, naming
 from ir_cwla.meta.frame import Groups, TopicPolicy, resolve_groups, to_cube
@@ -99,14 +100,14 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
     gives every system the same mean score (its ranking, hence tau, is undefined).
     """
     if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
+        raise ParameterError(f"level must lie in (0, 1), got {level}")
     agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
     means = cube.means()
     tau = kendall.tau_b_matrix(means.to_numpy())
     constant = [m for m, ok in zip(cube.measures, np.isfinite(np.diag(tau))) if not ok]
     if constant:
-        raise ValueError(f"measures {constant} give every system the same mean score: their system ranking is "
+        raise DataError(f"measures {constant} give every system the same mean score: their system ranking is "
                          "a single tie and Kendall's tau is undefined; drop them")
     n = len(cube.systems)
     if agreement != "tau":                    # tau_AP and RBO come without confidence intervals
@@ -117,7 +118,7 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
             import warnings
 
             warnings.warn(f"only {n} systems: the confidence intervals of tau (which need n > 4) are NaN",
-                          stacklevel=2)
+                          UndefinedStatisticWarning, stacklevel=2)
         low, high = kendall.fieller_ci(tau, n, level)
 
     def frame(a: np.ndarray) -> pd.DataFrame:

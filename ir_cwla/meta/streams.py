@@ -25,6 +25,8 @@ from typing import Union
 
 import numpy as np
 
+from ir_cwla.errors import ParameterError
+
 #: Trials per chunk. Part of the reproducibility contract: changing it changes the streams.
 CHUNK = 200
 #: Upper bound on trials x cells of the permuted matrix per chunk (bounds a chunk's memory to
@@ -48,7 +50,7 @@ def as_seed_sequence(seed: Seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int or a numpy SeedSequence, got {seed!r}")
+        raise ParameterError(f"seed must be a non-negative int or a numpy SeedSequence, got {seed!r}")
     return np.random.SeedSequence(int(seed))
 
 
@@ -64,9 +66,9 @@ def derive(seed: Seed, *key: int) -> np.random.SeedSequence:
 
 def check_trials(trials: int, what: str = "trials") -> int:
     if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)):
-        raise ValueError(f"{what} must be an int >= 1, got {trials!r}")
+        raise ParameterError(f"{what} must be an int >= 1, got {trials!r}")
     if trials < 1:
-        raise ValueError(f"{what} must be >= 1, got {trials}")
+        raise ParameterError(f"{what} must be >= 1, got {trials}")
     return int(trials)
 
 

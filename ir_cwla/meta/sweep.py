@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.errors import ParameterError
 from ir_cwla.meta import naming
 from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
@@ -55,7 +56,7 @@ def grid(measure: Any, *, skip_invalid: bool = True, **params: Any) -> list[Any]
             continue
         out.append(m)
     if not out:
-        raise ValueError(f"the grid {params} has no valid measure")
+        raise ParameterError(f"the grid {params} has no valid measure")
     return out
 
 
@@ -120,7 +121,7 @@ def sweep(qrels: Any, runs: Any, measures: Sequence[Any], analyses: Analyses = A
     options = {a: {} for a in analyses} if not isinstance(analyses, Mapping) else {a: dict(o) for a, o in analyses.items()}
     unknown = sorted(set(options) - set(ANALYSES))
     if unknown:
-        raise ValueError(f"unknown analyses {unknown}; choose among {list(ANALYSES)}")
+        raise ParameterError(f"unknown analyses {unknown}; choose among {list(ANALYSES)}")
     collections = ({k: (runs[k], qrels[k]) for k in qrels} if _is_collections(qrels, runs)
                    else {"collection": (runs, qrels)})
     run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)

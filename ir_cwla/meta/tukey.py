@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ir_cwla.errors import DataError
 from ir_cwla.meta import executors, montecarlo, streams
 from ir_cwla.meta.frame import TIE_TOLERANCE
 
@@ -159,14 +160,14 @@ def check_matrix(matrix: np.ndarray, rows: str = "topics", cols: str = "systems"
     """A finite 2-d float array with at least 2 rows and 2 columns, or a clear error."""
     x = np.asarray(matrix, dtype=np.float64)
     if x.ndim != 2:
-        raise ValueError(f"expected a 2-d {rows} x {cols} matrix, got shape {x.shape}")
+        raise DataError(f"expected a 2-d {rows} x {cols} matrix, got shape {x.shape}")
     if x.shape[0] < 2:
-        raise ValueError(f"need at least 2 {rows} (rows), got {x.shape[0]}")
+        raise DataError(f"need at least 2 {rows} (rows), got {x.shape[0]}")
     if x.shape[1] < 2:
-        raise ValueError(f"need at least 2 {cols} (columns), got {x.shape[1]}")
+        raise DataError(f"need at least 2 {cols} (columns), got {x.shape[1]}")
     if not np.isfinite(x).all():
         r, c = np.argwhere(~np.isfinite(x))[0]
-        raise ValueError(f"matrix has {int((~np.isfinite(x)).sum())} NaN/infinite values "
+        raise DataError(f"matrix has {int((~np.isfinite(x)).sum())} NaN/infinite values "
                          f"(first at row {r}, column {c})")
     return x
 
