@@ -73,7 +73,7 @@ def _rank(name: str, first: Sequence[str], registered: Mapping[str, Any]) -> int
     return len(first) + (rest.index(name) if name in rest else len(rest))
 
 
-def _values(measure: Any, keys: Sequence[str]) -> tuple:
+def _values(measure: Any, keys: Iterable[str]) -> tuple:
     return tuple(float(measure[k]) for k in keys if k != "cutoff")
 
 
