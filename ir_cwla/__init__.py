@@ -23,7 +23,7 @@ Data flows one way through the package, and the tree shows it:
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
-from ir_cwla import datasets, errors, io  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
+from ir_cwla import datasets, errors, io, plugins  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
@@ -62,11 +62,13 @@ from ir_cwla.errors import (  # every error and warning class
 from ir_cwla.gains import GainSpec
 from ir_cwla.measure import CWLA, needs_element_types
 from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
+from ir_cwla.params import Param
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
 datasets.register()
+plugins.load()
 
 _SUBPACKAGES = ("meta", "leaderboard", "datasets", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
@@ -89,7 +91,7 @@ __all__ = [
     "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList", "parse_measure",
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
-    "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
+    "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
     "__version__",
     # ir_cwla.errors

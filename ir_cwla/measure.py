@@ -269,7 +269,7 @@ class _CWLA(measures.Measure):
     def __repr__(self) -> str:
         # cached: ir-measures hashes measures by their repr, once per (measure, topic)
         cached = self.__dict__.get("_repr")
-        if cached is not None and cached[0] == self.params:
+        if cached is not None and cached[0] == self.params and cached[2] == registry.generation:
             return cached[1]
         # C and A are always shown, so that a column named after the measure is readable
         shown = {"C": self["C"], "A": self["A"]}
@@ -284,7 +284,7 @@ class _CWLA(measures.Measure):
         result = f"{self.__name__}({','.join(f'{k}={v!r}' for k, v in shown.items())})"
         if self.AT_PARAM in self.params:
             result = f"{result}@{self.params[self.AT_PARAM]}"
-        self._repr = (dict(self.params), result)
+        self._repr = (dict(self.params), result, registry.generation)
         return result
 
     def __hash__(self) -> int:

@@ -288,7 +288,11 @@ class CwlaProvider(providers.Provider):
     """ir_cwla: every C/W/L/A browsing model x aggregation pair (measure ``CWLA``)."""
 
     NAME = "ir_cwla"
-    SUPPORTED_MEASURES = [_CWLA(**{k: AnyParam() for k in _CWLA.SUPPORTED_PARAMS})]
+
+    @property
+    def SUPPORTED_MEASURES(self) -> list[Measure]:  # type: ignore[override]  # noqa: N802  (ir-measures' name)
+        """``CWLA`` with any value of every parameter the registries declare (built when asked)."""
+        return [_CWLA(**{k: AnyParam() for k in _CWLA.SUPPORTED_PARAMS})]
 
     def supports(self, measure: Measure) -> bool:
         if not is_cwla(measure):
