@@ -64,6 +64,7 @@ from ir_cwla.measure import CWLA, needs_element_types
 from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
 from ir_cwla.params import Param
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
+from ir_cwla.scoring import Scorer
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
@@ -92,7 +93,7 @@ __all__ = [
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
-    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
+    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",
