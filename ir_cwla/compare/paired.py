@@ -87,8 +87,9 @@ def wilcoxon_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray
     rank sums of positive and negative differences (scipy's statistic).
 
     Differences within ``tol`` of 0 are set to 0 and ``scipy.stats.wilcoxon`` (its defaults:
-    ``zero_method='wilcox'`` drops them) runs on every column at once, as PyTerrier calls it
-    on the two columns of scores. A column with no difference beyond ``tol`` gets ``W = 0, p = 1``.
+    ``zero_method='wilcox'`` drops them) runs on each column, as PyTerrier calls it on the two
+    columns of scores (one column at a time: scipy picks the exact or the normal method once
+    for all the columns of a call). A column with no difference beyond ``tol`` gets ``W = 0, p = 1``.
     """
     from scipy import stats
 
@@ -96,11 +97,9 @@ def wilcoxon_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray
     d = np.where(np.abs(d) <= tol, 0.0, d)
     stat = np.zeros(d.shape[1])
     p = np.ones(d.shape[1])
-    live = np.flatnonzero((d != 0).any(axis=0))
-    if len(live):
-        result = stats.wilcoxon(d[:, live], axis=0)
-        stat[live] = np.asarray(result.statistic, dtype=np.float64)
-        p[live] = np.asarray(result.pvalue, dtype=np.float64)
+    for j in np.flatnonzero((d != 0).any(axis=0)):
+        result = stats.wilcoxon(d[:, j])
+        stat[j], p[j] = float(result.statistic), float(result.pvalue)
     return stat, p
 
 
