@@ -102,6 +102,7 @@ def test_corrections_are_statsmodels(dl19):
                 np.testing.assert_allclose(rows.loc[index, "p_adjusted"], ref, rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.slow
 def test_fisher_p_values_agree_with_ranx_within_monte_carlo_error(dl19):
     from ranx.statistical_tests import fisher_randomization_test
 
@@ -125,6 +126,7 @@ def test_fisher_p_values_agree_with_ranx_within_monte_carlo_error(dl19):
         assert r.p_value == p_meta[b, systems.index(r.system)]
 
 
+@pytest.mark.slow
 def test_tukey_tests(dl19):
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
@@ -183,7 +185,6 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
     one = dl19[dl19["measure"] == measure]
     rows = quiet(ir_cwla.compare, one, baseline=BASELINE, test="bootstrap", correction="none", trials=600,
                  resamples=100, seed=3).table()
-    draws = _resamples(3, 43, 600, paired.BOOTSTRAP_TEST_STREAM)
     # chunks of the test: streams.trial_chunk(T * P) trials each
     chunk = streams.trial_chunk(43 * 36)
     draws = np.concatenate([streams.chunk_rng(3, paired.BOOTSTRAP_TEST_STREAM, i).integers(0, 43, size=(s, 43))
@@ -199,8 +200,6 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
             t = abs(sample.mean()) / (sd / math.sqrt(43)) if sd > 0 else (0.0 if sample.mean() == 0 else np.inf)
             hits += t >= t_obs * (1 - 1e-9)
         assert r.p_value == hits / 600
-        # against an independent bootstrap (its own resamples): the same p-value within Monte-Carlo error
-        assert abs(r.p_value - (hits / 600)) <= 4 * math.sqrt(max(r.p_value * (1 - r.p_value), 1e-3) / 600)
 
 
 def _slow_maxt(values, pairs, trials, seed, step_down):
@@ -251,8 +250,7 @@ def test_maxt_is_its_definition(dl19, correction):
     expected = {(m, names[j]): p for (m, (_, j)), p in zip([(m, pr) for m in cube.measures for pr in pairs], ref)}
     for r in got.itertuples():
         assert r.p_adjusted == pytest.approx(expected[(r.measure, r.system)], abs=1e-12)
-    # the MaxT adjustment is never above Bonferroni's and never below the raw p-value's order
-    assert (got["p_adjusted"] >= 0).all()
+    assert (got["p_adjusted"] >= got["p_value"] - 0.05).all()       # adjusting raises p (up to MC error)
 
 
 def test_es_e2_with_two_systems_is_sqrt2_dz(dl19):
@@ -273,3 +271,45 @@ def test_executor_and_row_order_do_not_change_anything(dl19):
         a = quiet(ir_cwla.compare, one, **kwargs).table()
         b = quiet(ir_cwla.compare, shuffled, executor=LocalProcesses(2), **kwargs).table()
         pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def pyterrier_runs(dl19_dir):
+    import pyterrier as pt
+
+    paths = sorted((dl19_dir / "runs").glob("input.*.gz"))
+    runs = [pt.Transformer.from_df(pt.io.read_results(str(p))) for p in paths]
+    qrels = pt.io.read_qrels(str(dl19_dir / "qrels.dl19-passage.txt"))
+    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": "unused"})
+    names = [meta.run_name(p) for p in paths]
+    return runs, topics, qrels, names
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test,correction", [("t", "holm"), ("wilcoxon", "bonferroni"), ("t", "fdr_bh")])
+def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
+    """pt.Experiment(baseline=0, test=..., correction=...) and ir_cwla.compare on its own per-query
+    frame give the same p-values and corrected p-values (PyTerrier adjusts per measure)."""
+    import ir_measures
+    import pyterrier as pt
+
+    runs, topics, qrels, names = pyterrier_runs
+    order = np.argsort(names, kind="stable")
+    base = names.index(BASELINE)
+    runs = [runs[base]] + [runs[i] for i in order if i != base]
+    names = [names[base]] + [names[i] for i in order if i != base]
+    metrics = [ir_measures.nDCG @ 10, ir_measures.AP(rel=2)]
+    per_query = pt.Experiment(runs, topics, qrels, eval_metrics=metrics, names=names, perquery=True)
+    table = pt.Experiment(runs, topics, qrels, eval_metrics=metrics, names=names, baseline=0, test=test,
+                          correction=correction)
+    ours = quiet(ir_cwla.compare, per_query, baseline=BASELINE, test=test, correction=correction,
+                 family="measure", resamples=100).table()
+    for m in metrics:
+        key = str(m)
+        mine = ours[ours["measure"] == key].set_index("system")
+        theirs = table.set_index("name").drop(index=BASELINE)
+        np.testing.assert_allclose(mine.loc[theirs.index, "p_value"], theirs[f"{key} p-value"], rtol=1e-12)
+        np.testing.assert_allclose(mine.loc[theirs.index, "p_adjusted"], theirs[f"{key} p-value corrected"],
+                                   rtol=1e-12)
+        assert (mine.loc[theirs.index, "wins"].to_numpy() == theirs[f"{key} +"].to_numpy()).all()
+        assert (mine.loc[theirs.index, "losses"].to_numpy() == theirs[f"{key} -"].to_numpy()).all()

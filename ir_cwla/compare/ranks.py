@@ -173,7 +173,7 @@ def dynascore_rank_uncertainty(board: pd.DataFrame, per_query: pd.DataFrame, mea
     weights, directions, perf : as :func:`ir_cwla.leaderboard.dynascore`.
     level, resamples, seed, topics : as :func:`rank_uncertainty`.
     """
-    from ir_cwla.leaderboard import dynascore as ds
+    from ir_cwla.leaderboard.dynascore import default_direction, dynascore, dynascore_kernel
 
     level = _check_level(level)
     resamples = streams.check_trials(resamples, "resamples")
@@ -198,11 +198,11 @@ def dynascore_rank_uncertainty(board: pd.DataFrame, per_query: pd.DataFrame, mea
     one = cube.select([str(measure)])
     observed_acc = one.values[0].mean(axis=0)
     table[perf] = observed_acc
-    ranked = ds.dynascore(table, weights=weights, directions=directions, perf=perf)
+    ranked = dynascore(table, weights=weights, directions=directions, perf=perf)
     used = ranked.attrs["weights"]
     metrics = [perf] + [m for m in used if m != perf]
     w = np.array([used.get(m, 0.0) for m in metrics])
-    d = np.array([(directions or {}).get(m, ds.default_direction(m)) for m in metrics], dtype=np.float64)
+    d = np.array([(directions or {}).get(m, default_direction(m)) for m in metrics], dtype=np.float64)
     fixed = table[metrics].to_numpy(dtype=np.float64)
     observed = ranked.loc[list(cube.systems), "dynascore"].to_numpy(dtype=np.float64)
     samples = np.empty((resamples, len(cube.systems)))
@@ -211,7 +211,7 @@ def dynascore_rank_uncertainty(board: pd.DataFrame, per_query: pd.DataFrame, mea
     for r in range(resamples):
         values[:, 0] = acc[r]
         try:
-            samples[r], _ = ds.dynascore_kernel(values, w, d, np.zeros(len(metrics)))
+            samples[r], _ = dynascore_kernel(values, w, d, np.zeros(len(metrics)))
         except DataError:                      # every system equally accurate on this resample
             samples[r] = np.nan
     bad = np.isnan(samples).any(axis=1)
