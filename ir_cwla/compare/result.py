@@ -42,6 +42,7 @@ CORRECTION_NAMES = {
     "maxt": "Westfall & Young's MaxT correction, single step ({trials:,} permutations)",
     "maxt-stepdown": "Westfall & Young's MaxT correction, step-down ({trials:,} permutations)",
 }
+SUPERSCRIPTS = str.maketrans("abcdefghijklmnopqrstuvwxyz,", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ𐞥ʳˢᵗᵘᵛʷˣʸᶻ˒")
 LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
@@ -163,6 +164,21 @@ class Comparison:
     def _best(self, digits: int) -> pd.DataFrame:
         means = self.means().round(digits)
         return means.eq(means.max(axis=0), axis=1)
+
+    def marked_means(self, digits: int = 4) -> pd.DataFrame:
+        """The means as text with their marks (``0.4123†``, or superscript letters ``0.4123ᵃᶜ``), for
+        plain-text and HTML tables; the index holds ``letter system`` when letters are used."""
+        text, marks, code = self._cells(digits)
+        single = self.baselines is not None and len(self.baselines) == 1
+        out = text.copy()
+        for s in text.index:
+            for m in text.columns:
+                mark = marks.at[s, m]
+                out.at[s, m] = text.at[s, m] + (mark if single else mark.translate(SUPERSCRIPTS))
+        out.columns = [naming.label(m) for m in text.columns]
+        if not single:
+            out.index = pd.Index([f"{code[s]} {s}" for s in text.index], name="system")
+        return out
 
     def to_markdown(self, digits: int = 4) -> str:
         """A Markdown table (systems x measures) with significance marks (``<sup>``) and the caption."""
