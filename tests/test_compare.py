@@ -340,7 +340,7 @@ def test_nagata_lambda_constants_approximate_the_noncentral_chi_square():
     for (alpha, beta), (x1, x2) in topic_set_size.NAGATA_LAMBDA.items():
         for phi in (4, 9, 16, 36):
             crit = stats.chi2.isf(alpha, phi)
-            exact = optimize.brentq(lambda lam: stats.ncx2.sf(crit, phi, lam) - (1 - beta), 1e-6, 500)
+            exact = optimize.brentq(lambda lam, c=crit, f=phi, b=beta: stats.ncx2.sf(c, f, lam) - (1 - b), 1e-6, 500)
             assert abs(x1 + x2 * math.sqrt(phi) - exact) / exact < 0.03, (alpha, beta, phi)
 
 
@@ -350,7 +350,7 @@ def test_ci_design_is_its_definition():
     for sigma2, width in ((0.05, 0.1), (0.02, 0.05), (0.1, 0.2)):
         n = topic_set_size.topics_for_ci(sigma2, width)
 
-        def expected_width(k):
+        def expected_width(k, sigma2=sigma2):
             e_s = math.sqrt(2 * sigma2) * math.sqrt(2 / (k - 1)) * math.exp(special.gammaln(k / 2) - special.gammaln((k - 1) / 2))
             return 2 * stats.t.ppf(0.975, k - 1) * e_s / math.sqrt(k)
 

@@ -62,7 +62,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def read_inputs(args: argparse.Namespace) -> Any:
     """The per-query frame of the command's inputs (a per-query file, or qrels and runs scored)."""
     import ir_cwla
-    from ir_cwla.app.cli import measures_arg
     from ir_cwla.app.evaluate import (
         check_stdin_once,
         check_topics,
@@ -75,6 +74,9 @@ def read_inputs(args: argparse.Namespace) -> Any:
         unique_run_names,
     )
     from ir_cwla.errors import UsageError
+
+    def measures_arg(texts: Any, default: Any) -> list:   # as cli.measures_arg (cli imports this module)
+        return ir_cwla.parse_measures(list(texts)) if texts else list(default)
 
     if len(args.inputs) == 1:
         frame, _ = per_query_measures(read_per_query(args.inputs[0]), measures_arg(args.measures, []))
@@ -97,17 +99,17 @@ def read_inputs(args: argparse.Namespace) -> Any:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ir-cwla compare``: prints the comparison (and writes an HTML report with ``--out``)."""
-    import ir_cwla
     from ir_cwla.app import report
+    from ir_cwla.compare import compare
     from ir_cwla.meta import naming
 
     if args.out is not None:
         report.check_output(args.out, inputs=args.inputs)
     per_query = read_inputs(args)
-    comparison = ir_cwla.compare(per_query, baseline=args.baselines, test=args.test, correction=args.correction,
-                                 family=args.family, alpha=args.alpha, level=args.level, trials=args.trials,
-                                 resamples=args.resamples, seed=args.seed, topics=args.topics, n_jobs=args.n_jobs,
-                                 progress=sys.stderr.isatty())
+    comparison = compare(per_query, baseline=args.baselines, test=args.test, correction=args.correction,
+                         family=args.family, alpha=args.alpha, level=args.level, trials=args.trials,
+                         resamples=args.resamples, seed=args.seed, topics=args.topics, n_jobs=args.n_jobs,
+                         progress=sys.stderr.isatty())
     if args.format == "csv":
         from ir_cwla.text import csv_safe
 

@@ -16,7 +16,13 @@ import pandas as pd
 
 from ir_cwla.compare import anova, effects, multiplicity, paired
 from ir_cwla.compare.result import Comparison
-from ir_cwla.errors import ArgumentTypeError, DataError, NotFoundError, ParameterError, UndefinedStatisticWarning
+from ir_cwla.errors import (
+    ArgumentTypeError,
+    DataError,
+    NotFoundError,
+    ParameterError,
+    UndefinedStatisticWarning,
+)
 from ir_cwla.meta import naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
@@ -283,7 +289,9 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
     d_z, es = np.empty((n_m, n_p)), np.empty((n_m, n_p))
     wins, ties, losses = (np.empty((n_m, n_p), dtype=np.int64) for _ in range(3))
     boot = effects.bootstrap_means(values, resamples, root)                # (R, M, S)
-    boot_low, boot_high = effects.percentile_interval(boot[:, :, other] - boot[:, :, base], level, axis=0)
+    boot_low, boot_high = np.empty((n_m, n_p)), np.empty((n_m, n_p))
+    for m in range(n_m):                                                   # (R, P) at a time
+        boot_low[m], boot_high[m] = effects.percentile_interval(boot[:, m, other] - boot[:, m, base], level, axis=0)
     for m in range(n_m):
         ci_low[m], ci_high[m] = effects.t_interval(diffs[m], level)
         d_z[m] = effects.cohen_dz(diffs[m], tols[m])

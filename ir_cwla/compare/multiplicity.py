@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ir_cwla.compare.paired import MAXT_STREAM
+from ir_cwla.errors import ParameterError
 from ir_cwla.meta import executors, montecarlo, streams
 
 CORRECTIONS = ("none", "bonferroni", "holm", "bh", "by", "maxt", "maxt-stepdown")
@@ -67,7 +68,7 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
         factor = float(np.sum(1.0 / rank)) if method == "by" else 1.0
         adjusted = np.minimum(1.0, np.minimum.accumulate((factor * h * ranked / rank)[::-1])[::-1])
     else:
-        raise KeyError(method)
+        raise ParameterError(f"unknown correction {method!r}: adjust() takes {', '.join(P_VALUE_CORRECTIONS)}")
     out = np.empty(h)
     out[order] = adjusted
     return out.reshape(p.shape)

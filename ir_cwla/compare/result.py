@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import NotFoundError

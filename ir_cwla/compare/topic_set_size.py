@@ -164,12 +164,12 @@ def topics_for_anova(sigma2: float, min_d: float, m: int, alpha: float = 0.05, b
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 2:
         raise ParameterError(f"m (systems) must be an int >= 2, got {m!r}")
     delta = min_d ** 2 / (2.0 * sigma2)
-    x1, x2 = NAGATA_LAMBDA.get((round(alpha, 6), round(beta, 6)), (None, None))
-    if x1 is None:
+    constants = NAGATA_LAMBDA.get((round(alpha, 6), round(beta, 6)))
+    if constants is None:               # a rough start outside Table 6.4; the search corrects it
         from scipy import stats
         lam0 = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(1 - beta)) ** 2 + 2.0 * math.sqrt(m - 1)
     else:
-        lam0 = x1 + x2 * math.sqrt(m - 1)
+        lam0 = constants[0] + constants[1] * math.sqrt(m - 1)
     start = math.ceil(lam0 / delta)
     return _smallest(lambda n: anova_power(n, int(m), min_d, sigma2, alpha, method) >= 1.0 - beta, start)
 
