@@ -154,6 +154,9 @@ def test_plot_differences_is_stable_whatever_the_row_order(pq, tmp_path):
     assert [b.get_facecolor() for b in fig2.axes[0].patches] == colours
     with pytest.raises(NotFoundError, match="sys9"):
         cmp.plot_differences("sys0", "sys9", "nDCG@10")
+    best = cmp.most_significant("nDCG@10")
+    assert best["p_adjusted"] == cmp.table().query("measure == 'nDCG@10'")["p_adjusted"].min()
+    assert cmp.plot("nDCG@10").axes[0].get_title().startswith(f"{best['system']} vs {best['baseline']}")
 
 
 # ----------------------------------------------------------------------------------- bad input

@@ -313,3 +313,43 @@ def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
                                    rtol=1e-12)
         assert (mine.loc[theirs.index, "wins"].to_numpy() == theirs[f"{key} +"].to_numpy()).all()
         assert (mine.loc[theirs.index, "losses"].to_numpy() == theirs[f"{key} -"].to_numpy()).all()
+
+
+def test_rank_intervals_on_dl19_are_their_definition(dl19):
+    from ir_cwla.compare import rank_uncertainty
+
+    measure = "nDCG@10"
+    one = dl19[dl19["measure"] == measure]
+    result = rank_uncertainty(one, resamples=500, seed=4)
+    matrix = one.pivot(index="qid", columns="name", values="value").sort_index()
+    draws = _resamples(4, 43, 500, paired.BOOTSTRAP_INTERVAL_STREAM)
+    means = np.stack([matrix.to_numpy()[idx].mean(axis=0) for idx in draws])
+    ranks = pd.DataFrame(means, columns=matrix.columns).rank(axis=1, method="min", ascending=False).to_numpy()
+    got = result.table().set_index("system")
+    for k, name in enumerate(matrix.columns):
+        lo, hi = np.quantile(ranks[:, k], [0.025, 0.975], method="inverted_cdf")
+        assert (got.loc[name, "rank_low"], got.loc[name, "rank_high"]) == (lo, hi), name
+    for r in result.adjacent.itertuples():
+        share = (means[:, list(matrix.columns).index(r.upper)] > means[:, list(matrix.columns).index(r.lower)]).mean()
+        assert r.share_above == pytest.approx(share) and r.separable == (1 - share < 0.025)
+    assert 0 < result.adjacent["separable"].sum() < 36        # DL19: some adjacent ranks separable, most not
+
+
+def test_topic_set_sizes_on_dl19_are_statsmodels(dl19):
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+    from statsmodels.stats.power import FTestAnovaPower, TTestPower
+
+    from ir_cwla.compare import topic_set_sizes
+
+    table = topic_set_sizes(dl19, min_d=0.10)
+    assert len(table) == 3 and table["n_t_test"].is_monotonic_increasing
+    for r in table.itertuples():
+        one = dl19[dl19["measure"] == r.measure]
+        ms_e = anova_lm(smf.ols("value ~ C(name) + C(qid)", data=one).fit()).loc["Residual", "mean_sq"]
+        assert r.sigma2 == pytest.approx(ms_e, rel=1e-10)
+        n_t = TTestPower().solve_power(effect_size=0.10 / math.sqrt(2 * ms_e), alpha=0.05, power=0.8)
+        assert r.n_t_test == math.ceil(n_t)
+        total = FTestAnovaPower().solve_power(effect_size=math.sqrt(0.01 / (2 * 37 * ms_e)), alpha=0.05, power=0.8,
+                                              k_groups=37)
+        assert r.n_anova == math.ceil(total / 37 - 1e-9)

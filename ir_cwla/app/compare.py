@@ -149,9 +149,8 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     page.table(rows.assign(measure=rows["measure"].map(naming.label)),
                f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
                "p-values", index=False, filename="comparison.csv")
-    first = rows[rows["measure"] == comparison.measures[0]]
-    if len(first):
-        best = first.iloc[int(first["p_adjusted"].to_numpy().argmin())]
+    if len(rows):
+        best = comparison.most_significant()
         fig = comparison.plot_differences(best["baseline"], best["system"], best["measure"])
         page.figure(fig, f"per-topic differences {best['system']} - {best['baseline']} under "
                          f"{naming.label(best['measure'])}, sorted (the most significant pair of this measure)",

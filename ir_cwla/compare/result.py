@@ -251,6 +251,18 @@ class Comparison:
                              | ((self.pairs["baseline"] == system_b) & (self.pairs["system"] == system_a)))]
         return rows.iloc[0] if len(rows) else None
 
+    def most_significant(self, measure: Optional[str] = None) -> pd.Series:
+        """The row with the smallest adjusted p-value under ``measure`` (default: the first measure);
+        ties go to the first row in table order."""
+        key = self._measure(measure if measure is not None else self.measures[0])
+        rows = self.pairs[self.pairs["measure"] == key]
+        return rows.iloc[int(rows["p_adjusted"].to_numpy().argmin())]
+
+    def plot(self, measure: Optional[str] = None, ax: Any = None):
+        """:meth:`plot_differences` of the most significant pair under ``measure`` (default: the first)."""
+        row = self.most_significant(measure)
+        return self.plot_differences(row["baseline"], row["system"], row["measure"], ax=ax)
+
     def plot_differences(self, system_a: str, system_b: str, measure: str, ax: Any = None):
         """Per-topic differences ``system_b - system_a`` as sorted bars (the figure papers show).
 
