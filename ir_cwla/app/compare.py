@@ -124,7 +124,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print()
         print(report.text_table(table, precision=4, index=False))
         print()
-        print(comparison.caption())
+        print(comparison.caption(bold=False))
     if args.out is not None:
         with report.staged(args.out, inputs=args.inputs) as directory:
             page = report.HtmlReport("ir_cwla comparison", f"{len(comparison.systems)} systems, "
@@ -143,7 +143,7 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     from ir_cwla.meta import naming
 
     page.section(title)
-    page.text(comparison.caption())
+    page.text(comparison.caption(bold=False))
     page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
     rows = comparison.table()
     page.table(rows.assign(measure=rows["measure"].map(naming.label)),

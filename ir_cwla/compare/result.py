@@ -126,12 +126,14 @@ class Comparison:
             return "the test's own adjustment over all pairs of each measure"
         return CORRECTION_NAMES[self.correction].format(trials=self.trials)
 
-    def caption(self) -> str:
-        """The caption of the paper tables: what is shown, the test, the correction and the family."""
+    def caption(self, bold: bool = True) -> str:
+        """The caption of the paper tables: what is shown, the test, the correction and the family
+        (``bold=False`` leaves out the sentence about bold best scores, for plain-text tables)."""
         marks = ("† marks a system significantly different from the baseline "
                  f"{self.baselines[0]}" if self.baselines is not None and len(self.baselines) == 1 else
                  "superscript letters name the systems a score is significantly better than")
-        return (f"Mean scores over {self.n_topics} topics; the best of each measure in bold. "
+        best = "; the best of each measure in bold" if bold else ""
+        return (f"Mean scores over {self.n_topics} topics{best}. "
                 f"Two-sided {self.describe_test()}, paired over topics, with {self.describe_correction()}; "
                 f"family of hypotheses: {self.family}. {marks[0].upper() + marks[1:]} "
                 f"(adjusted p < {self.alpha:g}).")
