@@ -17,7 +17,9 @@ Data flows one way through the package, and the tree shows it:
    (:mod:`ir_cwla.table1`);
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
-   ``irds:`` ids, the bundled Cranfield);
+   ``irds:`` ids, the bundled Cranfield); above them, comparisons of systems
+   (:mod:`ir_cwla.compare`: ``ir_cwla.compare(per_query, baseline=...)``, tests, corrections,
+   effect sizes, rank uncertainty, topic set size design);
 3. the application (:mod:`ir_cwla.app`): command line (with cwl_eval's command,
    :mod:`ir_cwla.app.cwl`), HTML report, demo.
 
@@ -71,7 +73,7 @@ register()
 datasets.register()
 plugins.load()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "app")
+_SUBPACKAGES = ("meta", "leaderboard", "datasets", "compare", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 
 
@@ -93,7 +95,8 @@ __all__ = [
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
-    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
+    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
+    "compare", "app",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

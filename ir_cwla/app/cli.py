@@ -42,6 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from ir_cwla.app.compare import add_parser as add_compare_parser
 from ir_cwla.app.evaluate import (
     FORMATS,
     check_stdin_once,
@@ -564,6 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_demo)
+    add_compare_parser(sub)
     return parser
 
 
