@@ -29,12 +29,13 @@ does not depend on the row order of the inputs.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import DataError, ParameterError
+from ir_cwla.errors import DataError, InputWarning, ParameterError
 from ir_cwla.io import as_qrels_frame
 from ir_cwla.meta.labels import as_qrels_mapping
 
@@ -79,10 +80,10 @@ def majority_grade(pair: np.ndarray, grade: np.ndarray, source: np.ndarray, n_pa
 def rounded_ratio(numerator: np.ndarray, denominator: np.ndarray, ties: str = "lower") -> np.ndarray:
     """``numerator / denominator`` rounded to the nearest integer in exact integer arithmetic; a ratio
     halfway between two integers goes to the lower (``ties='lower'``) or the higher one."""
-    q, r = np.divmod(numerator, denominator)               # floor division: 0 <= r < denominator
+    q, r = numerator // denominator, numerator % denominator   # floor division: 0 <= r < denominator
     twice = 2 * r
     up = (twice > denominator) | ((twice == denominator) & (ties == "higher"))
-    return (q + up).astype(np.int64)
+    return q + up.astype(np.int64)
 
 
 def mean_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "lower") -> np.ndarray:
@@ -90,9 +91,12 @@ def mean_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "l
     order = np.argsort(pair, kind="stable")
     p, g = pair[order], grade[order]
     starts = _pair_starts(p, n_pairs)
-    sums = np.add.reduceat(g, starts)
     counts = np.diff(np.append(starts, len(p)))
-    return rounded_ratio(sums, counts, ties)
+    bound = max(int(g.max()), -int(g.min())) if len(g) else 0
+    if bound * int(counts.max(initial=1)) >= 2 ** 63:     # an int64 sum could overflow: Python ints
+        sums = np.add.reduceat(g.astype(object), starts)
+        return np.array(rounded_ratio(sums, counts.astype(object), ties).tolist(), dtype=np.int64)
+    return rounded_ratio(np.add.reduceat(g, starts), counts, ties)
 
 
 def median_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "lower") -> np.ndarray:
@@ -182,5 +186,7 @@ def combine_qrels(qrels: Any, method: Method = "majority", *, ties: str = "lower
     doc_ids = np.asarray(uniques.get_level_values(1), dtype=object)
     combined = pd.DataFrame({"query_id": query_ids[keep], "doc_id": doc_ids[keep],
                              "relevance": out[keep].astype(np.int64)})
-    return as_qrels_frame(combined, name=f"combine_qrels({method})")
+    with warnings.catch_warnings():      # the inputs were checked (and warned about) when read
+        warnings.simplefilter("ignore", InputWarning)
+        return as_qrels_frame(combined, name=f"combine_qrels({method})")
 

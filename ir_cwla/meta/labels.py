@@ -147,10 +147,9 @@ def cohen_kappa(confusion: np.ndarray, weights: Optional[str] = None) -> np.ndar
     w = kappa_weights(c.shape[-1], weights)
     n = c.sum(axis=(-2, -1))
     rows, cols = c.sum(axis=-1), c.sum(axis=-2)
+    observed_d = (w * c).sum(axis=(-2, -1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        expected = rows[..., :, None] * cols[..., None, :] / n[..., None, None]
-        observed_d = (w * c).sum(axis=(-2, -1))
-        expected_d = (w * expected).sum(axis=(-2, -1))
+        expected_d = ((rows @ w) * cols).sum(axis=-1) / n        # sum_ij w_ij O_i. O_.j / O_..
         out = 1.0 - observed_d / expected_d
     return np.where((n > 0) & (expected_d > 0), out, np.nan)
 
