@@ -24,7 +24,7 @@ from ir_cwla import io, meta
 from ir_cwla.errors import UndefinedStatisticWarning
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data")) / "trec-dl-2019-passage"
+DEFAULT_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "judged_both" / "data")) / "trec-dl-2019-passage"
 
 
 def anchor(pairs: dict, replicates: int, rng: np.random.Generator) -> None:
@@ -83,7 +83,7 @@ def main(argv=None) -> dict:
           f"({t_point / t_frames:.2f}x ours with 1000 trials); with 1000 bootstrap trials ~{t_boot:.0f} s "
           f"(from {args.anchor_trials} trials) -> {t_boot / t_frames:.0f}x")
     overall = result.table()
-    print(overall[["alternative", "shared", "exact", "kappa", "kappa_quadratic", "alpha_ordinal"]]
+    print(overall[["alternative", "judged_both", "exact", "kappa", "kappa_quadratic", "alpha_ordinal"]]
           .round(3).to_string(index=False))
     return save({"label_agreement_files_median_s": t_files, "label_agreement_files_runs_s": runs_files,
                  "label_agreement_frames_median_s": t_frames, "label_agreement_frames_runs_s": runs_frames,

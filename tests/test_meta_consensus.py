@@ -41,7 +41,7 @@ def slow_combine(qrels: list[dict], method: str, ties: str, pairs: str = "union"
                 votes.setdefault((qid, doc), []).append(grade)     # in list order: first qrels first
     out = {}
     for key, grades in votes.items():
-        if pairs == "shared" and len(grades) < len(qrels):
+        if pairs == "intersection" and len(grades) < len(qrels):
             continue
         if method == "first":
             out[key] = grades[0]
@@ -94,8 +94,8 @@ def test_against_the_slow_loop_on_dl19(group1, method, ties):
         got = meta.combine_qrels(order, method, ties=ties)
         assert_checked_form(got)
         assert as_dict(got) == slow_combine(hand, method, ties)
-    shared = meta.combine_qrels({"a": a, "b": b}, method, ties=ties, pairs="shared")
-    assert as_dict(shared) == slow_combine(by_hand[1:], method, ties, pairs="shared")
+    shared = meta.combine_qrels({"a": a, "b": b}, method, ties=ties, pairs="intersection")
+    assert as_dict(shared) == slow_combine(by_hand[1:], method, ties, pairs="intersection")
 
 
 def test_first_is_nist_if_present_or_the_reannotation_where_present(group1):
@@ -160,7 +160,7 @@ def test_bad_input_gives_clear_errors():
     with pytest.raises(ParameterError, match="ties"):
         meta.combine_qrels(frames, ties="random")
     with pytest.raises(ParameterError, match="pairs"):
-        meta.combine_qrels(frames, pairs="intersection")
+        meta.combine_qrels(frames, pairs="common")
     with pytest.raises(ParameterError, match="at least one"):
         meta.combine_qrels([])
     with pytest.raises(ArgumentTypeError):
@@ -169,4 +169,4 @@ def test_bad_input_gives_clear_errors():
         meta.combine_qrels([frames[0], frames[1].assign(relevance=0.5)])
     elsewhere = frames[1].assign(query_id=frames[1]["query_id"] + "-elsewhere")
     with pytest.raises(DataError, match="judged by all"):
-        meta.combine_qrels([frames[0], elsewhere], pairs="shared")
+        meta.combine_qrels([frames[0], elsewhere], pairs="intersection")

@@ -174,7 +174,7 @@ def test_kappa_between_the_two_assessors_of_each_group(reannotation):
         by_topic = shared_pairs(read_qrels(a), read_qrels(b))
         y1, y2 = zip(*[p for pairs in by_topic.values() for p in pairs])
         row = result.table("all").iloc[0]
-        assert row["shared"] == len(y1)
+        assert row["judged_both"] == len(y1)
         for stat, weights in WEIGHTS.items():
             assert row[stat] == pytest.approx(cohen_kappa_score(y1, y2, weights=weights), abs=1e-12)
         data = np.array([y1, y2], dtype=float)
@@ -212,7 +212,7 @@ def test_confusion_and_exact_agreement_on_dl19(dl19_qrels_path, reannotation, dl
         other = read_qrels(path)
         by_topic = shared_pairs(nist, other)
         n = sum(map(len, by_topic.values()))
-        assert table.at[name, "shared"] == n == sum(map(len, other.values()))   # every pair is also NIST's
+        assert table.at[name, "judged_both"] == n == sum(map(len, other.values()))   # every pair is also NIST's
         assert table.at[name, "judged_reference"] == 9260
         assert table.at[name, "judged_other"] == sum(map(len, other.values()))
         assert round(table.at[name, "exact"] * n) == README_SAME[name]
@@ -273,13 +273,13 @@ def test_coverage_is_reported():
     ref, other = make_pair()
     result = meta.label_agreement(ref, other, trials=10)
     row = result.table().iloc[0]
-    assert (row["query_id"], row["judged_reference"], row["judged_other"], row["shared"]) == \
+    assert (row["query_id"], row["judged_reference"], row["judged_other"], row["judged_both"]) == \
         ("all", len(ref), len(other), 240 - 12)
     per_topic = result.table(per_topic=True).set_index("query_id")
-    assert per_topic.loc["q9", ["judged_reference", "judged_other", "shared"]].tolist() == [0, 1, 0]
+    assert per_topic.loc["q9", ["judged_reference", "judged_other", "judged_both"]].tolist() == [0, 1, 0]
     assert np.isnan(per_topic.at["q9", "kappa"])
-    assert per_topic.loc["q0", ["judged_reference", "judged_other", "shared"]].tolist() == [35, 41, 35]
-    assert per_topic.loc["q5", ["judged_reference", "judged_other", "shared"]].tolist() == [40, 33, 33]
+    assert per_topic.loc["q0", ["judged_reference", "judged_other", "judged_both"]].tolist() == [35, 41, 35]
+    assert per_topic.loc["q5", ["judged_reference", "judged_other", "judged_both"]].tolist() == [40, 33, 33]
 
 
 def test_bootstrap_follows_the_documented_recipe():
@@ -458,3 +458,9 @@ def test_categories_are_the_grades_of_the_shared_pairs():
         assert row[f"alpha_{metric}"] == pytest.approx(expected, abs=1e-12)
         assert row[f"alpha_{metric}"] == pytest.approx(slow_alpha([[float(x), float(y)] for x, y in zip(a, b)],
                                                                   metric), abs=1e-12)
+
+
+def test_every_statistic_has_a_figure_name():
+    from ir_cwla.meta.labels_plots import NAMES
+
+    assert tuple(NAMES) == labels.STATISTICS

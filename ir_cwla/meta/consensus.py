@@ -4,7 +4,7 @@
 NIST's and two re-annotations), so that a user can ask whether the consensus changes how a
 measure ranks the systems. Each (topic, doc_id) pair gets one grade from the grades of the
 qrels that judged it (with ``pairs='union'``, the default, every pair judged by at least one;
-with ``pairs='shared'``, only the pairs every qrels judged):
+with ``pairs='intersection'``, only the pairs every qrels judged):
 
 ``'majority'``
     the grade given most often; a tie between grades is broken by ``ties``: ``'lower'`` (the
@@ -42,7 +42,7 @@ from ir_cwla.meta.labels import as_qrels_mapping
 Method = Literal["majority", "mean", "median", "first"]
 METHODS = ("majority", "mean", "median", "first")
 TIES = ("lower", "higher", "first")
-PAIRS = ("union", "shared")
+PAIRS = ("union", "intersection")
 
 
 # ------------------------------------------------------------------------- kernels (numpy in, numpy out)
@@ -132,7 +132,7 @@ def combine_qrels(qrels: Any, method: Method = "majority", *, ties: str = "lower
     ties: how a tie is broken: ``'lower'`` (default) or ``'higher'`` grade; ``'first'``
         (majority only): the tied grade of the qrels that comes first.
     pairs: ``'union'`` (every pair some qrels judged, combined over the qrels that judged it) or
-        ``'shared'`` (only the pairs every qrels judged).
+        ``'intersection'`` (only the pairs every qrels judged).
 
     Returns
     -------
@@ -143,7 +143,7 @@ def combine_qrels(qrels: Any, method: Method = "majority", *, ties: str = "lower
     ------
     ParameterError: an unknown ``method``, ``ties`` or ``pairs``, ``ties='first'`` with a method
         other than majority, or no qrels at all.
-    DataError: ``pairs='shared'`` and no pair judged by every qrels.
+    DataError: ``pairs='intersection'`` and no pair judged by every qrels.
     InputError: a qrels that cannot be read.
     """
     if method not in METHODS:
@@ -168,12 +168,12 @@ def combine_qrels(qrels: Any, method: Method = "majority", *, ties: str = "lower
     source = stacked["_source"].to_numpy(np.int64)
     n_pairs = len(uniques)
     keep = np.ones(n_pairs, dtype=bool)
-    if pairs == "shared":
+    if pairs == "intersection":
         judged_by = np.bincount(pair, minlength=n_pairs)      # each qrels judges a pair at most once
         keep = judged_by == len(frames)
         if not keep.any():
             raise DataError(f"no (topic, doc_id) pair is judged by all of {list(frames)}: nothing to combine "
-                            "with pairs='shared' (pairs='union' combines the grades each pair has)")
+                            "with pairs='intersection' (pairs='union' combines the grades each pair has)")
     if method == "majority":
         out = majority_grade(pair, grade, source, n_pairs, ties)
     elif method == "mean":

@@ -77,10 +77,6 @@ STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordina
               "alpha_nominal")
 #: The statistics :meth:`LabelAgreement.table` shows unless asked otherwise.
 DEFAULT_STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal")
-#: Display names of the statistics (figures).
-NAMES = {"exact": "exact agreement", "kappa": "Cohen's kappa", "kappa_linear": "kappa (linear weights)",
-         "kappa_quadratic": "kappa (quadratic weights)", "alpha_ordinal": "Krippendorff's alpha (ordinal)",
-         "alpha_interval": "Krippendorff's alpha (interval)", "alpha_nominal": "Krippendorff's alpha (nominal)"}
 KAPPA_WEIGHTS = (None, "linear", "quadratic")
 ALPHA_METRICS = ("ordinal", "interval", "nominal")
 #: The topic id of the overall rows (as trec_eval's summary rows).
@@ -293,7 +289,7 @@ class LabelAgreement:
     ``statistics``: long frame ``alternative, query_id, statistic, value, ci_low, ci_high,
     defined`` (``query_id`` :data:`OVERALL` = ``'all'`` for the overall rows; ``defined``: the
     bootstrap replicates on which the statistic was defined); ``coverage``: frame
-    ``alternative, query_id, judged_reference, judged_other, shared`` for every topic either
+    ``alternative, query_id, judged_reference, judged_other, judged_both`` for every topic either
     qrels judged, and the overall row; ``confusions``: per alternative, the ``(T, K, K)``
     counts of its ``topics`` (sorted) over its ``categories``.
     """
@@ -312,7 +308,7 @@ class LabelAgreement:
     def table(self, statistics: Union[str, Sequence[str]] = DEFAULT_STATISTICS,
               per_topic: bool = False) -> pd.DataFrame:
         """One row per alternative (and per topic with ``per_topic``): the pairs judged by each
-        qrels and shared, then each statistic with its interval (``kappa, kappa_low,
+        qrels and by both, then each statistic with its interval (``kappa, kappa_low,
         kappa_high``, ...).
 
         ``statistics``: names of :data:`STATISTICS` or ``'all'``. Per-topic rows cover every
@@ -443,8 +439,8 @@ def _compare(ref: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str
         "query_id": [OVERALL] + all_topics,
         "judged_reference": [len(ref)] + judged_ref.reindex(all_topics, fill_value=0).tolist(),
         "judged_other": [len(other)] + judged_other.reindex(all_topics, fill_value=0).tolist(),
-        "shared": [n] + shared_counts.reindex(all_topics, fill_value=0).tolist()})
-    cov = cov.astype({c: np.int64 for c in ("judged_reference", "judged_other", "shared")})
+        "judged_both": [n] + shared_counts.reindex(all_topics, fill_value=0).tolist()})
+    cov = cov.astype({c: np.int64 for c in ("judged_reference", "judged_other", "judged_both")})
     return cov, conf, [str(t) for t in topics], tuple(int(c) for c in categories)
 
 

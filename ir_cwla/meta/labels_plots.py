@@ -14,10 +14,16 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ir_cwla.errors import ParameterError
+from ir_cwla.io import SUMMARY_QID as OVERALL
 from ir_cwla.text import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from ir_cwla.meta.labels import LabelAgreement
+
+#: Axis names of the statistics of :data:`ir_cwla.meta.labels.STATISTICS`.
+NAMES = {"exact": "exact agreement", "kappa": "Cohen's kappa", "kappa_linear": "kappa (linear weights)",
+         "kappa_quadratic": "kappa (quadratic weights)", "alpha_ordinal": "Krippendorff's alpha (ordinal)",
+         "alpha_interval": "Krippendorff's alpha (interval)", "alpha_nominal": "Krippendorff's alpha (nominal)"}
 
 
 def plot_label_agreement(result: LabelAgreement, statistic: str = "kappa", alternatives: Optional[list[str]] = None,
@@ -29,10 +35,8 @@ def plot_label_agreement(result: LabelAgreement, statistic: str = "kappa", alter
     """
     import matplotlib.pyplot as plt
 
-    from ir_cwla.meta.labels import NAMES, OVERALL, STATISTICS
-
-    if statistic not in STATISTICS:
-        raise ParameterError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if statistic not in NAMES:
+        raise ParameterError(f"statistic must be one of {tuple(NAMES)}, got {statistic!r}")
     names = list(alternatives) if alternatives is not None else list(result.alternatives)
     for n in names:
         result._alternative(n)
