@@ -18,7 +18,7 @@ Data flows one way through the package, and the tree shows it:
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
    ``irds:`` ids, the bundled Cranfield); above them, comparisons of systems
-   (:mod:`ir_cwla.compare`: ``ir_cwla.compare(per_query, baseline=...)``, tests, corrections,
+   (:mod:`ir_cwla.comparison`: ``ir_cwla.compare(per_query, baseline=...)``, tests, corrections,
    effect sizes, rank uncertainty, topic set size design);
 3. the application (:mod:`ir_cwla.app`): command line (with cwl_eval's command,
    :mod:`ir_cwla.app.cwl`), HTML report, demo.
@@ -73,7 +73,7 @@ register()
 datasets.register()
 plugins.load()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "compare", "app")
+_SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 
 
@@ -85,6 +85,8 @@ def __getattr__(name: str):
 
     if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
+    if name == "compare":          # the function of the comparison room
+        return importlib.import_module("ir_cwla.comparison").compare
     if name in _APP_MODULES:
         return importlib.import_module(f"ir_cwla.app.{name}")
     raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
@@ -96,7 +98,7 @@ __all__ = [
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
-    "compare", "app",
+    "comparison", "compare", "app",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

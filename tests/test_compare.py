@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla.compare import multiplicity, ranks, topic_set_size
+from ir_cwla.comparison import multiplicity, ranks, topic_set_size
 from ir_cwla.errors import (
     ArgumentTypeError,
     DataError,
@@ -46,17 +46,16 @@ def pq() -> pd.DataFrame:
 def test_import_ir_cwla_stays_light():
     """Neither ``import ir_cwla`` nor ``ir_cwla.compare`` imports scipy.stats or matplotlib (they are
     imported inside the functions that need them)."""
-    code = ("import sys, ir_cwla; a = 'ir_cwla.compare' in sys.modules; ir_cwla.compare; "
+    code = ("import sys, ir_cwla; a = 'ir_cwla.comparison' in sys.modules; ir_cwla.compare; "
             "print(a, 'scipy.stats' in sys.modules, 'matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", "False"]
 
 
-def test_compare_is_callable_as_a_function_and_a_package(pq):
-    import ir_cwla.compare as package
-    from ir_cwla.compare import compare
+def test_compare_is_the_function_of_the_comparison_room(pq):
+    from ir_cwla.comparison import compare
 
-    assert ir_cwla.compare is package
+    assert ir_cwla.compare is compare and callable(ir_cwla.compare)
     a = ir_cwla.compare(pq, baseline="sys0", resamples=200).table()
     pd.testing.assert_frame_equal(a, compare(pq, baseline="sys0", resamples=200).table())
 
@@ -64,7 +63,7 @@ def test_compare_is_callable_as_a_function_and_a_package(pq):
 # ----------------------------------------------------------------------------------- the table
 
 def test_table_columns_and_order(pq):
-    from ir_cwla.compare.result import COLUMNS
+    from ir_cwla.comparison.result import COLUMNS
 
     cmp = ir_cwla.compare(pq, baseline=["sys3", "sys1"], resamples=200)
     t = cmp.table()
@@ -131,7 +130,7 @@ def test_latex_escapes_names():
 
 
 def test_letters():
-    from ir_cwla.compare.result import letters
+    from ir_cwla.comparison.result import letters
 
     assert [letters(k) for k in (0, 1, 25, 26, 27, 51, 52)] == ["a", "b", "z", "aa", "ab", "az", "ba"]
 
@@ -256,7 +255,7 @@ def test_maxt_is_less_conservative_than_bonferroni_and_step_down_than_single_ste
 # ----------------------------------------------------------------------------------- ranks
 
 def test_rank_uncertainty_is_its_definition(pq):
-    from ir_cwla.compare.paired import BOOTSTRAP_INTERVAL_STREAM
+    from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM
     from ir_cwla.meta import streams
 
     one = pq[pq["measure"] == "nDCG@10"]
@@ -282,7 +281,7 @@ def test_rank_uncertainty_is_its_definition(pq):
 
 def test_dynascore_rank_uncertainty_is_the_dynascore_of_each_resample(pq):
     from ir_cwla import leaderboard as lb
-    from ir_cwla.compare.paired import BOOTSTRAP_INTERVAL_STREAM
+    from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM
     from ir_cwla.meta import streams
 
     one = pq[pq["measure"] == "nDCG@10"]
@@ -364,7 +363,7 @@ def test_design_table_per_measure(pq):
     table = topic_set_size.topic_set_sizes(pq, min_d=0.05)
     assert list(table.columns) == ["measure", "sigma2", "df", "n_t_test", "n_anova", "n_ci"]
     assert table["n_t_test"].is_monotonic_increasing
-    from ir_cwla.compare.anova import residual_variance
+    from ir_cwla.comparison.anova import residual_variance
     from ir_cwla.meta import to_cube
 
     cube = to_cube(pq)

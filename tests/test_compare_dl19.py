@@ -17,7 +17,7 @@ from scipy import stats
 
 import ir_cwla
 from ir_cwla import meta
-from ir_cwla.compare import anova, paired
+from ir_cwla.comparison import anova, paired
 from ir_cwla.errors import UndefinedStatisticWarning
 from ir_cwla.meta import streams
 from ir_cwla.meta.frame import to_cube
@@ -205,7 +205,7 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
 def _slow_maxt(values, pairs, trials, seed, step_down):
     """MaxT from its definition: permute every topic's systems (the streams recipe), paired t
     statistics by scipy, the maximum over the family (or over the hypotheses not yet rejected)."""
-    from ir_cwla.compare.paired import MAXT_STREAM
+    from ir_cwla.comparison.paired import MAXT_STREAM
 
     n_m, n_t, n_s = values.shape
     hyps = [(m, a, b) for m in range(n_m) for a, b in pairs]
@@ -316,7 +316,7 @@ def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
 
 
 def test_rank_intervals_on_dl19_are_their_definition(dl19):
-    from ir_cwla.compare import rank_uncertainty
+    from ir_cwla.comparison import rank_uncertainty
 
     measure = "nDCG@10"
     one = dl19[dl19["measure"] == measure]
@@ -340,7 +340,7 @@ def test_topic_set_sizes_on_dl19_are_statsmodels(dl19):
     from statsmodels.stats.anova import anova_lm
     from statsmodels.stats.power import FTestAnovaPower, TTestPower
 
-    from ir_cwla.compare import topic_set_sizes
+    from ir_cwla.comparison import topic_set_sizes
 
     table = topic_set_sizes(dl19, min_d=0.10)
     assert len(table) == 3 and table["n_t_test"].is_monotonic_increasing

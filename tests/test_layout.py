@@ -14,7 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "ir_cwla"
 
 #: Each layer may import only from itself and the layers before it.
-LAYERS = {"engine": 0, "meta": 1, "leaderboard": 1, "datasets": 1, "compare": 2, "app": 3}
+LAYERS = {"engine": 0, "meta": 1, "leaderboard": 1, "datasets": 1, "comparison": 2, "app": 3}
 #: ir_cwla/__init__.py is the facade: it re-exports every layer and is not part of the graph.
 FACADE = "ir_cwla"
 

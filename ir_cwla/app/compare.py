@@ -25,7 +25,7 @@ FORMATS = ("table", "csv", "markdown", "latex")
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``compare`` sub-command to ``subparsers`` (of ``ir-cwla``'s parser)."""
-    from ir_cwla.compare.api import CORRECTIONS, FAMILIES, TESTS
+    from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS
 
     p = subparsers.add_parser(
         "compare", help="compare systems: paired tests, corrected p-values, effect sizes and intervals",
@@ -100,7 +100,7 @@ def read_inputs(args: argparse.Namespace) -> Any:
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ir-cwla compare``: prints the comparison (and writes an HTML report with ``--out``)."""
     from ir_cwla.app import report
-    from ir_cwla.compare import compare
+    from ir_cwla.comparison import compare
     from ir_cwla.meta import naming
 
     if args.out is not None:
@@ -137,7 +137,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems") -> Any:
-    """Renders a :class:`ir_cwla.compare.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`:
+    """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`:
     the means with significance marks, the caption (test, correction, family), every pair's row,
     and the per-topic differences of the most significant pair of the first measure."""
     from ir_cwla.meta import naming

@@ -1,7 +1,7 @@
 """Rank uncertainty: how sure is a system of its place in the ranking (bootstrap over topics).
 
 Each of ``R`` resamples draws the ``T`` topics with replacement (the resamples of the
-bootstrap intervals, :func:`ir_cwla.compare.effects.bootstrap_means`); on each, the systems
+bootstrap intervals, :func:`ir_cwla.comparison.effects.bootstrap_means`); on each, the systems
 are ranked by their mean score (1 = best; equal means share the best rank of their group,
 "min" ranking, to within the tie tolerance). A system's rank interval at level ``L`` is the
 ``(1-L)/2`` and ``(1+L)/2`` quantiles of its ranks over the resamples (lower, then higher
@@ -37,7 +37,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla.compare.effects import bootstrap_means
+from ir_cwla.comparison.effects import bootstrap_means
 from ir_cwla.errors import DataError, NotFoundError, ParameterError
 from ir_cwla.meta import streams
 from ir_cwla.meta.frame import TIE_TOLERANCE, TopicPolicy, to_cube
@@ -130,7 +130,7 @@ def rank_uncertainty(per_query: pd.DataFrame, measure: Optional[str] = None, *, 
     measure : the measure (``str(measure)``); may be left out when the frame has one.
     level : level of the rank intervals and of separability.
     resamples : bootstrap resamples ``R`` of the topics.
-    seed : int or ``SeedSequence`` (the resamples of :func:`ir_cwla.compare.compare`'s
+    seed : int or ``SeedSequence`` (the resamples of :func:`ir_cwla.comparison.compare`'s
         bootstrap intervals with the same seed).
     topics : ``'strict'`` or ``'intersection'``.
 

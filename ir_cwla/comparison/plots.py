@@ -1,4 +1,4 @@
-"""Figures of a :class:`~ir_cwla.compare.result.Comparison` (matplotlib, imported here only)."""
+"""Figures of a :class:`~ir_cwla.comparison.result.Comparison` (matplotlib, imported here only)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,7 +1,7 @@
 """Comparing systems: is system A better than B, by how much, and how sure are we (issue 20).
 
 ``ir_cwla.compare(per_query, baseline=...)`` -- this package is callable, and calling it is
-:func:`ir_cwla.compare.api.compare` -- tests every pair of systems over the topics of a
+:func:`ir_cwla.comparison.api.compare` -- tests every pair of systems over the topics of a
 per-query frame (``pt.Experiment(perquery=True)``, :func:`ir_cwla.meta.evaluate`,
 ``ir-cwla eval -q --format csv``), adjusts the p-values over the family of hypotheses, and
 puts the effect sizes and intervals next to them::
@@ -22,15 +22,12 @@ This room sits above :mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
 """
 from __future__ import annotations
 
-import sys
-import types
-
-from ir_cwla.compare.anova import residual_variance, tukey_hsd
-from ir_cwla.compare.api import CORRECTIONS, FAMILIES, TESTS, compare
-from ir_cwla.compare.multiplicity import adjust, maxt
-from ir_cwla.compare.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
-from ir_cwla.compare.result import Comparison
-from ir_cwla.compare.topic_set_size import (
+from ir_cwla.comparison.anova import residual_variance, tukey_hsd
+from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS, compare
+from ir_cwla.comparison.multiplicity import adjust, maxt
+from ir_cwla.comparison.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
+from ir_cwla.comparison.result import Comparison
+from ir_cwla.comparison.topic_set_size import (
     topic_set_sizes,
     topics_for_anova,
     topics_for_ci,
@@ -42,13 +39,3 @@ __all__ = [
     "tukey_hsd", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
     "topics_for_t_test", "topics_for_anova", "topics_for_ci",
 ]
-
-
-class _CallableModule(types.ModuleType):
-    """``ir_cwla.compare`` is both this package and the function: ``ir_cwla.compare(per_query, ...)``."""
-
-    def __call__(self, *args, **kwargs):
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,4 +1,4 @@
-"""The result of :func:`ir_cwla.compare.compare`: one row per (measure, baseline, system), and
+"""The result of :func:`ir_cwla.comparison.compare`: one row per (measure, baseline, system), and
 tables a paper can use.
 
 Significance marks (``alpha`` on the *adjusted* p-values): against one baseline, a dagger
@@ -272,7 +272,7 @@ class Comparison:
         wins, red where it loses, grey for ties; the dashed line is the mean difference. The
         order and colours depend only on the scores. Returns the matplotlib Figure.
         """
-        from ir_cwla.compare.plots import plot_differences
+        from ir_cwla.comparison.plots import plot_differences
 
         return plot_differences(self, system_a, system_b, measure, ax=ax)
 

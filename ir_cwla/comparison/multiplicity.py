@@ -1,7 +1,7 @@
 """Adjusting p-values for multiple comparisons: numpy kernels.
 
 The family is a set of ``H`` hypotheses (pairs of systems x measures, see
-:func:`ir_cwla.compare.compare`'s ``family``); each adjusted p-value ``p~_h`` is compared with
+:func:`ir_cwla.comparison.compare`'s ``family``); each adjusted p-value ``p~_h`` is compared with
 ``alpha`` as it is. With the p-values sorted ascending, ``p_(1) <= ... <= p_(H)``:
 
 - ``'none'``: ``p~ = p``.
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.compare.paired import MAXT_STREAM
+from ir_cwla.comparison.paired import MAXT_STREAM
 from ir_cwla.errors import ParameterError
 from ir_cwla.meta import executors, montecarlo, streams
 

@@ -13,14 +13,14 @@ standard deviation ``s_d`` (``n - 1`` in the denominator):
   reporting effect sizes", Frontiers in Psychology 4:863, eq. 6).
 - Sakai's standardised mean difference ``ES_E2 = dbar / sqrt(V_E)`` with ``V_E`` the residual
   variance of the two-way ANOVA without replication over all the systems compared
-  (:mod:`ir_cwla.compare.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
+  (:mod:`ir_cwla.comparison.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
   two systems ``V_E = s_d^2 / 2``, so ``ES_E2 = sqrt(2) d_z``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ir_cwla.compare.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
+from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
 from ir_cwla.meta import streams
 
 
@@ -51,7 +51,7 @@ def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed) -> n
     """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` ->
     ``(R, M, S)``. Resample ``r`` draws ``T`` topics with replacement, in chunks of
     :data:`ir_cwla.meta.streams.CHUNK` from stream ``BOOTSTRAP_INTERVAL_STREAM``
-    (:func:`ir_cwla.compare.paired.resample_counts`), the same for every measure."""
+    (:func:`ir_cwla.comparison.paired.resample_counts`), the same for every measure."""
     x = np.asarray(values, dtype=np.float64)
     n_m, n_t, n_s = x.shape
     flat = x.transpose(1, 0, 2).reshape(n_t, n_m * n_s)

@@ -3,7 +3,7 @@
 The pandas adapter over the kernels of :mod:`.paired`, :mod:`.anova`, :mod:`.multiplicity`
 and :mod:`.effects`: it validates the per-query frame (:func:`ir_cwla.meta.to_cube`), forms
 the pairs and the family of hypotheses, runs the test, adjusts the p-values and puts every
-number of a pair on one row of a :class:`~ir_cwla.compare.result.Comparison`.
+number of a pair on one row of a :class:`~ir_cwla.comparison.result.Comparison`.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.compare import anova, effects, multiplicity, paired
-from ir_cwla.compare.result import Comparison
+from ir_cwla.comparison import anova, effects, multiplicity, paired
+from ir_cwla.comparison.result import Comparison
 from ir_cwla.errors import (
     ArgumentTypeError,
     DataError,
@@ -167,7 +167,7 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
     correction : ``'none'``, ``'bonferroni'``, ``'holm'`` (the default for per-pair tests),
         ``'bh'``, ``'by'``, ``'maxt'`` or ``'maxt-stepdown'`` (Westfall & Young's permutation
         procedures, ``trials`` permutations, with ``test='t'`` or ``'randomisation'``); see
-        :mod:`ir_cwla.compare.multiplicity`. The Tukey tests adjust over the pairs of each measure
+        :mod:`ir_cwla.comparison.multiplicity`. The Tukey tests adjust over the pairs of each measure
         themselves (their ``correction`` is ``None`` or ``'none'``: no further adjustment over
         measures).
     family : ``'all'`` (default: every pair under every measure is one family, adjusted
@@ -186,7 +186,7 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
 
     Returns
     -------
-    :class:`~ir_cwla.compare.result.Comparison` (``.table()``, ``.to_markdown()``, ``.to_latex()``,
+    :class:`~ir_cwla.comparison.result.Comparison` (``.table()``, ``.to_markdown()``, ``.to_latex()``,
     ``.plot_differences()``).
     """
     alpha = check_alpha(alpha)

@@ -35,13 +35,7 @@ from typing import Any
 import numpy as np
 
 from ir_cwla.meta import executors, montecarlo, streams
-
-#: Stream id of the bootstrap test's topic resamples (meta's streams use 0-3).
-BOOTSTRAP_TEST_STREAM = 16
-#: Stream id of the bootstrap intervals' topic resamples (means, rank intervals).
-BOOTSTRAP_INTERVAL_STREAM = 17
-#: Stream id of the MaxT permutations (systems permuted within topics).
-MAXT_STREAM = 18
+from ir_cwla.meta.streams import BOOTSTRAP_INTERVAL_STREAM, BOOTSTRAP_TEST_STREAM, MAXT_STREAM  # noqa: F401
 
 
 def win_tie_loss(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
