@@ -37,7 +37,7 @@ def sweep_measures() -> list:
 
 
 def run_sweep(data: Path, measures: list, **executor) -> pd.DataFrame:
-    result = meta.sweep(data / "qrels.dl19-passage.txt", data / "runs", measures, ANALYSES,
+    result = meta.sweep(data / "runs", data / "qrels.dl19-passage.txt", measures, ANALYSES,
                         groups=meta.browsing_model, seed=0, progress=False, **executor)
     return result.table()
 

@@ -255,11 +255,12 @@ def test_meta_writes_tables_figures_and_an_escaped_report(capsys, tmp_path, dl19
                            "--test-trials", "60", "--fraction-trials", "2", "--out", out_dir)
     assert code == 0, err
     assert f"report: {out_dir / 'index.html'}" in out and "RBP_max@10" in out
-    figures = ("similarity", "consistency", "discriminative_power", "incompleteness", "incompleteness_depth",
-               "pooling_bias")
+    figures = ("similarity", "consistency", "discriminative_power", "topic_set_size", "incompleteness",
+               "incompleteness_depth", "pooling_bias")
     for name in figures:
         assert (out_dir / f"{name}.png").read_bytes().startswith(b"\x89PNG")
-    for name in ("similarity", "consistency", "discriminative_power", "incompleteness", "pooling_bias", "timings"):
+    for name in ("similarity", "consistency", "discriminative_power", "topic_set_size", "incompleteness",
+                 "pooling_bias", "timings"):
         assert len(pd.read_csv(out_dir / f"{name}.csv")) > 0
     per_query = pd.read_csv(out_dir / "per_query.csv", dtype={"qid": str})
     assert set(per_query.name) == set(HOSTILE_RUNS) and len(per_query) == 5 * 43 * 4

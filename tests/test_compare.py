@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla.comparison import multiplicity, ranks, topic_set_size
+from ir_cwla.comparison import multiplicity, ranks
 from ir_cwla.errors import (
     ArgumentTypeError,
     DataError,
@@ -20,6 +20,7 @@ from ir_cwla.errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
+from ir_cwla.meta import topic_set_size
 
 MEASURES = ("nDCG@10", "AP(rel=2)")
 
@@ -363,8 +364,8 @@ def test_design_table_per_measure(pq):
     table = topic_set_size.topic_set_sizes(pq, min_d=0.05)
     assert list(table.columns) == ["measure", "sigma2", "df", "n_t_test", "n_anova", "n_ci"]
     assert table["n_t_test"].is_monotonic_increasing
-    from ir_cwla.comparison.anova import residual_variance
     from ir_cwla.meta import to_cube
+    from ir_cwla.meta.anova import residual_variance
 
     cube = to_cube(pq)
     for r in table.itertuples():

@@ -17,9 +17,9 @@ from scipy import stats
 
 import ir_cwla
 from ir_cwla import meta
-from ir_cwla.comparison import anova, paired
+from ir_cwla.comparison import paired
 from ir_cwla.errors import UndefinedStatisticWarning
-from ir_cwla.meta import streams
+from ir_cwla.meta import anova, streams
 from ir_cwla.meta.frame import to_cube
 
 BASELINE = "bm25base_p"

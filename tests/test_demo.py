@@ -58,10 +58,11 @@ def test_report_is_self_contained(demo):
     assert not external_references(page)
     tags = parse_tags(page)
     assert "script" not in {t for t, _ in tags}
-    assert sum(t == "img" for t, _ in tags) == 6
+    assert sum(t == "img" for t, _ in tags) == 10
     for heading in ("Effectiveness", "Meta-evaluation 1: system ranking similarity", "Meta-evaluation 2: "
                     "system ranking consistency", "Meta-evaluation 3: discriminative power",
-                    "Efficiency-aware leaderboard"):
+                    "Meta-evaluation 4: topic set size", "Meta-evaluation 5: robustness to incomplete judgments",
+                    "Meta-evaluation 6: pooling bias (leave one run out)", "Efficiency-aware leaderboard"):
         assert f">{heading}</h2>" in page
     assert "remapped 1-&gt;4, 2-&gt;3, 3-&gt;2, 4-&gt;1" in page
     board = pd.read_csv(out / "leaderboard" / "results.csv", index_col=0)

@@ -127,8 +127,8 @@ def test_sweep_on_dask_matches_in_process(dl19, client, dl19_qrels_path, dl19_ru
     assert len(measures) == 4                                         # RBP with A='ERR' is skipped
     analyses = {"consistency": {"trials": 100, "test_trials": 200}, "discriminative_power": {"trials": 400}}
     runs = dl19_run_paths[:8]
-    local = meta.sweep(dl19_qrels_path, runs, measures, analyses, groups=meta.browsing_model, progress=False)
-    remote = meta.sweep({"a": dl19_qrels_path, "b": dl19_qrels_path}, {"a": runs, "b": runs}, measures, analyses,
+    local = meta.sweep(runs, dl19_qrels_path, measures, analyses, groups=meta.browsing_model, progress=False)
+    remote = meta.sweep({"a": runs, "b": runs}, {"a": dl19_qrels_path, "b": dl19_qrels_path}, measures, analyses,
                         groups=meta.browsing_model, executor=client, progress=False)
     table = local.table()
     assert list(table["group"].unique()) == ["RBP(p=0.5)@10", "RBP(p=0.9)@10"]

@@ -109,8 +109,8 @@ def test_sweep_over_runs_and_measures_in_another_order(order_seed):
     qrels_shuffled = qrels.sample(frac=1.0, random_state=order_seed)
     analyses = {"similarity": {}, "consistency": {"trials": 50, "test_trials": 100},
                 "discriminative_power": {"trials": 120}}
-    one = meta.sweep(qrels, runs, measures, analyses, groups=meta.browsing_model, progress=False)
-    two = meta.sweep(qrels_shuffled, other_runs, other_measures, analyses, groups=meta.browsing_model, progress=False)
+    one = meta.sweep(runs, qrels, measures, analyses, groups=meta.browsing_model, progress=False)
+    two = meta.sweep(other_runs, qrels_shuffled, other_measures, analyses, groups=meta.browsing_model, progress=False)
     pd.testing.assert_frame_equal(one.table(), two.table(), check_exact=True)
     key = "collection"
     pd.testing.assert_frame_equal(one.consistency[key].taus, two.consistency[key].taus, check_exact=True)

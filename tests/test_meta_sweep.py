@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import ir_cwla
 from ir_cwla import CWLA, meta
 from ir_cwla.meta import tables
 
@@ -49,8 +50,8 @@ def test_sweep_in_process_and_on_local_processes_agree():
     measures = meta.grid(CWLA, C="RBP", A=["ERG", "max", "fin"], p=[0.5, 0.8], cutoff=10)
     analyses = {"similarity": {}, "consistency": {"trials": 60, "test_trials": 100},
                 "discriminative_power": {"trials": 150}}
-    local = meta.sweep(qrels, runs, measures, analyses, groups=meta.browsing_model, progress=False)
-    procs = meta.sweep(qrels, runs, measures, analyses, groups=meta.browsing_model, n_jobs=2, progress=False)
+    local = meta.sweep(runs, qrels, measures, analyses, groups=meta.browsing_model, progress=False)
+    procs = meta.sweep(runs, qrels, measures, analyses, groups=meta.browsing_model, n_jobs=2, progress=False)
     pd.testing.assert_frame_equal(local.table(), procs.table(), check_exact=True)
     pd.testing.assert_frame_equal(local.per_query["collection"],
                                   meta.evaluate(runs, qrels, measures, progress=False), check_exact=True)
@@ -63,12 +64,21 @@ def test_sweep_in_process_and_on_local_processes_agree():
 def test_sweep_over_two_collections_and_bad_analyses():
     (q1, r1), (q2, r2) = toy(1), toy(2)
     measures = [CWLA(C="P", A="ERG") @ 5, CWLA(C="DCG", A="max") @ 5]
-    result = meta.sweep({"one": q1, "two": q2}, {"one": r1, "two": r2}, measures, ["discriminative_power"],
+    result = meta.sweep({"one": r1, "two": r2}, {"one": q1, "two": q2}, measures, ["discriminative_power"],
                         progress=False)
     assert list(result.per_query) == ["one", "two"]
     assert set(result.table()["collection"]) == {"one", "two"} and not result.consistency
-    with pytest.raises(ValueError, match="unknown analyses"):
-        meta.sweep(q1, r1, measures, ["speed"], progress=False)
+    with pytest.raises(ValueError, match="unknown criteria"):
+        meta.sweep(r1, q1, measures, ["speed"], progress=False)
+    with pytest.raises(ValueError, match=r"criterion 'consistency' has no option \['splits'\]"):
+        meta.sweep(r1, q1, measures, {"consistency": {"splits": 5}}, progress=False)
+    # the old argument order and keyword still work, with a deprecation warning
+    with pytest.warns(ir_cwla.IrCwlaDeprecationWarning, match="takes the runs first"):
+        old = meta.sweep(q1, r1, measures, ["discriminative_power"], progress=False)
+    with pytest.warns(ir_cwla.IrCwlaDeprecationWarning, match=r"now sweep\(criteria="):
+        meta.sweep(r1, q1, measures, analyses=["discriminative_power"], progress=False)
+    pd.testing.assert_frame_equal(old.table(), meta.sweep(r1, q1, measures, ["discriminative_power"],
+                                                          progress=False).table())
 
 
 def test_markdown_tables():

@@ -65,7 +65,7 @@ def test_meta_report_fits_and_shows_the_csv_numbers(meta_report, browser, artifa
             assert shown == pytest.approx(csv[column].tolist(), abs=5e-4), caption
         times = table_by_caption(found, "wall time of every step")
         assert [r[0] for r in times["rows"]] == pd.read_csv(meta_report / "timings.csv")["step"].tolist()
-        assert len(times["rows"]) == 6
+        assert len(times["rows"]) == 7
 
 
 @pytest.fixture

@@ -61,9 +61,6 @@ from ir_cwla.app.evaluate import (
     with_relevance_level,
 )
 from ir_cwla.errors import IrCwlaError, UsageError
-from ir_cwla.meta.incompleteness import DEPTHS as INCOMPLETENESS_DEPTHS
-from ir_cwla.meta.incompleteness import FRACTIONS as INCOMPLETENESS_FRACTIONS
-from ir_cwla.meta.pooling import DEPTHS as POOLING_DEPTHS
 from ir_cwla.names import parse_measures
 
 
@@ -176,106 +173,128 @@ def cmd_measures(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- meta
 
-def criteria_arg(text: Optional[str], have_runs: bool) -> list[str]:
-    """``--criteria`` as a list in the canonical order (default: every criterion the input allows)."""
-    from ir_cwla.app.report import CRITERIA, RUN_CRITERIA
+def criteria_arg(text: Optional[str], available: Sequence[str]) -> Optional[list[str]]:
+    """``--criteria`` as a list of names (None: every criterion the inputs allow), each known and
+    given what it needs (``available``: the inputs there are), before any work."""
+    from ir_cwla.meta import criteria
 
     if text is None:
-        return [c for c in CRITERIA if have_runs or c not in RUN_CRITERIA]
+        return None
     asked = [c.strip() for c in text.split(",") if c.strip()]
-    unknown = [c for c in asked if c not in CRITERIA]
+    unknown = [c for c in asked if c not in criteria.CRITERIA]
     if unknown or not asked:
         raise UsageError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
-                       f"choose from {', '.join(CRITERIA)}")
-    needing_runs = [c for c in asked if c in RUN_CRITERIA]
-    if needing_runs and not have_runs:
-        raise UsageError(f"--criteria {', '.join(needing_runs)} re-score the runs under reduced qrels: give QRELS "
-                       "and RUNDIR, not a per-query file")
-    return [c for c in CRITERIA if c in asked]
+                         f"choose from {', '.join(criteria.CRITERIA)}")
+    for name in asked:
+        missing = [n for n in criteria.CRITERIA[name].needs if n not in available]
+        if missing:
+            how = {"runs": "give QRELS and run files (a directory, files or a glob), not a per-query file",
+                   "qrels": "give QRELS and run files", "alternatives": "give other assessors' qrels with --alt-qrels"}
+            raise UsageError(f"--criteria {name} needs {' and '.join(missing)}: {how[missing[0]]}")
+    return asked
+
+
+def run_files_arg(specs: Sequence[str]) -> Any:
+    """RUNDIR, run files or quoted globs (``'runs/*.gz'``) as what :func:`ir_cwla.meta.evaluate` takes."""
+    import glob
+
+    if len(specs) == 1 and os.path.isdir(specs[0]):
+        return specs[0]
+    files: list[str] = []
+    for spec in specs:
+        if os.path.lexists(spec) or not any(ch in spec for ch in "*?["):
+            if not os.path.lexists(spec):
+                raise UsageError(f"run file or directory not found: {spec}")
+            if os.path.isdir(spec):
+                raise UsageError(f"{spec} is a directory: give one directory of runs, or run files")
+            files.append(spec)
+        else:
+            found = sorted(glob.glob(spec))
+            if not found:
+                raise UsageError(f"no run file matches {spec}")
+            files.extend(found)
+    return list(dict.fromkeys(files))
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
-    """``ir-cwla meta``: the five meta-evaluation criteria of measures over runs, in one report."""
+    """``ir-cwla meta``: the meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla.app import report
+    from ir_cwla.meta import criteria
     from ir_cwla.meta.frame import check_alpha
-    from ir_cwla.meta.incompleteness import check_fractions
-    from ir_cwla.meta.robustness import check_depths
-    from ir_cwla.meta.streams import check_trials
     from ir_cwla.text import csv_safe
 
-    criteria = criteria_arg(args.criteria, args.rundir is not None)   # every argument before any work
-    check_trials(args.trials, "--trials")
-    check_trials(args.test_trials, "--test-trials")
-    check_trials(args.fraction_trials, "--fraction-trials")
+    have_runs = bool(args.runs)
+    available = ["per_query"] + (["runs", "qrels"] if have_runs else [])
+    names = criteria_arg(args.criteria, available)          # every argument before any work
+    options = {key: getattr(args, key) for key in criteria.command_line_options()}
+    chosen = criteria.resolve(names, available)
+    for name in chosen:
+        criteria.options_of(name, options)
     check_alpha(args.alpha)
-    check_fractions(args.fractions)
-    check_depths(args.pool_depths)
-    check_depths(args.bias_depths)
-    inputs = [args.qrels] if args.rundir is None else [args.rundir, args.qrels]
-    if args.rundir is not None and not os.path.isdir(args.rundir):
-        raise UsageError(f"run directory not found: {args.rundir}")
-    report.check_output(args.out, inputs=inputs)
+    run_spec = run_files_arg(args.runs) if have_runs else None
+    inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or []))
+    report.check_output(args.out, inputs=inputs_files)
     progress = sys.stderr.isatty()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    if args.rundir is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+    if not have_runs:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         runs: Optional[dict[str, Any]] = None
         qrels = None
+        source = f"{args.qrels}."
     else:
+        assert run_spec is not None
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
         runs = {name: read_run_arg(path, name, measures)
-                for name, path in meta.evaluation.as_run_mapping(args.rundir).items()}
+                for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
+        for name, run in runs.items():
+            check_topics(name, run, qrels)
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
+        shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
+        source = f"{shown}; qrels {args.qrels}."
     timings["evaluation"] = time.perf_counter() - clock
-    groups = meta.browsing_model if all(ir_cwla.is_cwla(m) for m in measures) else None
-    results: dict[str, Any] = {}
-    for criterion in criteria:
-        clock = time.perf_counter()
-        if criterion == "similarity":
-            results[criterion] = meta.similarity(per_query, groups=groups)
-        elif criterion == "consistency":
-            results[criterion] = meta.consistency(per_query, trials=args.trials, test_trials=args.test_trials,
-                                                  alpha=args.alpha, seed=args.seed, groups=groups, progress=progress)
-        elif criterion == "discriminative_power":
-            results[criterion] = meta.discriminative_power(per_query, trials=args.test_trials, alpha=args.alpha,
-                                                           seed=args.seed, groups=groups, progress=progress)
-        elif criterion == "incompleteness":
-            assert runs is not None              # criteria_arg refuses it without a run directory
-            results[criterion] = meta.incompleteness(runs, qrels, measures, fractions=args.fractions,
-                                                     trials=args.fraction_trials, seed=args.seed,
-                                                     depths=args.pool_depths, groups=groups, progress=progress)
-        else:
-            assert runs is not None
-            results[criterion] = meta.pooling_bias(runs, qrels, measures, depths=args.bias_depths,
-                                                   groups=groups, progress=progress)
-        timings[criterion] = time.perf_counter() - clock
-    source = f"{args.rundir}; qrels {args.qrels}." if args.rundir is not None else f"{args.qrels}."
+    groups = groups_arg(args.groups, measures)
+    inputs = criteria.Inputs(per_query, measures, runs, qrels, groups=groups, seed=args.seed, alpha=args.alpha,
+                             progress=progress)
+    done = criteria.run(chosen, inputs, options)
+    timings.update(done.seconds)
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
     means = means[meta.naming.canonical_order(means.columns)].rename(columns=meta.label).rename_axis("run")
-    summaries = report.summary_tables(results, alpha=args.alpha, test_trials=args.test_trials, seed=args.seed)
-    with report.staged(args.out, inputs=inputs) as directory:
+    with report.staged(args.out, inputs=inputs_files) as directory:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
                                  f"{len(measures)} measures, from {source}", directory=directory)
         page.section("Runs")
         page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
-        report.add_meta_sections(page, results, summaries)
+        report.add_meta_sections(page, done)
         report.add_timings(page, timings)
         csv_safe(per_query).to_csv(directory / "per_query.csv", index=False)
         page.write()
-    for criterion, table in summaries.items():
-        print(f"{report.CRITERION_TITLES[criterion]}:")
-        print(report.text_table(table, precision=4 if criterion == "discriminative_power" else 3, index=False))
+    for name, table in done.summaries.items():
+        criterion = criteria.CRITERIA[name]
+        print(f"{criterion.title}:")
+        print(report.text_table(table, precision=criterion.precision, index=False))
         print()
     print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(args.out) / 'index.html'}")
-    if args.rundir is not None:
+    if have_runs:
         note_conventions(args.qrels)
     return 0
+
+
+def groups_arg(text: str, measures: Sequence[Any]) -> Any:
+    """``--groups``: 'model' (the aggregations of each browsing model compared with each other,
+    as the paper does; other measures each a family of their own), 'all' (one family), or 'auto'
+    ('model' when every measure is C/W/L/A, else 'all')."""
+    import ir_cwla
+    from ir_cwla import meta
+
+    if text == "auto":
+        text = "model" if all(ir_cwla.is_cwla(m) for m in measures) else "all"
+    return meta.browsing_model if text == "model" else None
 
 
 # ------------------------------------------------------------------------- leaderboard
@@ -426,6 +445,30 @@ def version_text() -> str:
     return f"ir-cwla {__version__}" + (f" (plugins: {', '.join(map(str, loaded))})" if loaded else "")
 
 
+def _criteria_names() -> list[str]:
+    from ir_cwla.meta.criteria import CRITERIA
+
+    return list(CRITERIA)
+
+
+def _criteria_titles() -> list[str]:
+    from ir_cwla.meta.criteria import CRITERIA
+
+    return [c.title for c in CRITERIA.values()]
+
+
+def _add_criteria_options(p: argparse.ArgumentParser) -> None:
+    """The options of every registered criterion (:func:`ir_cwla.meta.criteria.command_line_options`)."""
+    from ir_cwla.meta.criteria import CRITERIA, command_line_options
+
+    for key, option in command_line_options().items():
+        users = [c.name for c in CRITERIA.values() if any(o.key == key for o in c.options)]
+        default = option.default
+        shown = ",".join(map(str, default)) if isinstance(default, (tuple, list)) else default
+        p.add_argument(option.flag, dest=key, type=option.reader(), default=default, metavar=option.metavar,
+                       help=f"{'/'.join(users)}: {option.help} (default {shown})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``ir-cwla`` argument parser (one sub-command per verb)."""
 
@@ -482,33 +525,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=sorted(ir_measures.providers.registry))
     p.set_defaults(func=cmd_measures)
 
-    p = sub.add_parser("meta", help="meta-evaluate measures: similarity, consistency, discriminative power, "
-                                    "robustness to incomplete judgments and to pooling bias",
-                       description="Five meta-evaluation criteria of measures over a directory of TREC runs (the "
-                                   "three of Chen & Sakai, robustness to incomplete judgments, leave-one-run-out "
-                                   "pooling bias); writes tables, figures, their run times and an HTML report.")
+    p = sub.add_parser("meta", help="meta-evaluate measures: " + ", ".join(_criteria_titles()),
+                       description="Meta-evaluation criteria of measures over TREC runs (a directory, run files "
+                                   "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
+                                   "their run times and an HTML report.")
     p.add_argument("qrels", metavar="QRELS|PER_QUERY",
                    help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
-    p.add_argument("rundir", metavar="RUNDIR", nargs="?", help="directory of TREC run files (one system each)")
+    p.add_argument("runs", metavar="RUNS", nargs="*",
+                   help="a directory of TREC run files (one system each), or run files, or quoted globs")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
                    help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
-    p.add_argument("--trials", type=int, default=1000, help="random topic splits for consistency (default 1000)")
-    p.add_argument("--test-trials", type=int, default=2000,
-                   help="permutations of the randomised Tukey HSD tests (default 2000)")
+    p.add_argument("--criteria", metavar="LIST",
+                   help="comma-separated subset of " + ", ".join(_criteria_names()) + " (default: every one the "
+                        "inputs allow; those that re-score the runs need QRELS and RUNS)")
+    p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
+                   help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
+                        "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--criteria", metavar="LIST",
-                   help="comma-separated subset of similarity, consistency, discriminative_power, incompleteness, "
-                        "pooling_bias (default: all five with RUNDIR, the first three with a per-query file)")
-    p.add_argument("--fractions", type=_floats, default=INCOMPLETENESS_FRACTIONS, metavar="F,F,...",
-                   help="incompleteness: shares of each topic's judgments kept (default "
-                        f"{','.join(map(str, INCOMPLETENESS_FRACTIONS))})")
-    p.add_argument("--fraction-trials", type=int, default=20, help="incompleteness: random subsets per fraction (20)")
-    p.add_argument("--pool-depths", type=_ints, default=INCOMPLETENESS_DEPTHS, metavar="D,D,...",
-                   help="incompleteness: pool depths of the depth-pooled variant (default "
-                        f"{','.join(map(str, INCOMPLETENESS_DEPTHS))})")
-    p.add_argument("--bias-depths", type=_ints, default=POOLING_DEPTHS, metavar="D,D,...",
-                   help=f"pooling bias: pool depths (default {','.join(map(str, POOLING_DEPTHS))})")
+    _add_criteria_options(p)
     p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
     p.set_defaults(func=cmd_meta)
 

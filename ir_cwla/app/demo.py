@@ -40,14 +40,20 @@ class DemoResult:
     systems: pd.DataFrame
     per_query: pd.DataFrame
     means: pd.DataFrame
-    similarity: Any
-    consistency: Any
-    discriminative_power: Any
+    meta: Any                  # ir_cwla.meta.criteria.Run: every criterion's result and summary
     leaderboard: Any
     weights: dict
     timings: dict[str, float] = field(default_factory=dict)
     collection: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def consistency(self) -> Any:
+        return self.meta.results["consistency"]
+
+    @property
+    def discriminative_power(self) -> Any:
+        return self.meta.results["discriminative_power"]
 
     def summary(self) -> str:
         """A few lines for the terminal: best systems, best measures, the leaderboard winner
@@ -274,13 +280,11 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
                                   names=list(runs), perquery=True, verbose=on_terminal(progress))
         per_query = per_query[["name", "qid", "measure", "value"]]
 
-        steps.start("meta", "meta-evaluation of the 39 Table-1 measures")
+        steps.start("meta", f"meta-evaluation of the 39 Table-1 measures: {', '.join(meta.CRITERIA)}")
         t1 = per_query[per_query["measure"].isin({str(m) for m in table1})]
-        sim = meta.similarity(t1, groups=meta.browsing_model)
-        cons = meta.consistency(t1, trials=trials, test_trials=test_trials, alpha=alpha, seed=seed,
-                                groups=meta.browsing_model, progress=progress)
-        disc = meta.discriminative_power(t1, trials=test_trials, alpha=alpha, seed=seed,
-                                         groups=meta.browsing_model, progress=progress)
+        inputs = meta.Inputs(t1, table1, runs, qrels, groups=meta.browsing_model, seed=seed, alpha=alpha,
+                             progress=progress)
+        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials})
 
         steps.start("leaderboard", f"latency, throughput and cost: {len(built)} systems x {len(topics)} "
                                    f"queries x {repeats} passes")
@@ -291,7 +295,7 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
         means = means.rename(columns=meta.label).loc[list(built)]
         means.index.name = "system"
-        result = DemoResult(out / "index.html", spec_table, per_query, means, sim, cons, disc, board, weights,
+        result = DemoResult(out / "index.html", spec_table, per_query, means, criteria_run, board, weights,
                             dict(steps.timings), collection)
         tables = report.leaderboard_tables(board, weights)   # its RankingWarnings join the notes
         result.notes = _notes(caught)
@@ -349,8 +353,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     page.table(result.means[t1_names].T.rename_axis("measure"),
                "all 39 Table-1 measures (rows) for every system (columns)", filename="means_table1.csv")
 
-    report.add_meta_sections(page, {"similarity": result.similarity, "consistency": result.consistency,
-                                    "discriminative_power": result.discriminative_power})
+    report.add_meta_sections(page, result.meta)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)
 
     page.section("Run it again")

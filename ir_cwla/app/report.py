@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import OutputError, ParameterError
+from ir_cwla.errors import ArgumentTypeError, OutputError, ParameterError
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
 from ir_cwla.text import csv_safe
 
@@ -344,99 +344,44 @@ class HtmlReport:
 
 # ------------------------------------------------------------------------- analysis sections
 
-#: The meta-evaluation criteria, in report order; the last two re-score the runs.
-CRITERIA = ("similarity", "consistency", "discriminative_power", "incompleteness", "pooling_bias")
-RUN_CRITERIA = ("incompleteness", "pooling_bias")
-CRITERION_TITLES = {
-    "similarity": "system ranking similarity",
-    "consistency": "system ranking consistency",
-    "discriminative_power": "discriminative power",
-    "incompleteness": "robustness to incomplete judgments",
-    "pooling_bias": "pooling bias (leave one run out)",
-}
+def add_blocks(report: HtmlReport, blocks: Sequence[Any]) -> None:
+    """The text, figures and tables of a criterion's section (:mod:`ir_cwla.meta.criteria`)."""
+    from ir_cwla.meta import criteria
 
-
-def summary_tables(results: dict[str, Any], alpha: float = 0.05, test_trials: int = 2000,
-                   seed: Any = 0) -> dict[str, pd.DataFrame]:
-    """The table that sums up each criterion (printed by the terminal, first in the page),
-    computed once (the robustness rankings run their own Tukey HSD tests)."""
-    out = {}
-    for criterion, result in results.items():
-        if criterion == "consistency":
-            out[criterion] = result.table().drop(columns=["better_than"])
-        elif criterion == "incompleteness":
-            out[criterion] = result.robustness("tau", test_trials=test_trials, alpha=alpha)
-        elif criterion == "pooling_bias":
-            out[criterion] = result.robustness(test_trials=test_trials, alpha=alpha, seed=seed)
+    for block in blocks:
+        if isinstance(block, criteria.Text):
+            report.text(block.text)
+        elif isinstance(block, criteria.Figure):
+            report.figure(block.make(), block.caption, filename=block.filename)
+        elif isinstance(block, criteria.Table):
+            report.table(block.frame, block.caption, index=block.index, precision=block.precision,
+                         filename=block.filename)
         else:
-            out[criterion] = result.table()
-    return out
+            raise ArgumentTypeError(f"a report section holds Text, Figure and Table blocks, not {type(block).__name__}")
 
 
-def add_meta_sections(report: HtmlReport, results: dict[str, Any],
-                      summaries: Optional[dict[str, pd.DataFrame]] = None) -> None:
-    """The meta-evaluation criteria that were run (:mod:`ir_cwla.meta`), one section each, in
-    the order of :data:`CRITERIA`: tables and figures (``summaries``: :func:`summary_tables`)."""
-    summaries = summaries if summaries is not None else summary_tables(results)
-    for k, criterion in enumerate([c for c in CRITERIA if c in results], start=1):
-        result = results[criterion]
-        report.section(f"Meta-evaluation {k}: {CRITERION_TITLES[criterion]}")
-        if criterion == "similarity":
-            report.text(f"Kendall's tau-b between the system rankings ({result.n_systems} systems, by mean score) "
-                        f"of every two measures of a family, with {result.level:.0%} confidence intervals.")
-            report.figure(result.plot(), "Kendall's tau between the rankings of the measures of each family",
-                          filename="similarity.png")
-            report.table(result.table(), "tau for every pair of measures within a family", index=False,
-                         precision=3, filename="similarity.csv")
-        elif criterion == "consistency":
-            report.text(f"{result.trials} random splits of the topics into two halves; for each, tau between the "
-                        "system rankings on the two halves. Higher is more consistent. 'outperforms': the number "
-                        f"of measures of the family it beats significantly (randomised Tukey HSD, "
-                        f"{result.test_trials} trials, alpha = {result.alpha:g}).")
-            report.figure(result.plot(), "tau between topic halves, per measure", filename="consistency.png")
-            report.table(summaries[criterion], "consistency (sorted by mean tau within each family)", index=False,
-                         precision=3, filename="consistency.csv")
-        elif criterion == "discriminative_power":
-            report.text(f"p-values of all system pairs ({result.test}, {result.trials} trials) over "
-                        f"{result.n_topics} topics; a measure is more discriminative when more pairs differ "
-                        f"significantly at alpha = {result.alpha:g}.")
-            report.figure(result.plot_asl(), "achieved significance level (ASL) curves",
-                          filename="discriminative_power.png")
-            report.table(result.table(), "significant system pairs per measure", index=False, precision=4,
-                         filename="discriminative_power.csv")
-        elif criterion == "incompleteness":
-            report.text(f"Each topic keeps a random share of its judgments (relevant and non-relevant sampled "
-                        f"apart, at least one relevant kept), {result.n_trials} trials per share; every system is "
-                        "re-scored and its ranking compared with the one on the full qrels (Kendall's tau, "
-                        "tau_AP, RBO). Also: only the judgments of documents some run ranks within depth d. "
-                        "(k): significantly more robust than k measures of its family (randomised Tukey HSD "
-                        "over the paired trials).")
-            report.figure(result.plot(), "tau with the full-qrels ranking against the share of judgments kept",
-                          filename="incompleteness.png")
-            report.figure(result.plot(kind="depth"), "tau against the pool depth", filename="incompleteness_depth.png")
-            report.table(summaries[criterion],
-                         "robustness to incomplete judgments (mean tau over the shares, best first)",
-                         index=False, precision=3, filename="incompleteness_robustness.csv")
-            report.table(result.table(), "agreement with the full-qrels ranking per share of judgments", index=False,
-                         precision=3, filename="incompleteness.csv")
-            report.table(result.depth_table(), "agreement per pool depth", index=False, precision=3,
-                         filename="incompleteness_depth.csv")
-        else:
-            report.text("For each run, the judged documents that no other run retrieved within depth d are removed "
-                        "and the run re-scored: the drop of its score and of its rank position, over runs "
-                        "(randomised Tukey HSD over the runs).")
-            report.figure(result.plot(), "mean |rank change| of a left-out run", filename="pooling_bias.png")
-            report.table(summaries[criterion],
-                         "pooling bias (smallest mean |rank change| first)", index=False, precision=3,
-                         filename="pooling_bias_robustness.csv")
-            report.table(result.table(), "drop of score and rank of a left-out run, per measure", index=False,
-                         precision=3, filename="pooling_bias.csv")
+def add_meta_sections(report: HtmlReport, run: Any) -> None:
+    """One section per criterion of ``run`` (:func:`ir_cwla.meta.criteria.run`), in report order
+    (:data:`ir_cwla.meta.CRITERIA`): what it answers, then its own text, figures and tables."""
+    from ir_cwla.meta.criteria import CRITERIA
+
+    for k, name in enumerate([c for c in CRITERIA if c in run.results], start=1):
+        criterion = CRITERIA[name]
+        report.section(f"Meta-evaluation {k}: {criterion.title}")
+        report.text(criterion.question, note=True)
+        add_blocks(report, criterion.section(run.results[name], run.summaries[name]))
+
+
+def step_title(step: str) -> str:
+    """How run-time tables name a step: a criterion by its title, anything else as it is."""
+    from ir_cwla.meta.criteria import CRITERIA
+
+    return CRITERIA[step].title if step in CRITERIA else step
 
 
 def timings_table(timings: dict[str, float]) -> pd.DataFrame:
     """The wall time of every step of ``ir-cwla meta`` (seconds)."""
-    return pd.DataFrame({"step": [CRITERION_TITLES.get(k, k) for k in timings],
-                         "seconds": list(timings.values())})
+    return pd.DataFrame({"step": [step_title(k) for k in timings], "seconds": list(timings.values())})
 
 
 def add_timings(report: HtmlReport, timings: dict[str, float]) -> None:

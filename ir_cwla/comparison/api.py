@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.comparison import anova, effects, multiplicity, paired
+from ir_cwla.comparison import effects, multiplicity, paired
 from ir_cwla.comparison.result import Comparison
 from ir_cwla.errors import (
     ArgumentTypeError,
@@ -23,7 +23,7 @@ from ir_cwla.errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
-from ir_cwla.meta import naming, pairwise, streams, tukey
+from ir_cwla.meta import anova, naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
 from ir_cwla.meta.montecarlo import _caller_level

@@ -13,7 +13,7 @@ standard deviation ``s_d`` (``n - 1`` in the denominator):
   reporting effect sizes", Frontiers in Psychology 4:863, eq. 6).
 - Sakai's standardised mean difference ``ES_E2 = dbar / sqrt(V_E)`` with ``V_E`` the residual
   variance of the two-way ANOVA without replication over all the systems compared
-  (:mod:`ir_cwla.comparison.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
+  (:mod:`ir_cwla.meta.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
   two systems ``V_E = s_d^2 / 2``, so ``ES_E2 = sqrt(2) d_z``.
 """
 from __future__ import annotations

@@ -40,6 +40,7 @@ seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
 from ir_cwla.meta.agreement import rbo, tau_ap
 from ir_cwla.meta.consensus import combine_qrels
 from ir_cwla.meta.consistency import Consistency, consistency
+from ir_cwla.meta.criteria import CRITERIA, Criterion, Inputs, Option, get_criterion, register_criterion
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate, run_name
 from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
@@ -52,6 +53,7 @@ from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
+from ir_cwla.meta.topic_set_size import TopicSetSize, topic_set_sizes
 from ir_cwla.meta.tukey import randomised_tukey_hsd
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "paired_randomisation_test", "paired_t_test", "Similarity", "Consistency", "DiscriminativePower",
     "ScoreCube", "to_cube", "browsing_model", "label", "run_name", "tau_b_rows", "tau_b_matrix",
     "fieller_ci", "InProcess", "LocalProcesses", "Dask", "get_executor", "sweep", "grid", "Sweep",
+    "CRITERIA", "Criterion", "Inputs", "Option", "register_criterion", "get_criterion", "criteria",
     "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
-    "label_agreement", "LabelAgreement", "combine_qrels",
+    "label_agreement", "LabelAgreement", "combine_qrels", "topic_set_sizes", "TopicSetSize",
 ]

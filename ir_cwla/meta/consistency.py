@@ -22,7 +22,7 @@ import pandas as pd
 
 from ir_cwla.errors import ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
-from ir_cwla.meta import kendall, montecarlo, naming, streams, tukey
+from ir_cwla.meta import criteria, kendall, montecarlo, naming, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
@@ -244,3 +244,26 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     return Consistency(taus=frame, p_values=p_values, groups=families, alpha=alpha, trials=trials,
                        test_trials=test_trials, seed=seed, degenerate=degenerate,
                        labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+def _section(result: Consistency, summary: pd.DataFrame) -> list:
+    return [criteria.Text(f"{result.trials} random splits of the topics into two halves; for each, tau between the "
+                          "system rankings on the two halves. Higher is more consistent. 'outperforms': the number "
+                          f"of measures of the family it beats significantly (randomised Tukey HSD, "
+                          f"{result.test_trials} trials, alpha = {result.alpha:g})."),
+            criteria.Figure(result.plot, "tau between topic halves, per measure", "consistency.png"),
+            criteria.Table(summary, "consistency (sorted by mean tau within each family)", "consistency.csv")]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "consistency", "system ranking consistency",
+    "Does a measure rank the systems the same way on two random halves of the topics?",
+    compute=lambda inputs, trials, test_trials: consistency(
+        inputs.per_query, trials=trials, test_trials=test_trials, **criteria.shared_settings(inputs)),
+    summary=lambda result, inputs, **options: result.table().drop(columns=["better_than"]),
+    section=_section,
+    options=(criteria.Option("trials", 1000, "random splits of the topics into two halves", check=streams.check_trials),
+             criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
+                             check=streams.check_trials)), order=20), replace=True)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import ParameterError
-from ir_cwla.meta import naming, pairwise, streams, tukey
+from ir_cwla.meta import criteria, naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
@@ -139,3 +139,23 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     return DiscriminativePower(pairs=pairs, alpha=alpha, test=test, trials=trials, seed=seed, n_topics=n_t,
                                groups=resolve_groups(cube.measures, groups),
                                labels=naming.resolve_labels(list(cube.measures), labels))
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+def _section(result: DiscriminativePower, summary: pd.DataFrame) -> list:
+    return [criteria.Text(f"p-values of all system pairs ({result.test}, {result.trials} trials) over "
+                          f"{result.n_topics} topics; a measure is more discriminative when more pairs differ "
+                          f"significantly at alpha = {result.alpha:g}."),
+            criteria.Figure(result.plot_asl, "achieved significance level (ASL) curves", "discriminative_power.png"),
+            criteria.Table(summary, "significant system pairs per measure", "discriminative_power.csv", precision=4)]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "discriminative_power", "discriminative power",
+    "How many system pairs does a measure tell apart significantly (randomised Tukey HSD)?",
+    compute=lambda inputs, trials: discriminative_power(inputs.per_query, trials=trials,
+                                                        **criteria.shared_settings(inputs)),
+    summary=lambda result, inputs, **options: result.table(), section=_section, precision=4,
+    options=(criteria.Option("trials", 2000, "permutations of the randomised Tukey HSD tests", cli="test_trials",
+                             check=streams.check_trials),), order=30), replace=True)

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, naming, rescoring, robustness, streams
+from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, streams
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, resolve_groups
@@ -291,3 +291,43 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
                           groups=families, n_trials=trials, seed=seed,
                           relevant=float(relevant), persistence=persistence, degenerate=degenerate,
                           labels=labels_)
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+def _section(result: Incompleteness, summary: pd.DataFrame) -> list:
+    return [criteria.Text(f"Each topic keeps a random share of its judgments (relevant and non-relevant sampled "
+                          f"apart, at least one relevant kept), {result.n_trials} trials per share; every system is "
+                          "re-scored and its ranking compared with the one on the full qrels (Kendall's tau, "
+                          "tau_AP, RBO). Also: only the judgments of documents some run ranks within depth d. "
+                          "(k): significantly more robust than k measures of its family (randomised Tukey HSD "
+                          "over the paired trials)."),
+            criteria.Figure(result.plot, "tau with the full-qrels ranking against the share of judgments kept",
+                            "incompleteness.png"),
+            criteria.Figure(lambda: result.plot(kind="depth"), "tau against the pool depth",
+                            "incompleteness_depth.png"),
+            criteria.Table(summary, "robustness to incomplete judgments (mean tau over the shares, best first)",
+                           "incompleteness_robustness.csv"),
+            criteria.Table(result.table(), "agreement with the full-qrels ranking per share of judgments",
+                           "incompleteness.csv"),
+            criteria.Table(result.depth_table(), "agreement per pool depth", "incompleteness_depth.csv")]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "incompleteness", "robustness to incomplete judgments",
+    "Does a measure keep its ranking of the systems when only a share of the judgments is kept?",
+    compute=lambda inputs, fractions, trials, depths, test_trials: incompleteness(
+        inputs.runs, inputs.qrels, inputs.measures, fractions=fractions, trials=trials, depths=depths,
+        groups=inputs.groups, seed=inputs.seed, executor=inputs.executor, progress=inputs.progress),
+    summary=lambda result, inputs, test_trials=2000, **options: result.robustness(
+        "tau", test_trials=test_trials, alpha=inputs.alpha),
+    section=_section, needs=("runs", "qrels"),
+    options=(criteria.Option("fractions", FRACTIONS, "shares of each topic's judgments kept",
+                             parse=criteria.numbers(float), check=lambda v, what: check_fractions(v), metavar="F,F,..."),
+             criteria.Option("trials", 20, "random subsets per share of judgments", cli="fraction_trials",
+                             check=streams.check_trials),
+             criteria.Option("depths", DEPTHS, "pool depths of the depth-pooled variant", cli="pool_depths",
+                             parse=criteria.numbers(int), check=robustness.check_depths,
+                             metavar="D,D,..."),
+             criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
+                             check=streams.check_trials)), order=40), replace=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -246,6 +246,34 @@ def plot_consistency(cons: Consistency, groups: Optional[list[Hashable]] = None,
     fig.supylabel(f"{agreement.NAMES[cons.agreement]} between topic halves", fontsize=9)
     fig.suptitle(_title(title, "System ranking consistency", f"{cons.trials} random splits of the topics into "
                         "halves; boxes: quartiles and median, whiskers: 1.5 IQR, markers: mean"))
+    return fig
+
+
+def plot_topic_set_sizes(result: Any, groups: Optional[list[Hashable]] = None, cols: int = 3,
+                         title: Optional[str] = None):
+    """Bars of the topics a paired t-test needs per measure (:class:`ir_cwla.meta.topic_set_size.TopicSetSize`),
+    one panel per family, measures in Table 1's order."""
+    names = list(groups) if groups is not None else list(result.groups)
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
+    needed = result.sizes.set_index("measure")["n_t_test"]
+    fig, axes = _panels(len(names), cols, (3.7, 3.0), sharey=True)
+    for ax, group in zip(axes, names):
+        members = result.groups[group]
+        colours = [key.colour(m) for m in members]
+        values = [float(needed[m]) for m in members]
+        ax.bar(range(len(members)), values, color=colours, alpha=0.8)
+        for k, v in enumerate(values):
+            ax.text(k, v, f"{int(v)}", ha="center", va="bottom", fontsize=7.5)
+        ax.set_xticks(range(len(members)), [key.name(m) for m in members], rotation=45, ha="right", fontsize=8.5)
+        _colour_ticks(ax.get_xticklabels(), colours)
+        ax.set_title(key.title(group, len(names), "topic set size"), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.25)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.margins(y=0.15)
+    a = result.sizes.attrs
+    fig.supylabel("topics needed (paired t-test)", fontsize=9)
+    fig.suptitle(_title(title, "Topic set size", f"to detect a difference of {a['min_d']:g} with power "
+                        f"{1 - a['beta']:g} at alpha {a['alpha']:g}; fewer is better"))
     return fig
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, naming, rescoring, robustness
+from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, streams
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, resolve_groups
@@ -216,3 +216,29 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
                                    **{s: stats[s] for s in ("tau", "tau_ap", "rbo")}}))
     return PoolingBias(runs=pd.concat(frames, ignore_index=True), agreement=pd.concat(agree, ignore_index=True),
                        groups=families, relevant=float(relevant), persistence=persistence, labels=labels_)
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+def _section(result: PoolingBias, summary: pd.DataFrame) -> list:
+    return [criteria.Text("For each run, the judged documents that no other run retrieved within depth d are removed "
+                          "and the run re-scored: the drop of its score and of its rank position, over runs "
+                          "(randomised Tukey HSD over the runs)."),
+            criteria.Figure(result.plot, "mean |rank change| of a left-out run", "pooling_bias.png"),
+            criteria.Table(summary, "pooling bias (smallest mean |rank change| first)", "pooling_bias_robustness.csv"),
+            criteria.Table(result.table(), "drop of score and rank of a left-out run, per measure", "pooling_bias.csv")]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "pooling_bias", "pooling bias (leave one run out)",
+    "Is a run that did not contribute to the pool scored lower than it deserves, and how far does it drop?",
+    compute=lambda inputs, depths, test_trials: pooling_bias(
+        inputs.runs, inputs.qrels, inputs.measures, depths=depths, groups=inputs.groups,
+        executor=inputs.executor, progress=inputs.progress),
+    summary=lambda result, inputs, depths, test_trials: result.robustness(
+        test_trials=test_trials, alpha=inputs.alpha, seed=inputs.seed),
+    section=_section, needs=("runs", "qrels"),
+    options=(criteria.Option("depths", DEPTHS, "pool depths", cli="bias_depths", parse=criteria.numbers(int),
+                             check=robustness.check_depths, metavar="D,D,..."),
+             criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
+                             check=streams.check_trials)), order=50), replace=True)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
-from ir_cwla.meta import kendall, naming
+from ir_cwla.meta import criteria, kendall, naming
 from ir_cwla.meta.frame import Groups, TopicPolicy, resolve_groups, to_cube
 
 
@@ -127,3 +127,20 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
     return Similarity(tau=frame(tau), ci_low=frame(low), ci_high=frame(high), means=means, level=level,
                       groups=resolve_groups(cube.measures, groups),
                       labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+def _section(result: Similarity, summary: pd.DataFrame) -> list:
+    return [criteria.Text(f"Kendall's tau-b between the system rankings ({result.n_systems} systems, by mean score) "
+                          f"of every two measures of a family, with {result.level:.0%} confidence intervals."),
+            criteria.Figure(result.plot, "Kendall's tau between the rankings of the measures of each family",
+                            "similarity.png"),
+            criteria.Table(summary, "tau for every pair of measures within a family", "similarity.csv")]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "similarity", "system ranking similarity",
+    "How alike do two measures rank the systems (Kendall's tau-b between their rankings)?",
+    compute=lambda inputs: similarity(inputs.per_query, groups=inputs.groups),
+    summary=lambda result, inputs: result.table(), section=_section, per_measure=False, order=10), replace=True)

@@ -4,7 +4,7 @@ collection needs to meet a statistical requirement, from the variance of a measu
 
 The variance is the within-system variance ``sigma^2``, estimated as Sakai does by the
 residual variance ``V_E`` of the two-way ANOVA without replication of a past topics x systems
-score matrix (:func:`ir_cwla.comparison.anova.residual_variance`). For paired data the variance
+score matrix (:func:`ir_cwla.meta.anova.residual_variance`). For paired data the variance
 of a score difference is taken as ``sigma_t^2 = 2 sigma^2`` (Sakai 2016, Sec. 3.1: the
 covariance is ignored, which errs on the safe side).
 
@@ -44,15 +44,17 @@ covariance is ignored, which errs on the safe side).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Literal, Optional
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
 
 import numpy as np
 import pandas as pd
 
-from ir_cwla.comparison.anova import residual_variance
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta.frame import TopicPolicy, check_alpha, to_cube
+from ir_cwla.meta import criteria, naming
+from ir_cwla.meta.anova import residual_variance
+from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 
 Method = Literal["exact", "sakai"]
 METHODS = ("exact", "sakai")
@@ -230,3 +232,84 @@ def topic_set_sizes(per_query: pd.DataFrame, min_d: float = 0.10, *, m: Optional
     out.attrs.update({"min_d": min_d, "m": m, "width": width, "alpha": alpha, "beta": beta, "method": method,
                       "n_topics": len(cube.topics), "n_systems": len(cube.systems)})
     return out
+
+
+# -- the criterion ------------------------------------------------------------------------------
+
+@dataclass
+class TopicSetSize:
+    """The topic set size design of every measure (:func:`topic_set_sizes`), by family."""
+
+    sizes: pd.DataFrame                     # topic_set_sizes(...): one row per measure
+    groups: dict[Hashable, list[str]]
+    labels: dict[str, str]
+
+    def table(self) -> pd.DataFrame:
+        """One row per measure, the measures of each family by the topics a paired t-test needs
+        (fewest first): ``group, measure`` (its label), ``sigma2, df, n_t_test, n_anova, n_ci``."""
+        by_name = self.sizes.set_index("measure")
+        parts = []
+        for group, members in self.groups.items():
+            ordered = sorted(members, key=lambda m: (by_name.at[m, "n_t_test"], naming.order_key(m)))
+            part = by_name.loc[ordered].reset_index()
+            part["measure"] = [self.labels.get(m, m) for m in ordered]
+            part.insert(0, "group", group)
+            parts.append(part)
+        out = pd.concat(parts, ignore_index=True)
+        out.attrs.update(self.sizes.attrs)
+        return out
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Bars of the topics each measure needs (paired t-test), one panel per family."""
+        from ir_cwla.meta.plots import plot_topic_set_sizes
+
+        return plot_topic_set_sizes(self, **kwargs)
+
+
+def topic_set_size(per_query: pd.DataFrame, min_d: float = 0.10, *, beta: float = 0.20, alpha: float = 0.05,
+                   groups: Groups = None, labels: naming.Labels = None, topics: TopicPolicy = "strict",
+                   method: Method = "exact") -> TopicSetSize:
+    """:func:`topic_set_sizes` of every measure of a per-query frame, by family: which measure
+    of each family needs the fewest topics to detect a difference of ``min_d`` (paired t-test,
+    power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures."""
+    sizes = topic_set_sizes(per_query, min_d, alpha=alpha, beta=beta, method=method, topics=topics)
+    measures = naming.canonical_order(sizes["measure"])
+    return TopicSetSize(sizes, resolve_groups(measures, groups), naming.resolve_labels(measures, labels))
+
+
+def _section(result: TopicSetSize, summary: pd.DataFrame) -> list:
+    a = result.sizes.attrs
+    return [criteria.Text(f"Topic set size design (Sakai 2016): from each measure's residual variance V_E (two-way "
+                          f"ANOVA without replication over these {a['n_topics']} topics and {a['n_systems']} "
+                          f"systems), the topics a paired t-test needs to detect a difference of {a['min_d']:g} "
+                          f"with power {1 - a['beta']:g} at alpha = {a['alpha']:g}; also a one-way ANOVA over "
+                          f"{a['m']} systems and a {1 - a['alpha']:.0%} interval of width {a['width']:g}. Fewer "
+                          "topics: a more efficient measure (the same difference is relative to each measure's "
+                          "own scale)."),
+            criteria.Figure(result.plot, "topics a paired t-test needs, per measure", "topic_set_size.png"),
+            criteria.Table(summary, "topics needed per measure (fewest first within each family)",
+                           "topic_set_size.csv")]
+
+
+def _check_positive(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
+        raise ParameterError(f"{what} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _check_beta(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1):
+        raise ParameterError(f"{what} must lie in (0, 1), got {value!r}")
+    return float(value)
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "topic_set_size", "topic set size",
+    "How many topics does a measure need to detect a given difference between two systems (Sakai 2016)?",
+    compute=lambda inputs, min_d, beta: topic_set_size(inputs.per_query, min_d, beta=beta, alpha=inputs.alpha,
+                                                       groups=inputs.groups),
+    summary=lambda result, inputs, **options: result.table(), section=_section, precision=4, order=35,
+    options=(criteria.Option("min_d", 0.10, "topic set size: the smallest difference to detect", cli="min_diff",
+                             check=_check_positive),
+             criteria.Option("beta", 0.20, "topic set size: 1 - the power of the test", check=_check_beta))),
+    replace=True)

@@ -1,0 +1,314 @@
+"""Meta-evaluation criteria, each declared once and run, reported and swept by one loop.
+
+A :class:`Criterion` says what a criterion answers, what it needs (a per-query frame, or the
+runs and qrels themselves, or alternative qrels), its options (defaults, help, checks), how
+to compute it, the table that sums it up and the section of a report (text, figures and
+tables, as layer-neutral :class:`Text`, :class:`Figure` and :class:`Table` blocks that the
+HTML report renders). :data:`CRITERIA` lists them in report order; ``ir-cwla meta`` builds its
+``--criteria`` choices and options from it, and the HTML report, the demo and
+:func:`ir_cwla.meta.sweep` iterate it, so adding a criterion is one module (its analysis and
+its declaration, :func:`register_criterion`) plus its test. A plugin may register one too
+(:mod:`ir_cwla.plugins`)::
+
+    run = criteria.run(["consistency", "discriminative_power"], Inputs(per_query), {"trials": 500})
+    run.results["consistency"].table(); run.summaries["consistency"]; run.seconds
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+import pandas as pd
+
+from ir_cwla import registry
+from ir_cwla.errors import ParameterError, RegistrationError
+from ir_cwla.meta.frame import Groups
+
+#: What a criterion may need: the per-query frame (always there), the runs and qrels they were
+#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).
+NEEDS = ("per_query", "runs", "qrels", "alternatives")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a criterion.
+
+    Parameters
+    ----------
+    name : str
+        The keyword of the criterion's function (``trials``).
+    default : Any
+        Its default.
+    help : str
+        What it sets, for ``--help`` and the documentation.
+    cli : str, optional
+        The command line's name for it (``--test-trials`` for ``test_trials``; default
+        ``name``). Criteria that declare the same ``cli`` name share one command-line option,
+        so they must declare the same default and reader.
+    parse : callable, optional
+        Reads the command line's text (default: the type of ``default``).
+    check : callable, optional
+        ``check(value, what)`` validates (and may normalise) a value before any work, raising
+        :class:`~ir_cwla.errors.ParameterError` that names it ``what`` (the flag on the command
+        line, the keyword otherwise); returns the value to use.
+    metavar : str, optional
+        The value's placeholder in ``--help``.
+    """
+
+    name: str
+    default: Any
+    help: str
+    cli: Optional[str] = None
+    parse: Optional[Callable[[str], Any]] = None
+    check: Optional[Callable[[Any, str], Any]] = None
+    metavar: Optional[str] = None
+
+    @property
+    def key(self) -> str:
+        """The command line's name (``cli`` or ``name``): ``--`` + key with ``-`` for ``_``."""
+        return self.cli or self.name
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+    def reader(self) -> Callable[[str], Any]:
+        return self.parse if self.parse is not None else type(self.default)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paragraph of a report section."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of a report section: ``make()`` returns a matplotlib figure (or axes)."""
+
+    make: Callable[[], Any]
+    caption: str
+    filename: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of a report section (written to ``filename`` as CSV too)."""
+
+    frame: pd.DataFrame
+    caption: str
+    filename: str
+    precision: int = 3
+    index: bool = False
+
+
+Block = Union[Text, Figure, Table]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the criteria are computed from, and the settings they all share.
+
+    ``per_query``: the long frame ``name, qid, measure, value``; ``measures``: the measures
+    it holds (parsed); ``runs``/``qrels``: what it was scored from (None for a per-query
+    file); ``alternatives``: ``{name: qrels}`` judged by other assessors; ``groups``: the
+    families compared within (e.g. :func:`ir_cwla.meta.browsing_model`); ``seed``, ``alpha``,
+    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`.
+    """
+
+    per_query: pd.DataFrame
+    measures: Sequence[Any] = ()
+    runs: Optional[Mapping[str, Any]] = None
+    qrels: Any = None
+    alternatives: Optional[Mapping[str, Any]] = None
+    groups: Groups = None
+    seed: Any = 0
+    alpha: float = 0.05
+    executor: Any = None
+    progress: bool = False
+
+    def has(self, need: str) -> bool:
+        return getattr(self, need) is not None
+
+    def available(self) -> set[str]:
+        """The inputs there are (of :data:`NEEDS`)."""
+        return {n for n in NEEDS if self.has(n)}
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A meta-evaluation criterion, declared once (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        Its name (an identifier): ``--criteria`` choices, result keys, file names.
+    title : str
+        Its heading in reports and tables (``"discriminative power"``).
+    question : str
+        What it answers, in one sentence (reports and documentation).
+    compute : callable
+        ``compute(inputs, **options) -> result`` (the result object, e.g. :class:`Consistency`).
+    summary : callable
+        ``summary(result, inputs, **options) -> DataFrame``: the table that sums it up (printed
+        by ``ir-cwla meta``, first in its report section). One row per measure if ``per_measure``.
+    section : callable
+        ``section(result, summary) -> list of Text, Figure, Table``: its report section.
+    needs : tuple of str
+        Inputs it reads beyond the per-query frame (``('runs', 'qrels')``, ...; see :data:`NEEDS`).
+    options : tuple of Option
+        Its options (the keywords of ``compute`` beyond the shared settings of :class:`Inputs`).
+    precision : int
+        Decimals of the summary table in the terminal.
+    per_measure : bool
+        The summary has one row per measure (a ``measure`` column): :meth:`Sweep.table` joins it.
+    order : int
+        Its place in reports (the built-in ones are 10, 20, ...; a criterion of a plugin comes
+        after them by default), then registration order.
+    """
+
+    name: str
+    title: str
+    question: str
+    compute: Callable[..., Any]
+    summary: Callable[..., pd.DataFrame]
+    section: Callable[[Any, pd.DataFrame], list]
+    needs: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+    precision: int = 3
+    per_measure: bool = True
+    order: int = 1000
+
+    def allowed(self, available: Collection[str]) -> bool:
+        """True if the inputs ``available`` (of :data:`NEEDS`) hold everything the criterion needs."""
+        return all(n in available for n in self.needs)
+
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+
+#: The registered criteria, in report order.
+CRITERIA: dict[str, Criterion] = {}
+
+
+def register_criterion(criterion: Criterion, replace: bool = False) -> Criterion:
+    """Registers a criterion: ``ir-cwla meta``, the HTML report, the demo and :func:`ir_cwla.meta.sweep`
+    know it from then on. An option shared with another criterion (the same command-line name)
+    must have the same default."""
+    unknown = [n for n in criterion.needs if n not in NEEDS]
+    if unknown:
+        raise RegistrationError(f"criterion {criterion.name!r}: unknown needs {unknown}; choose from {NEEDS}")
+    for option in criterion.options:
+        for other in CRITERIA.values():
+            if other.name == criterion.name:
+                continue
+            for o in other.options:
+                if o.key == option.key and o.default != option.default:
+                    raise RegistrationError(f"criterion {criterion.name!r}: option {option.flag} (default "
+                                            f"{option.default!r}) is also {other.name!r}'s, with default {o.default!r}")
+    registry.add(CRITERIA, "criterion", criterion.name, criterion, replace)
+    ordered = sorted(CRITERIA.values(), key=lambda c: c.order)      # stable: registration order within
+    CRITERIA.clear()
+    CRITERIA.update((c.name, c) for c in ordered)
+    return criterion
+
+
+def get_criterion(name: str) -> Criterion:
+    try:
+        return CRITERIA[name]
+    except KeyError:
+        raise ParameterError(f"unknown criterion {name!r}; choose from {', '.join(CRITERIA)}") from None
+
+
+def command_line_options() -> dict[str, Option]:
+    """Every criterion's options by command-line name (shared ones once), in registration order."""
+    out: dict[str, Option] = {}
+    for criterion in CRITERIA.values():
+        for option in criterion.options:
+            out.setdefault(option.key, option)
+    return out
+
+
+def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str]]) -> list[str]:
+    """The criteria to run, in report order: ``names`` (None: every one the inputs allow), each
+    checked to exist and to have what it needs (``inputs``: the :class:`Inputs`, or the names of
+    the inputs there are)."""
+    available = inputs.available() if isinstance(inputs, Inputs) else set(inputs)
+    if names is None:
+        return [n for n, c in CRITERIA.items() if c.allowed(available)]
+    asked = list(dict.fromkeys(names))
+    for name in asked:
+        criterion = get_criterion(name)
+        missing = [n for n in criterion.needs if n not in available]
+        if missing:
+            raise ParameterError(f"criterion {name!r} needs {' and '.join(missing)} ({criterion.question.lower()})")
+    return [n for n in CRITERIA if n in asked]
+
+
+def options_of(name: str, options: Mapping[str, Any], by: str = "cli") -> dict[str, Any]:
+    """The keyword arguments of criterion ``name`` from ``options`` (keyed by command-line name,
+    ``by='cli'``, or by keyword, ``by='name'``), defaults for the others, each checked."""
+    out = {}
+    for option in get_criterion(name).options:
+        key = option.key if by == "cli" else option.name
+        value = options.get(key, option.default)
+        what = option.flag if by == "cli" else option.name
+        out[option.name] = option.check(value, what) if option.check is not None else value
+    return out
+
+
+@dataclass
+class Run:
+    """The results of :func:`run`: per criterion, its result, its summary table and its wall time."""
+
+    results: dict[str, Any] = field(default_factory=dict)
+    summaries: dict[str, pd.DataFrame] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run(names: Optional[Sequence[str]], inputs: Inputs, options: Optional[Mapping[str, Any]] = None,
+        by: str = "cli") -> Run:
+    """Computes the criteria ``names`` (None: all the inputs allow) and their summaries.
+
+    ``options`` maps option names (command-line names with ``by='cli'``, keywords with
+    ``by='name'``; a mapping ``{criterion: {keyword: value}}`` also works) to values; every option
+    of every criterion is checked before any work starts.
+    """
+    chosen = resolve(names, inputs)
+    options = dict(options or {})
+    per: dict[str, dict[str, Any]] = {}
+    for name in chosen:
+        nested = options.get(name)
+        per[name] = options_of(name, nested, "name") if isinstance(nested, Mapping) else options_of(name, options, by)
+    out = Run()
+    for name in chosen:
+        criterion = CRITERIA[name]
+        clock = time.perf_counter()
+        result = criterion.compute(inputs, **per[name])
+        out.results[name] = result
+        out.summaries[name] = criterion.summary(result, inputs, **per[name])
+        out.seconds[name] = time.perf_counter() - clock
+    return out
+
+
+def numbers(kind: type) -> Callable[[str], list]:
+    """A reader of comma-separated numbers (``'0.1,0.5'``) for an option's command line."""
+    def read(text: str) -> list:
+        try:
+            values = [kind(part) for part in str(text).split(",") if part.strip()]
+        except ValueError:
+            raise ParameterError(f"expected comma-separated numbers, got {text!r}") from None
+        if not values:
+            raise ParameterError("expected at least one number")
+        return values
+    read.__name__ = f"{kind.__name__}s"
+    return read
+
+
+def shared_settings(inputs: Inputs) -> dict[str, Any]:
+    """The settings of :class:`Inputs` every analysis takes (``groups``, ``seed``, ``alpha``, ...)."""
+    return {"groups": inputs.groups, "seed": inputs.seed, "alpha": inputs.alpha, "executor": inputs.executor,
+            "progress": inputs.progress}
