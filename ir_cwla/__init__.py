@@ -25,7 +25,7 @@ Data flows one way through the package, and the tree shows it:
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
-from ir_cwla import datasets, errors, io, plugins  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
+from ir_cwla import errors, io, plugins  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
@@ -70,7 +70,9 @@ from ir_cwla.scoring import Scorer
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
-datasets.register()
+# ``irds:`` ids and the raw-Cranfield check of ir_cwla.datasets, imported when first needed
+io.register_source("irds:", "ir_cwla.datasets.irds:read_source")
+io.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")
 plugins.load()
 
 _SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")

@@ -430,25 +430,47 @@ QRELS_CHECKS: dict[str, QrelsCheck] = {}
 """Checks run on every qrels frame, by name (see :func:`register_qrels_check`)."""
 
 
-def register_source(prefix: str, reader: Source) -> None:
+def _lazy(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
+    """``target``, or for a ``'module:function'`` string a function that imports it on first call
+    (so registering a hook imports nothing: ``import ir_cwla`` does not load ``ir_cwla.datasets``)."""
+    if not isinstance(target, str):
+        return target
+    module, _, name = target.partition(":")
+    loaded: list[Callable[..., Any]] = []
+
+    def call(*args: Any) -> Any:
+        if not loaded:
+            import importlib
+
+            loaded.append(getattr(importlib.import_module(module), name))
+        return loaded[0](*args)
+
+    call.__module__, call.__qualname__ = module, name
+    return call
+
+
+def register_source(prefix: str, reader: Union[str, Source]) -> None:
     """Lets every run and qrels argument be a string ``PREFIX...`` read by ``reader(spec, kind)``.
 
     ``kind`` is ``'run'`` or ``'qrels'``; the reader returns a DataFrame with ir-measures (or
-    PyTerrier) column names. :mod:`ir_cwla.datasets` registers ``irds:`` this way, so the
-    engine never needs to know about ir_datasets.
+    PyTerrier) column names. ``reader`` may be a ``'module:function'`` string, imported when a
+    spec is first read. ``import ir_cwla`` registers ``irds:`` this way
+    (``'ir_cwla.datasets.irds:read_source'``), so the engine never needs to know about ir_datasets.
     """
-    SOURCES[prefix] = reader
+    SOURCES[prefix] = _lazy(reader)
 
 
-def register_qrels_check(check: QrelsCheck) -> None:
+def register_qrels_check(check: Union[str, QrelsCheck]) -> None:
     """Runs ``check(qrels, source, measures)`` on every qrels read (after the rules above).
 
     ``qrels`` is the checked frame, ``source`` names it, ``measures`` are the measures it
     will be used with (None where unknown, e.g. inside the ir-measures provider). A check
-    may warn or raise. Registered under its qualified name, so registering again (or after
-    ``importlib.reload``) replaces it. :mod:`ir_cwla.datasets` registers the raw-Cranfield
-    check this way.
+    may warn or raise; it may be a ``'module:function'`` string, imported on the first qrels
+    read. Registered under its qualified name, so registering again (or after
+    ``importlib.reload``) replaces it. ``import ir_cwla`` registers the raw-Cranfield check
+    this way.
     """
+    check = _lazy(check)
     QRELS_CHECKS[f"{check.__module__}.{check.__qualname__}"] = check
 
 

@@ -3,7 +3,7 @@
 Its parameters are those of every C/W/L/A measure (:data:`GENERAL_PARAMS`: cutoff, model,
 aggregation, gains, tail, unjudged policy, costs) and those the registered browsing models
 and aggregations declare (:class:`ir_cwla.Param`); :attr:`CWLA.SUPPORTED_PARAMS`, the
-validation, the canonical spelling and the defaults are built from the registries, so a
+validation, the one spelling and the defaults are built from the registries, so a
 model registered with a parameter of its own is a measure like any other.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ _NP = measures.base._NOT_PROVIDED
 #: Largest cutoff (a rank is an int64; a cutoff deeper than the ranking costs nothing).
 MAX_CUTOFF = 2**62
 
-#: The parameters of every C/W/L/A measure, in their canonical order around the declared ones:
+#: The parameters of every C/W/L/A measure, in their order around the declared ones:
 #: ``cutoff, C, A`` first, then the model's and the aggregation's, then these.
 GENERAL_PARAMS = {
     "cutoff": measures.ParamInfo(dtype=int, required=False, desc="ranking depth D looked at (the cutoff k)"),
@@ -110,7 +110,7 @@ def _declared(model: Optional[BrowsingModel], agg: Optional[Aggregation]) -> dic
     return out
 
 
-def _canonical_params(params: dict[str, Any]) -> dict[str, Any]:
+def _normal_params(params: dict[str, Any]) -> dict[str, Any]:
     """The one spelling of a measure's parameters, so that equal measures are equal objects
     (ir-measures compares measures by their repr).
 
@@ -174,7 +174,7 @@ class _CWLA(measures.Measure):
     SUPPORTED_PARAMS = _SupportedParams()  # type: ignore[assignment]
 
     def __init__(self, **params: Any):
-        super().__init__(**_canonical_params(params))
+        super().__init__(**_normal_params(params))
 
     def __getitem__(self, key: str) -> Any:
         """A parameter's value: the measure's own, else its model's or aggregation's declared

@@ -8,7 +8,7 @@ ir-measures measure declares ``ParamInfo``::
                                                              doc="chance of going on after a relevant document")})
 
 From these declarations :class:`ir_cwla.CWLA` builds its supported parameters, their
-validation, their canonical spelling, the short names (``Half(q=0.3)_ERG@10``), the
+validation, their one spelling, the short names (``Half(q=0.3)_ERG@10``), the
 command line's help and the documentation's reference tables: nothing else lists them.
 Several models may declare the same name (``T`` is INST's target gain and BPM's gain
 budget), each with its own default and range.

@@ -32,13 +32,15 @@ def _is_type_checking(node: ast.If) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(path: Path, module: str, modules: set[str]) -> set[str]:
+def _imports(path: Path, module: str, modules: set[str], typing: bool = False) -> set[str]:
+    """The ir_cwla modules ``module`` imports (at module level or in a function; with ``typing``,
+    also those under ``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -69,10 +71,10 @@ def _imports(path: Path, module: str, modules: set[str]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(typing: bool = False) -> dict[str, set[str]]:
     paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     modules = set(paths)
-    return {m: _imports(p, m, modules) - {FACADE} for m, p in paths.items() if m != FACADE}
+    return {m: _imports(p, m, modules, typing) - {FACADE} for m, p in paths.items() if m != FACADE}
 
 
 def _layer(module: str) -> str:
@@ -83,6 +85,8 @@ def _layer(module: str) -> str:
 
 
 GRAPH = _graph()
+#: The same with the imports made only for type checkers: no cycle of any kind either.
+TYPED_GRAPH = _graph(typing=True)
 
 
 def test_the_graph_is_read():
@@ -102,14 +106,15 @@ def test_dependencies_point_one_way(module):
             f"{module} ({layer}) imports {dep} ({dep_layer})"
 
 
-def test_no_import_cycle():
+@pytest.mark.parametrize("graph", [GRAPH, TYPED_GRAPH], ids=["imports", "with-type-checking-imports"])
+def test_no_import_cycle(graph):
     state: dict[str, int] = {}
     stack: list[str] = []
 
     def visit(node: str) -> None:
         state[node] = 1
         stack.append(node)
-        for dep in sorted(GRAPH.get(node, ())):
+        for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
                 cycle = stack[stack.index(dep):] + [dep]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
@@ -118,6 +123,19 @@ def test_no_import_cycle():
         stack.pop()
         state[node] = 2
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph):
         if module not in state:
             visit(module)
+
+
+def test_the_engine_loads_no_room_above_it():
+    """``import ir_cwla.kernel`` (and so ``import ir_cwla``) loads the engine only: no datasets, meta,
+    leaderboard, comparison or app module (``irds:`` ids and the Cranfield check load on first use)."""
+    import subprocess
+    import sys
+
+    code = "import sys, ir_cwla.kernel; print(' '.join(sorted(m for m in sys.modules if m.startswith('ir_cwla'))))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    rooms = {m.split(".")[1] for m in loaded if m.count(".") >= 1}
+    assert "ir_cwla.kernel" in loaded
+    assert not rooms & {"datasets", "meta", "leaderboard", "comparison", "app"}, loaded

@@ -135,7 +135,7 @@ def test_measure_labels_are_never_mathtext(frame):
     pixels(fig)                                          # draws (mathtext would choke on some names)
 
 
-def test_other_measures_get_a_style_each_in_canonical_order():
+def test_other_measures_get_a_style_each_in_measure_order():
     rng = np.random.default_rng(3)
     rows = [(f"s{s}", f"q{t}", m, float(rng.random() + s / 5)) for m in ("nDCG@10", "AP", "P@5")
             for s in range(6) for t in range(8)]

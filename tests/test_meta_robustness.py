@@ -254,7 +254,7 @@ def test_full_fraction_agrees_exactly_and_topics_keep_a_relevant_document(dl19):
     q = collection.qrels
     stratum = strata(q.judgment_topic, q.grades, 1)
     counts = keep_counts(np.array([0.01]), np.bincount(stratum, minlength=2 * len(q.topics)))
-    masks = trial_masks(np.random.SeedSequence(0), 0, collection.canonical_order(), stratum, counts)
+    masks = trial_masks(np.random.SeedSequence(0), 0, collection.judgment_order(), stratum, counts)
     relevant_kept = np.bincount(q.judgment_topic[masks[0] & (q.grades >= 1)], minlength=len(q.topics))
     assert (relevant_kept >= 1).all()
 

@@ -262,7 +262,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
     done = criteria.run(chosen, inputs, options)
     timings.update(done.seconds)
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
-    means = means[meta.naming.canonical_order(means.columns)].rename(columns=meta.label).rename_axis("run")
+    means = means[meta.naming.measure_order(means.columns)].rename(columns=meta.label).rename_axis("run")
     with report.staged(args.out, inputs=inputs_files) as directory:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "

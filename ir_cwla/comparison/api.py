@@ -97,7 +97,7 @@ def _resolve_measures(cube: ScoreCube, wanted: Optional[Sequence[Any]]) -> list[
             out.append(match[0])
     if len(set(out)) != len(out):
         raise ParameterError(f"measures names a measure twice: {[naming.label(m) for m in out]}")
-    return naming.canonical_order(out)
+    return naming.measure_order(out)
 
 
 def _check_systems(names: list[str], known: Sequence[str], what: str) -> None:
@@ -227,7 +227,7 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
     base = np.array([p[0] for p in pairs], dtype=np.intp)
     other = np.array([p[1] for p in pairs], dtype=np.intp)
     n_p = len(pairs)
-    run = get_executor(executor, n_jobs=n_jobs)
+    workers = get_executor(executor, n_jobs=n_jobs)
 
     diffs = values[:, :, other] - values[:, :, base]                       # (M, T, P)
     tols = np.array([tukey.tolerance(values[m]) for m in range(n_m)])
@@ -249,14 +249,14 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
         for m in range(n_m):
             stat[m], p[m] = paired.sign_test(diffs[m], tols[m])
     elif test == "randomisation":
-        p = pairwise.stack_p_values(values, trials, root, run, what="randomisation test", progress=progress)[:, lookup]
+        p = pairwise.stack_p_values(values, trials, root, workers, what="randomisation test", progress=progress)[:, lookup]
         stat = diffs.mean(axis=1)
     elif test == "bootstrap":
         tol = float(tols.max())
-        p = paired.bootstrap_test(diffs, trials, root, run, tol=tol, progress=progress)
+        p = paired.bootstrap_test(diffs, trials, root, workers, tol=tol, progress=progress)
         stat = t_obs
     elif test == "tukey":
-        p = tukey.stack_p_values(values, trials, root, run, what="Tukey HSD", progress=progress)[:, lookup]
+        p = tukey.stack_p_values(values, trials, root, workers, what="Tukey HSD", progress=progress)[:, lookup]
         stat = diffs.mean(axis=1)
     else:
         for m in range(n_m):
@@ -281,7 +281,7 @@ def compare(per_query: pd.DataFrame, baseline: Names = None, *, measures: Option
         where = {s: k for k, s in enumerate(involved)}
         single, step = multiplicity.maxt(values[:, :, involved], np.array([where[s] for s in base]),
                                          np.array([where[s] for s in other]), measure_of, pair_of,
-                                         np.abs(t_obs).ravel(), families, trials, root, run, progress=progress)
+                                         np.abs(t_obs).ravel(), families, trials, root, workers, progress=progress)
         adjusted = single if correction == "maxt" else step
 
     means = values.mean(axis=1)                                            # (M, S)

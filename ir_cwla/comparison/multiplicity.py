@@ -151,9 +151,9 @@ def maxt(values: np.ndarray, a: np.ndarray, b: np.ndarray, measure: np.ndarray, 
               "measure": np.asarray(measure), "pair": np.asarray(pair), "limits": limits, "families": ordered}
     n_m, n_topics, n_systems = np.shape(values)
     cells = max(n_topics * n_systems, n_systems * n_systems, len(observed))
-    run = executors.get_executor(executor)
-    tasks = montecarlo.plan(seed, MAXT_STREAM, trials, streams.trial_chunk(cells), 1, run.parallelism)
-    counts = montecarlo.sum_counts(run, maxt_count_task, shared, tasks, (1, 2 * len(observed)),
+    workers = executors.get_executor(executor)
+    tasks = montecarlo.plan(seed, MAXT_STREAM, trials, streams.trial_chunk(cells), 1, workers.parallelism)
+    counts = montecarlo.sum_counts(workers, maxt_count_task, shared, tasks, (1, 2 * len(observed)),
                                    what="MaxT permutations", progress=progress)[0]
     h = len(observed)
     single = counts[:h] / trials

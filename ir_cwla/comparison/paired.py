@@ -166,9 +166,9 @@ def bootstrap_test(diffs: np.ndarray, trials: int, seed: streams.Seed, executor:
     centred = d - d.mean(axis=1, keepdims=True)
     observed = np.abs(np.stack([t_statistics(m, tol) for m in d]))
     limits = observed - 1e-9 * np.maximum(1.0, np.where(np.isfinite(observed), observed, 0.0))
-    run = executors.get_executor(executor)
+    workers = executors.get_executor(executor)
     chunk = streams.trial_chunk(d.shape[1] * max(d.shape[2], 1))
-    tasks = montecarlo.plan(seed, BOOTSTRAP_TEST_STREAM, trials, chunk, d.shape[0], run.parallelism)
-    counts = montecarlo.sum_counts(run, bootstrap_count_task, (centred, limits, tol), tasks, observed.shape,
+    tasks = montecarlo.plan(seed, BOOTSTRAP_TEST_STREAM, trials, chunk, d.shape[0], workers.parallelism)
+    counts = montecarlo.sum_counts(workers, bootstrap_count_task, (centred, limits, tol), tasks, observed.shape,
                                    what="paired bootstrap test", progress=progress)
     return counts / trials

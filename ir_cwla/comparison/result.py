@@ -65,7 +65,7 @@ class Comparison:
     """Every pair's test, adjusted p-value, effect sizes and intervals (see :func:`ir_cwla.compare`).
 
     ``pairs`` holds one row per (measure, baseline, system) in the order: measures in their
-    canonical order, baselines in the order given (by name for all pairs), systems by name.
+    measure order, baselines in the order given (by name for all pairs), systems by name.
     ``family`` says which hypotheses were adjusted together; ``cube`` holds the per-topic scores
     the numbers come from.
     """

@@ -69,7 +69,7 @@ def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFr
 
 def load_run(spec: str) -> pd.DataFrame:
     """The scored documents of an ``irds:`` id as a run (``query_id, doc_id, score``)."""
-    return _source(spec, "run")
+    return read_source(spec, "run")
 
 
 @contextlib.contextmanager
@@ -160,7 +160,8 @@ def _checked(spec: str, kind: str) -> Any:
     return ds
 
 
-def _source(spec: str, kind: str) -> pd.DataFrame:
+def read_source(spec: str, kind: str) -> pd.DataFrame:
+    """The qrels (``kind='qrels'``) or scored documents (``'run'``) of an ``irds:ID`` spec, as a frame."""
     try:
         with _held_log():
             ds = _checked(spec, kind)
@@ -185,5 +186,5 @@ def register() -> None:
     """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted, and check
     every qrels for the raw Cranfield grades (:func:`ir_cwla.datasets.cranfield.warn_if_raw_grades`).
     Idempotent."""
-    io.register_source(IRDS_PREFIX, _source)
-    io.register_qrels_check(cranfield.warn_if_raw_grades)
+    io.register_source(IRDS_PREFIX, "ir_cwla.datasets.irds:read_source")
+    io.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")

@@ -89,10 +89,10 @@ def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
 
 
 def family_tests(taus: pd.DataFrame, families: dict[Hashable, list[str]], trials: int, seed: streams.Seed,
-                 run: Any, progress: bool) -> dict[Hashable, pd.DataFrame]:
+                 executor: Any, progress: bool) -> dict[Hashable, pd.DataFrame]:
     """Randomised Tukey HSD p-values between the measures of each family, over the taus.
 
-    The members of a family are taken in the order of the columns of ``taus`` (the canonical
+    The members of a family are taken in the order of the columns of ``taus`` (the measure
     order), whatever their order in ``families``. Families of the same size share their
     permutations (the stream depends only on the shape), so they are stacked and tested in
     one pass; the p-values of a family equal ``randomised_tukey_hsd(taus[members], trials, seed)``.
@@ -108,7 +108,7 @@ def family_tests(taus: pd.DataFrame, families: dict[Hashable, list[str]], trials
             by_size.setdefault(len(members), []).append(group)
     for size, names in by_size.items():
         stack = np.stack([taus[families[g]].to_numpy() for g in names])       # (G, B, size)
-        p = tukey.stack_p_values(stack, trials, seed, run, progress=progress,
+        p = tukey.stack_p_values(stack, trials, seed, executor, progress=progress,
                                  what=f"Tukey HSD ({len(names)} families of {size})")
         for group, pairs in zip(names, p):
             members = families[group]
@@ -213,19 +213,19 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     alpha = check_alpha(alpha)
     agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
 
     n_m, n_t, n_s = cube.values.shape
     chunk = min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2)))
-    tasks = montecarlo.plan(root, streams.SPLIT_STREAM, trials, chunk, n_m, run.parallelism)
+    tasks = montecarlo.plan(root, streams.SPLIT_STREAM, trials, chunk, n_m, workers.parallelism)
     taus = np.empty((trials, n_m))
 
     def store(task: montecarlo.Task, result: np.ndarray) -> None:
         start = task.chunks[0][0] * chunk
         taus[start:start + task.trials, list(task.items)] = result
 
-    montecarlo.run(run, split_task, SplitData(cube.values, agreement, persistence), tasks, store,
+    montecarlo.run(workers, split_task, SplitData(cube.values, agreement, persistence), tasks, store,
                    what="consistency splits", progress=progress)
     undefined = np.isnan(taus)
     degenerate = pd.Series(undefined.sum(axis=0), index=list(cube.measures), name="degenerate")
@@ -240,7 +240,7 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
 
     families = resolve_groups(cube.measures, groups)
     p_values = family_tests(frame, families, test_trials, streams.derive(root, streams.CONSISTENCY_TEST_STREAM),
-                            run, progress)
+                            workers, progress)
     return Consistency(taus=frame, p_values=p_values, groups=families, alpha=alpha, trials=trials,
                        test_trials=test_trials, seed=seed, degenerate=degenerate,
                        labels=naming.resolve_labels(list(cube.measures), labels), agreement=agreement)

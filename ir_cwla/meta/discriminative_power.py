@@ -121,11 +121,11 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     values = cube.values
     n_m, n_t, n_s = values.shape
     a, b = pairwise.pair_indices(n_s)
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     if test == "tukey":
-        p = tukey.stack_p_values(values, trials, root, run, what="Tukey HSD", progress=progress)
+        p = tukey.stack_p_values(values, trials, root, workers, what="Tukey HSD", progress=progress)
     elif test == "randomisation":
-        p = pairwise.stack_p_values(values, trials, root, run, what="randomisation test", progress=progress)
+        p = pairwise.stack_p_values(values, trials, root, workers, what="randomisation test", progress=progress)
     else:
         p = np.stack([pairwise.paired_t_test(matrix)[a, b] for matrix in values])
 

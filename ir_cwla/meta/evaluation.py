@@ -205,18 +205,20 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     return frame
 
 
-def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], run: Any,
+def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any,
                          progress: bool = True) -> dict[Any, pd.DataFrame]:
-    """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks."""
+    """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
+    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`)."""
+    workers = executor
     parsed, names = as_measures(measures)
     contexts, tasks = {}, []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
         contexts[key] = EvaluationContext(qrels_frame, parsed, names)
-        blocks = item_blocks(len(parsed), len(named), run.parallelism)
+        blocks = item_blocks(len(parsed), len(named), workers.parallelism)
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
-    results = run.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
+    results = workers.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
     columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}
     for key, name, qids, ms, values in results:
         cols = columns[key]
@@ -243,5 +245,5 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
         in-process; see :func:`ir_cwla.meta.get_executor`); run files must be readable there.
     progress: show a tqdm progress bar.
     """
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    return evaluate_collections({None: (runs, qrels)}, measures, run, progress)[None]
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress)[None]

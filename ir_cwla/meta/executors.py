@@ -74,13 +74,13 @@ class StreamingExecutor:
         return results
 
 
-def stream(run: Executor, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+def stream(executor: Executor, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
            window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
-    """``run.stream(...)``, or ``enumerate(run.map(...))`` for an executor without ``stream``
+    """``executor.stream(...)``, or ``enumerate(executor.map(...))`` for an executor without ``stream``
     (a user's own: it then holds every result until the last task is done)."""
-    if hasattr(run, "stream"):
-        return run.stream(fn, shared, tasks, window)
-    return enumerate(run.map(fn, shared, tasks, progress=False))
+    if hasattr(executor, "stream"):
+        return executor.stream(fn, shared, tasks, window)
+    return enumerate(executor.map(fn, shared, tasks, progress=False))
 
 
 def _window(window: Optional[int], n_tasks: int) -> int:

@@ -39,7 +39,7 @@ Groups = Union[None, Callable[[str], Hashable], Mapping[str, Hashable]]
 class ScoreCube:
     """Scores of ``systems`` on ``topics`` for ``measures``: ``values[m, t, s]``.
 
-    Systems and topics are sorted and measures are in the canonical order of
+    Systems and topics are sorted and measures are in the measure order of
     :func:`ir_cwla.meta.naming.order_key` (the paper's), so nothing computed from a cube, random
     streams included, depends on the row order of the frame it came from.
     """
@@ -129,7 +129,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
                          f"{', '.join(rows)}. pt.Experiment gives NaN to topics without qrels: drop those "
                          "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
 
-    measures = np.array(naming.canonical_order(found.tolist()), dtype=object)
+    measures = np.array(naming.measure_order(found.tolist()), dtype=object)
     m_codes = pd.Index(measures).get_indexer(found)[m_codes]
     n_m, n_t, n_s = len(measures), len(all_topics), len(systems)
 
@@ -186,7 +186,7 @@ def check_alpha(alpha: float) -> float:
 
 def resolve_groups(measures: Sequence[str], groups: Groups) -> dict[Hashable, list[str]]:
     """Families of measures compared with each other, in the order of ``measures`` (the
-    cube's canonical order, so families come in the paper's order).
+    cube's measure order, so families come in the paper's order).
 
     ``groups`` is ``None`` (one family of all measures), a mapping measure -> family, or a
     function measure name -> family (e.g. :func:`ir_cwla.meta.browsing_model`).

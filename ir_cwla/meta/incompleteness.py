@@ -12,7 +12,7 @@ others are sampled separately within each topic, keeping ``round(f * n)`` of eac
 of ``n`` judgments (halves rounded up), at least one relevant judgment where the topic has
 one and at least one judgment of a topic without relevant ones: a topic never vanishes and
 the share of relevant documents stays what it was. In trial ``t`` every judgment gets a
-uniform random priority (drawn in the canonical order of judgments, by topic then doc_id)
+uniform random priority (drawn in the order of judgments, by topic then doc_id)
 and each stratum keeps its judgments of lowest priority, so the subsets of one trial are
 nested across fractions (the 10% qrels lie inside the 20% qrels), as in Buckley & Voorhees'
 experiments, and the same trial gives the same subsets whatever other fractions are asked
@@ -70,7 +70,7 @@ def keep_counts(fractions: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Masks ``(F, J)``: in each stratum, the ``counts[f, stratum]`` judgments of lowest
-    priority (ties, of probability zero, broken by the canonical ``position``)."""
+    priority (ties, of probability zero, broken by the ``position`` in the judgment order)."""
     order = np.lexsort((position, priority, stratum))
     s_sorted = stratum[order]
     first = np.r_[0, np.flatnonzero(s_sorted[1:] != s_sorted[:-1]) + 1]
@@ -82,7 +82,7 @@ def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, c
 
 def trial_masks(seed: streams.Seed, trial: int, order: np.ndarray, stratum: np.ndarray,
                 counts: np.ndarray) -> np.ndarray:
-    """The masks ``(F, J)`` of trial ``trial``: priorities drawn in the canonical ``order`` of
+    """The masks ``(F, J)`` of trial ``trial``: priorities drawn in the ``order`` of
     judgments from the trial's own stream."""
     rng = streams.chunk_rng(seed, streams.INCOMPLETENESS_STREAM, trial)
     priority = np.empty(len(order))
@@ -242,7 +242,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     depths = robustness.check_depths(depths)
     persistence = agreement.check_persistence(persistence)
     relevant = robustness.check_relevant(relevant)
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths, default=0))
     if len(collection.systems) < 2:
@@ -256,10 +256,10 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     qrels_ = collection.qrels
     stratum = strata(qrels_.judgment_topic, qrels_.grades, relevant)
     counts = keep_counts(np.asarray(fractions), np.bincount(stratum, minlength=2 * len(collection.topics)))
-    plan = _Plan(collection, root, collection.canonical_order(), stratum, counts)
+    plan = _Plan(collection, root, collection.judgment_order(), stratum, counts)
 
     tasks = [("trial", t) for t in range(trials)] + [("depth", d) for d in depths]
-    results = run.map(_task, plan, tasks, desc="incompleteness", progress=progress)
+    results = workers.map(_task, plan, tasks, desc="incompleteness", progress=progress)
     parts, pooled = results[:trials], results[trials:]
     reduced = np.stack([p[0] for p in parts], axis=1)                     # (F, trials, M, S)
     kept = np.stack([p[1] for p in parts], axis=1) / collection.n_judgments  # (F, trials)

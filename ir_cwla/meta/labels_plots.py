@@ -9,7 +9,7 @@ is marked ``n/a``. matplotlib is imported only when plotting; nothing depends on
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ir_cwla.io import SUMMARY_QID as OVERALL
 from ir_cwla.text import plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ir_cwla.meta.labels import LabelAgreement
+    pass
 
 #: Axis names of the statistics of :data:`ir_cwla.meta.labels.STATISTICS`.
 NAMES = {"exact": "exact agreement", "kappa": "Cohen's kappa", "kappa_linear": "kappa (linear weights)",
@@ -26,7 +26,7 @@ NAMES = {"exact": "exact agreement", "kappa": "Cohen's kappa", "kappa_linear": "
          "alpha_interval": "Krippendorff's alpha (interval)", "alpha_nominal": "Krippendorff's alpha (nominal)"}
 
 
-def plot_label_agreement(result: LabelAgreement, statistic: str = "kappa", alternatives: Optional[list[str]] = None,
+def plot_label_agreement(result: Any, statistic: str = "kappa", alternatives: Optional[list[str]] = None,
                          cmap: str = "Blues", title: Optional[str] = None):
     """Confusion heat map and per-topic ``statistic`` (with intervals) of each alternative.
 

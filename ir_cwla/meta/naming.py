@@ -87,7 +87,7 @@ def _values(measure: Any, keys: Iterable[str]) -> tuple:
 
 
 def order_key(name: str) -> tuple:
-    """Where a measure goes in every table, figure and random stream: the one canonical order.
+    """Where a measure goes in every table, figure and random stream: the one measure order.
 
     C/W/L/A measures first, by browsing model in the paper's order (P, DCG, RBP, INST, AP,
     ERR, then registered models in registration order), then by the model's parameters,
@@ -108,7 +108,7 @@ def order_key(name: str) -> tuple:
     return (2, 0, (), 0, "", 0, (), name)
 
 
-def canonical_order(names: Iterable[str]) -> list[str]:
+def measure_order(names: Iterable[str]) -> list[str]:
     """``names`` (without repeats) sorted by :func:`order_key`."""
     return sorted(dict.fromkeys(names), key=order_key)
 

@@ -65,10 +65,10 @@ def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor:
     """Paired randomisation p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an
     ``(M, T, S)`` stack (the same sign flips for all), counted chunk by chunk on ``executor``
     (default in-process): memory does not grow with ``trials``."""
-    run = executors.get_executor(executor)
+    workers = executors.get_executor(executor)
     n_pairs = stack.shape[2] * (stack.shape[2] - 1) // 2
-    tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.CHUNK, stack.shape[0], run.parallelism)
-    counts = montecarlo.sum_counts(run, count_task, stack, tasks, (stack.shape[0], n_pairs),
+    tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.CHUNK, stack.shape[0], workers.parallelism)
+    counts = montecarlo.sum_counts(workers, count_task, stack, tasks, (stack.shape[0], n_pairs),
                                    what=what, progress=progress)
     return counts / trials
 

@@ -5,14 +5,14 @@ family of measures (e.g. per browsing model); matplotlib is imported only when p
 
 What a reader compares across panels looks the same in every panel and every figure:
 
-* panels come in the order of the result's families, which follow the canonical order of
+* panels come in the order of the result's families, which follow the measure order of
   measures (:func:`ir_cwla.meta.naming.order_key`: P, DCG, RBP, INST, AP, ERR, then
   registered models), and measures within a panel in Table 1's order of aggregations;
 * every aggregation has one colour and one marker (:data:`AGGREGATION_STYLES`, keyed by its
   name), used for its curve, box, mean marker and tick label; canonical measures (the
   paper's Table 1 asterisks) are marked ``*`` and drawn thicker;
 * nothing depends on the row order of the per-query frame (the results are computed from a
-  canonically ordered cube), so a shuffled frame draws the very same pixels.
+  cube in the measure order), so a shuffled frame draws the very same pixels.
 
 Measure names are shown as plain text (no mathtext, :func:`ir_cwla.text.plain`).
 """
@@ -30,9 +30,7 @@ from ir_cwla.table1 import TABLE1_AGGREGATIONS
 from ir_cwla.text import PLAIN_TEXT, plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ir_cwla.meta.consistency import Consistency
-    from ir_cwla.meta.discriminative_power import DiscriminativePower
-    from ir_cwla.meta.similarity import Similarity
+    pass
 
 #: Colour and marker of each aggregation of Table 1 (in Table 1's order), in every figure.
 AGGREGATION_STYLES: dict[str, tuple[str, str]] = {
@@ -65,7 +63,7 @@ class _Key:
     When every measure is C/W/L/A and no panel holds two measures with the same aggregation
     (the paper's layout: one panel per browsing model), measures are named by their
     aggregation (``ERG``, ``max *``) and styled by it; otherwise by their full label, with a
-    style per measure in the canonical order.
+    style per measure in the measure order.
     """
 
     def __init__(self, groups: dict[Hashable, list[str]], labels: dict[str, str]):
@@ -77,13 +75,13 @@ class _Key:
         registered = [a for a in AGGREGATIONS if a not in AGGREGATION_STYLES]
         palette = tuple(AGGREGATION_STYLES.values()) + EXTRA_STYLES
         self._styles: dict[str, tuple[str, str]] = {}
-        for k, m in enumerate(naming.canonical_order(measures)):
+        for k, m in enumerate(naming.measure_order(measures)):
             agg = aggregations[m]
             if self.by_aggregation and agg in AGGREGATION_STYLES:
                 self._styles[m] = AGGREGATION_STYLES[agg]
             elif self.by_aggregation and agg is not None:
                 self._styles[m] = EXTRA_STYLES[registered.index(agg) % len(EXTRA_STYLES)]
-            else:                                   # one style per measure, in the canonical order
+            else:                                   # one style per measure, in the measure order
                 self._styles[m] = palette[k % len(palette)]
 
     def name(self, measure: str) -> str:
@@ -119,7 +117,7 @@ def _colour_ticks(labels, colours: Sequence[str]) -> None:
         text.set_color(colour)
 
 
-def plot_similarity(sim: Similarity, groups: Optional[list[Hashable]] = None, cols: int = 2,
+def plot_similarity(sim: Any, groups: Optional[list[Hashable]] = None, cols: int = 2,
                     digits: int = 2, cmap: str = "viridis", title: Optional[str] = None):
     """Lower-triangular heat-maps of Kendall's tau with the confidence interval under it."""
     names = list(groups) if groups is not None else list(sim.groups)
@@ -175,7 +173,7 @@ def _marks(y: np.ndarray, top: float, shown: int, k: int, n: int, per_curve: int
     return sorted({int(i) for i in found if i < min(len(y), shown)})
 
 
-def plot_asl(disc: DiscriminativePower, groups: Optional[list[Hashable]] = None, cols: int = 3,
+def plot_asl(disc: Any, groups: Optional[list[Hashable]] = None, cols: int = 3,
              title: Optional[str] = None, ymax: Optional[float] = None):
     """ASL curves: sorted p-values of every measure against the rank of the system pair.
 
@@ -217,7 +215,7 @@ def plot_asl(disc: DiscriminativePower, groups: Optional[list[Hashable]] = None,
     return fig
 
 
-def plot_consistency(cons: Consistency, groups: Optional[list[Hashable]] = None, cols: int = 3,
+def plot_consistency(cons: Any, groups: Optional[list[Hashable]] = None, cols: int = 3,
                      title: Optional[str] = None):
     """Box plots of the consistency taus per measure, measures in Table 1's order, with their means."""
     names = list(groups) if groups is not None else list(cons.groups)

@@ -178,7 +178,7 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
         raise ParameterError("depths: give at least one pool depth")
     persistence = agreement.check_persistence(persistence)
     relevant = robustness.check_relevant(relevant)
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     collection = rescoring.prepare(runs, qrels, measures, depth=max(depths))
     n_s = len(collection.systems)
     if n_s < 2:
@@ -193,7 +193,7 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
               for d in depths}
     plan = _Plan(collection, counts, float(relevant))
     tasks = [(d, s) for d in depths for s in range(n_s)]
-    parts = run.map(_leave_out_task, plan, tasks, desc="leave one run out", progress=progress)
+    parts = workers.map(_leave_out_task, plan, tasks, desc="leave one run out", progress=progress)
 
     frames, agree = [], []
     rank_full = robustness.rank_positions(full)                              # (M, S)

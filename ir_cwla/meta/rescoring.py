@@ -14,8 +14,8 @@ reduced qrels frame, run by run (slower, same results as :func:`ir_cwla.meta.eva
 
 Like :func:`ir_cwla.meta.evaluate`, every run is scored on every topic of the qrels (the
 measure's default, 0, where it returns nothing for one), and means are taken over all of
-them. Systems are sorted by name, topics by id, measures in the canonical order
-(:func:`ir_cwla.meta.naming.order_key`), and judgments have a canonical order (by topic,
+them. Systems are sorted by name, topics by id, measures in the measure order
+(:func:`ir_cwla.meta.naming.order_key`), and judgments have one order (by topic,
 then doc_id) that random draws follow, so nothing depends on the row order of the inputs.
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ from ir_cwla.scoring import Scorer
 class Collection:
     """Runs ranked once against qrels, ready to be scored under any subset of the judgments.
 
-    ``measures``: names in the canonical order (the frame names of :func:`ir_cwla.meta.evaluate`);
+    ``measures``: names in the measure order (the frame names of :func:`ir_cwla.meta.evaluate`);
     ``systems``: run names, sorted; ``topics``: the qrels topics, sorted (``qrels.topics``);
     ``ranked``: the rows of every run stacked (``row_system[i]`` is the system of row ``i``);
     ``depth``: ranks kept per row (None: whole rankings).
@@ -89,7 +89,7 @@ class Collection:
         """Positions of the other measures (scored by ir-measures)."""
         return [i for i, m in enumerate(self.parsed) if not is_cwla(m)]
 
-    def canonical_order(self) -> np.ndarray:
+    def judgment_order(self) -> np.ndarray:
         """Judgment ids sorted by topic, then doc_id: the order random draws follow."""
         codes = pd.factorize(self.judgment_docs, sort=True)[0]
         return np.lexsort((codes, self.qrels.judgment_topic))
@@ -178,7 +178,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
         measure has no cutoff.
     """
     parsed, names = as_measures(measures)
-    order = naming.canonical_order(names)
+    order = naming.measure_order(names)
     position = {n: i for i, n in enumerate(names)}
     parsed = [parsed[position[n]] for n in order]
     named = as_run_mapping(runs)

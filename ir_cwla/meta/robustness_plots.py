@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -18,8 +18,7 @@ from ir_cwla.meta import agreement, naming
 from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ir_cwla.meta.incompleteness import Incompleteness
-    from ir_cwla.meta.pooling import PoolingBias
+    pass
 
 #: Axis names of the statistics of the two analyses.
 NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change": "mean |change| / mean score",
@@ -29,7 +28,7 @@ NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change"
 CHANGES = ("abs_change", "rel_change")
 
 
-def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: str = "fraction",
+def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fraction",
                         groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
     """``statistic`` (mean over trials) against the fraction of judgments kept, or the pool depth."""
     if kind not in ("fraction", "depth"):
@@ -71,7 +70,7 @@ def plot_incompleteness(result: Incompleteness, statistic: str = "tau", kind: st
     return fig
 
 
-def plot_pooling(result: PoolingBias, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
+def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
                  cols: int = 3, title: Optional[str] = None):
     """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
     aggregation's colour), or one bar per pool depth when there are several."""

@@ -77,12 +77,12 @@ class Sweep:
         raise AttributeError(f"'Sweep' object has no attribute {name!r}")
 
     def table(self) -> pd.DataFrame:
-        """One row per collection and measure (in the canonical order, named by its label, the short
+        """One row per collection and measure (in the measure order, named by its label, the short
         name): the summary tables of the criteria that have one row per measure, side by side
         (a column that two criteria both have and that differs is prefixed with the criterion's name)."""
         rows = []
         for key, frame in self.per_query.items():
-            names = naming.canonical_order(frame["measure"].astype(str))
+            names = naming.measure_order(frame["measure"].astype(str))
             part = pd.DataFrame({"collection": key, "measure": [naming.label(n) for n in names]})
             for name, by_collection in self.summaries.items():
                 if not _criteria.CRITERIA[name].per_measure or key not in by_collection:
@@ -184,12 +184,12 @@ def sweep(runs: Any, qrels: Any, measures: Sequence[Any], criteria: Criteria = N
         _criteria.options_of(name, kwargs, by="name")
     collections = ({k: (runs[k], qrels[k]) for k in qrels} if _is_collections(runs, qrels)
                    else {"collection": (runs, qrels)})
-    run = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    frames = evaluate_collections(collections, measures, run, progress)
+    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    frames = evaluate_collections(collections, measures, workers, progress)
     result = Sweep(per_query=frames)
     for key, frame in frames.items():
         inputs = _criteria.Inputs(frame, list(measures), collections[key][0], collections[key][1], groups=groups,
-                                 seed=seed, alpha=alpha, executor=run, progress=progress)
+                                 seed=seed, alpha=alpha, executor=workers, progress=progress)
         done = _criteria.run(list(options), inputs, options)
         for name in done.results:
             result.results.setdefault(name, {})[key] = done.results[name]

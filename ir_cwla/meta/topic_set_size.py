@@ -273,7 +273,7 @@ def topic_set_size(per_query: pd.DataFrame, min_d: float = 0.10, *, beta: float 
     of each family needs the fewest topics to detect a difference of ``min_d`` (paired t-test,
     power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures."""
     sizes = topic_set_sizes(per_query, min_d, alpha=alpha, beta=beta, method=method, topics=topics)
-    measures = naming.canonical_order(sizes["measure"])
+    measures = naming.measure_order(sizes["measure"])
     return TopicSetSize(sizes, resolve_groups(measures, groups), naming.resolve_labels(measures, labels))
 
 

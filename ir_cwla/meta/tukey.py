@@ -146,12 +146,12 @@ def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor:
     """Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
     stack, all matrices permuted alike, counted chunk by chunk on ``executor`` (default
     in-process): memory does not grow with ``trials``."""
-    run = executors.get_executor(executor)
+    workers = executors.get_executor(executor)
     n_m, n_rows, n_cols = stack.shape
     limits = np.stack([thresholds(matrix) for matrix in stack])
     tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.trial_chunk(n_rows * n_cols),
-                            n_m, run.parallelism)
-    counts = montecarlo.sum_counts(run, count_task, (by_row(stack), limits), tasks, limits.shape,
+                            n_m, workers.parallelism)
+    counts = montecarlo.sum_counts(workers, count_task, (by_row(stack), limits), tasks, limits.shape,
                                    what=what, progress=progress)
     return counts / trials
 
