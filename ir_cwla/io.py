@@ -49,7 +49,13 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import DuplicateWarning, InputError, MissingDependencyError, ParameterError, ScoreOverflowWarning
+from ir_cwla.errors import (
+    DuplicateWarning,
+    InputError,
+    MissingDependencyError,
+    ParameterError,
+    ScoreOverflowWarning,
+)
 from ir_cwla.textstream import (  # noqa: F401
     STDIN,
     TABLE_FORMATS,
@@ -385,7 +391,9 @@ def _concat(parts: list[Any]) -> Any:
 def _read_table(source: Any, fmt: _Format) -> _Read:
     """Every line of a TREC input, checked (or the table of a Parquet or Arrow file)."""
     parts: list[dict[int, Any]] = []
-    first, comments, trim = None, [], False
+    first: Optional[list[Any]] = None
+    comments: list[str] = []
+    trim = False
     with open_input(source, fmt.kind) as (stream, name, compression):
         if compression in TABLE_FORMATS:
             return _Read(None, name, table=_read_table_file(stream, name, compression, fmt.kind))
@@ -783,7 +791,11 @@ def _mark_checked(frame: pd.DataFrame) -> pd.DataFrame:
     fingerprint = _fingerprint(frame)
     if fingerprint is not None:
         key = id(frame)
-        _CHECKED[key] = (weakref.ref(frame, lambda _, key=key: _CHECKED.pop(key, None)), fingerprint)
+
+        def forget(_: Any, key: int = key) -> None:
+            _CHECKED.pop(key, None)
+
+        _CHECKED[key] = (weakref.ref(frame, forget), fingerprint)
     return frame
 
 

@@ -100,7 +100,7 @@ class _Gunzip:
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            parts = []
+            parts: list[bytes] = []
             while True:
                 part = self.read(BLOCK_BYTES)
                 if not part:
