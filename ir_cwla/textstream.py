@@ -89,7 +89,8 @@ class _Gunzip:
     zero padding GzipFile tolerates between them), by zlib, which checks each member's CRC and
     length itself. The standard library's GzipFile reads 8 KiB at a time and computes the CRC
     again in Python: reading a run through it took half again as long. Errors are those of
-    zlib (``zlib.error``) and ``EOFError`` for a truncated stream, as with GzipFile."""
+    zlib (``zlib.error``) and :class:`InputError` for a truncated stream (:func:`line_blocks`
+    says after how many lines)."""
 
     def __init__(self, raw: Any):
         self._raw = raw
@@ -113,7 +114,7 @@ class _Gunzip:
                 self._input = self._raw.read(GZIP_READ_BYTES)
                 if not self._input:
                     if self._member:
-                        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+                        raise InputError("compressed file ended before the end-of-stream marker was reached")
                     self._done = True
                     break
             if not self._member:
@@ -204,7 +205,7 @@ def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Ite
     while True:
         try:
             data = stream.read(BLOCK_BYTES)
-        except (EOFError, OSError, zlib.error, lzma.LZMAError) as ex:
+        except (EOFError, OSError, zlib.error, lzma.LZMAError, InputError) as ex:
             whole = line - 1 + rest.count(b"\n")
             raise InputError(f"{kind} file {name}: {compression} data is truncated or corrupt after {whole} "
                              f"complete line(s) ({ex})") from None
