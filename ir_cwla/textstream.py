@@ -200,13 +200,15 @@ def open_input(spec: Any, kind: str = "input") -> Iterator[tuple[BinaryIO, str, 
 def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Iterator[tuple[int, bytes]]:
     """Blocks of whole lines of the stream (about :data:`BLOCK_BYTES` each), with the number of
     each block's first line; a truncated or corrupt compressed stream is an :class:`InputError`
-    that says after how many lines."""
+    that says after how many lines. (A block's lines are counted only if another block follows:
+    a file of one block is never counted.)"""
     line, rest = 1, b""
+    last = b""              # the block handed over last, its lines not counted yet
     while True:
         try:
             data = stream.read(BLOCK_BYTES)
         except (EOFError, OSError, zlib.error, lzma.LZMAError, InputError) as ex:
-            whole = line - 1 + rest.count(b"\n")
+            whole = line - 1 + last.count(b"\n") + rest.count(b"\n")
             raise InputError(f"{kind} file {name}: {compression} data is truncated or corrupt after {whole} "
                              f"complete line(s) ({ex})") from None
         if not data:
@@ -216,14 +218,16 @@ def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Ite
         if cut == 0:
             rest = data
             if len(rest) > MAX_LINE_BYTES:
-                raise InputError(f"{name}:{line}: a line longer than {MAX_LINE_BYTES >> 20} MiB: "
+                long_line = line + last.count(b"\n")
+                raise InputError(f"{name}:{long_line}: a line longer than {MAX_LINE_BYTES >> 20} MiB: "
                                  f"not a {kind} file?")
             continue
         block, rest = data[:cut], data[cut:]
+        line += last.count(b"\n")
         yield line, block
-        line += block.count(b"\n")
+        last = block
     if rest:
-        yield line, rest
+        yield line + last.count(b"\n"), rest
 
 
 def check_utf8(block: bytes, first_line: int, name: str, what: str) -> None:
