@@ -84,17 +84,38 @@ GZIP_READ_BYTES = 1 << 20
 """How many compressed bytes :class:`_Gunzip` hands zlib at once."""
 
 
+def _inflater() -> Any:
+    """ISA-L's zlib-compatible module where the ``isal`` package is installed (it inflates gzip
+    2.5 times as fast as zlib: 60 ms instead of 150 ms for the 37 DL19 runs), else zlib."""
+    global _INFLATE
+    if _INFLATE is None:
+        try:
+            from isal import isal_zlib
+        except ImportError:
+            _INFLATE = zlib
+        else:
+            _INFLATE = isal_zlib
+            _INFLATE_ERRORS.append(isal_zlib.error)  # type: ignore[arg-type]
+    return _INFLATE
+
+
+_INFLATE: Any = None
+_INFLATE_ERRORS: list[type[BaseException]] = [EOFError, OSError, zlib.error, lzma.LZMAError, InputError]
+"""What a failing decompressor raises (:func:`line_blocks` words them as one error)."""
+
+
 class _Gunzip:
     """The decompressed bytes of a gzip stream (one member or several, concatenated, with the
-    zero padding GzipFile tolerates between them), by zlib, which checks each member's CRC and
-    length itself. The standard library's GzipFile reads 8 KiB at a time and computes the CRC
-    again in Python: reading a run through it took half again as long. Errors are those of
-    zlib (``zlib.error``) and :class:`InputError` for a truncated stream (:func:`line_blocks`
-    says after how many lines)."""
+    zero padding GzipFile tolerates between them), by ISA-L or zlib (:func:`_inflater`), which
+    check each member's CRC and length themselves. The standard library's GzipFile reads 8 KiB
+    at a time and computes the CRC again in Python: reading a run through it took half again as
+    long. Errors are the decompressor's and :class:`InputError` for a truncated stream
+    (:func:`line_blocks` says after how many lines)."""
 
     def __init__(self, raw: Any):
         self._raw = raw
-        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._lib = _inflater()
+        self._inflate = self._lib.decompressobj(16 + zlib.MAX_WBITS)
         self._input = b""
         self._member = False        # inside a member
         self._done = False
@@ -125,7 +146,7 @@ class _Gunzip:
             data = self._inflate.decompress(self._input, want)
             if self._inflate.eof:                               # the member's end: another may follow
                 self._input = self._inflate.unused_data
-                self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self._inflate = self._lib.decompressobj(16 + zlib.MAX_WBITS)
                 self._member = False
             else:
                 self._input = self._inflate.unconsumed_tail
@@ -207,7 +228,7 @@ def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Ite
     while True:
         try:
             data = stream.read(BLOCK_BYTES)
-        except (EOFError, OSError, zlib.error, lzma.LZMAError, InputError) as ex:
+        except tuple(_INFLATE_ERRORS) as ex:
             whole = line - 1 + last.count(b"\n") + rest.count(b"\n")
             raise InputError(f"{kind} file {name}: {compression} data is truncated or corrupt after {whole} "
                              f"complete line(s) ({ex})") from None

@@ -388,3 +388,39 @@ def test_a_table_from_stdin_and_integer_ids(tmp_path, monkeypatch):
     got = cio.read_trec_run("-")
     assert got["query_id"].tolist() == ["1", "1", "2"] and got["doc_id"].tolist() == ["10", "11", "10"]
     assert got["score"].dtype == np.float64
+
+
+# ------------------------------------------------------------------------- gzip through ISA-L or zlib
+
+@pytest.fixture(params=["isal", "zlib"])
+def inflater(request, monkeypatch):
+    import zlib
+
+    if request.param == "isal":
+        from isal import isal_zlib
+
+        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE", isal_zlib)
+        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE_ERRORS", ir_cwla.textstream._INFLATE_ERRORS + [isal_zlib.error])
+    else:
+        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE", zlib)
+    return request.param
+
+
+def test_gzip_members_padding_and_damage(tmp_path, inflater, synthetic_files):
+    text = synthetic_files.runs["graded"].read_bytes()
+    text = gzip.decompress(text) if text[:2] == b"\x1f\x8b" else text
+    cut = text.index(b"\n", len(text) // 3) + 1
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress(text[:cut]) + b"\0\0" + gzip.compress(text[cut:]) + b"\0")   # as `cat a.gz b.gz`
+    plain = tmp_path / "run"
+    plain.write_bytes(text)
+    pd.testing.assert_frame_equal(cio.read_trec_run(path), cio.read_trec_run(plain))
+    damaged = bytearray(gzip.compress(text))
+    damaged[-6] ^= 1                                                             # the CRC
+    path.write_bytes(bytes(damaged))
+    with pytest.raises(InputError, match=r"run file .*run.gz: gzip data is truncated or corrupt after \d+ complete"):
+        cio.read_trec_run(path)
+    path.write_bytes(gzip.compress(text)[:-100])
+    with pytest.raises(InputError, match=r"gzip data is truncated or corrupt after \d+ complete line\(s\) "
+                                         r"\(compressed file ended"):
+        cio.read_trec_run(path)
