@@ -782,7 +782,7 @@ def _buffer_digest(values: np.ndarray) -> tuple:
     if values.nbytes == 0:
         return (values.dtype.str, 0, 0, 0)
     memory = (ctypes.c_char * values.nbytes).from_address(values.ctypes.data)
-    words = np.frombuffer(memory, dtype=np.uint64 if values.nbytes % 8 == 0 else np.uint8)
+    words = np.frombuffer(memoryview(memory), dtype=np.uint64 if values.nbytes % 8 == 0 else np.uint8)
     return (values.dtype.str, len(values), int(words.sum(dtype=np.uint64)), zlib.crc32(memory))
 
 
