@@ -17,13 +17,15 @@ Data flows one way through the package, and the tree shows it:
    (:mod:`ir_cwla.table1`);
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
-   ``irds:`` ids, the bundled Cranfield);
+   ``irds:`` ids, the bundled Cranfield); above them, comparisons of systems
+   (:mod:`ir_cwla.comparison`: ``ir_cwla.compare(per_query, baseline=...)``, tests, corrections,
+   effect sizes, rank uncertainty, topic set size design);
 3. the application (:mod:`ir_cwla.app`): command line (with cwl_eval's command,
    :mod:`ir_cwla.app.cwl`), HTML report, demo.
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
-from ir_cwla import datasets, errors, io  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
+from ir_cwla import datasets, errors, io, plugins  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
@@ -62,13 +64,16 @@ from ir_cwla.errors import (  # every error and warning class
 from ir_cwla.gains import GainSpec
 from ir_cwla.measure import CWLA, needs_element_types
 from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
+from ir_cwla.params import Param
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
+from ir_cwla.scoring import Scorer
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
 datasets.register()
+plugins.load()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "app")
+_SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 
 
@@ -80,6 +85,8 @@ def __getattr__(name: str):
 
     if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
+    if name == "compare":          # the function of the comparison room
+        return importlib.import_module("ir_cwla.comparison").compare
     if name in _APP_MODULES:
         return importlib.import_module(f"ir_cwla.app.{name}")
     raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
@@ -89,8 +96,9 @@ __all__ = [
     "CWLA", "table1", "canonical", "short_name", "is_canonical", "MeasureList", "parse_measure",
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
-    "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec",
-    "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets", "app",
+    "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
+    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
+    "comparison", "compare", "app",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

@@ -39,13 +39,15 @@ inspect.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
+from ir_cwla import registry
 from ir_cwla.errors import MeasureError, RegistrationError
-from ir_cwla.params import Params
+from ir_cwla.params import Param, Params, as_declarations
 
 
 class AggregationInput:
@@ -116,37 +118,69 @@ class Aggregation:
     cost of every rank past it). ``needs_vplus`` asks the kernel for V+; ``unbounded`` marks
     aggregations that grow without bound with the depth inspected (costs, items): users who
     never stop would make them infinite, so they are rejected under 'pad' for such models.
+    ``params`` declares the parameters ``fn`` reads (:class:`ir_cwla.Param`).
     """
 
     name: str
     fn: Callable[[AggregationInput, Params], np.ndarray]
     tail: Optional[Callable[..., tuple]] = None
-    params: tuple = ()
+    params: Mapping[str, Param] = field(default_factory=dict)
     needs_vplus: bool = False
     needs_costs: bool = False
     unbounded: bool = False
+    doc: str = ""
+
+    @property
+    def summary(self) -> str:
+        """The first line of :attr:`doc` (the function's docstring by default)."""
+        return self.doc.strip().split("\n")[0].strip() if self.doc else ""
 
 
 AGGREGATIONS: dict[str, Aggregation] = {}
 
 
 def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,
-                         tail: Optional[Callable[..., tuple]] = None, params: tuple = (),
+                         tail: Optional[Callable[..., tuple]] = None,
+                         params: Union[Mapping[str, Param], Sequence[str]] = (),
                          needs_vplus: bool = False, needs_costs: bool = False, unbounded: bool = False,
-                         replace: bool = False) -> Aggregation:
+                         doc: Optional[str] = None, replace: bool = False) -> Aggregation:
     """Registers an aggregation so that ``CWLA(A=name, ...)`` works everywhere.
 
-    ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
-    and returns A(i) for every cell. ``tail`` (needed for ``tail='pad'`` and cutoffs deeper
-    than the ranking) returns ``(const, coef)`` or ``(const, coef, slope)`` arrays over topics
-    with A(i) = const + coef / i + slope i for ranks past the end (see :class:`Aggregation`).
-    ``needs_costs`` gives ``fn`` the document costs (``inp.costs``, ``inp.cc``).
+    Parameters
+    ----------
+    name : str
+        The aggregation's name (an identifier): ``CWLA(A=name)``, short names ``RBP_name@10``.
+    fn : callable
+        ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
+        and returns A(i) for every cell.
+    tail : callable, optional
+        Needed for ``tail='pad'`` and cutoffs deeper than the ranking: returns ``(const,
+        coef)`` or ``(const, coef, slope)`` arrays over topics with A(i) = const + coef / i +
+        slope i for ranks past the end (see :class:`Aggregation`).
+    params : mapping of str to Param, or sequence of str
+        The parameters ``fn`` reads, each declared as :class:`ir_cwla.Param`; a name already
+        declared by a registered aggregation may be given alone.
+    needs_vplus : bool
+        ``fn`` reads V+ (``inp.vplus``).
+    needs_costs : bool
+        ``fn`` reads the document costs (``inp.costs``, ``inp.cc``).
+    unbounded : bool
+        A grows without bound with the depth inspected (rejected under 'pad' for models that
+        never stop).
+    doc : str, optional
+        What the aggregation is, for the reference tables (default: ``fn``'s docstring).
+    replace : bool
+        Replace an aggregation registered under ``name``.
+
+    Returns
+    -------
+    Aggregation
+        The registered aggregation.
     """
-    if name in AGGREGATIONS and not replace:
-        raise RegistrationError(f"aggregation {name!r} is already registered (pass replace=True)")
-    agg = Aggregation(name, fn, tail, tuple(params), needs_vplus, needs_costs, unbounded)
-    AGGREGATIONS[name] = agg
-    return agg
+    declared = as_declarations(f"aggregation {name!r}", params, [AGGREGATIONS])
+    agg = Aggregation(name, fn, tail, declared, needs_vplus, needs_costs, unbounded,
+                      fn.__doc__ or "" if doc is None else doc)
+    return registry.add(AGGREGATIONS, "aggregation", name, agg, replace)
 
 
 def get_aggregation(name: str) -> Aggregation:
@@ -206,7 +240,8 @@ register_aggregation("max", maximum_relevance,
                      tail=lambda cg, mx, vplus, params: (mx, _zeros(cg)))
 register_aggregation("fin", final_relevance,
                      tail=lambda cg, mx, vplus, params: (_zeros(cg), _zeros(cg)))
-register_aggregation("PE", peak_end, params=("beta",),
+register_aggregation("PE", peak_end, params={"beta": Param(0.5, bounds=(0.0, 1.0),
+                                                          doc="peak-end weight of the largest gain seen")},
                      tail=lambda cg, mx, vplus, params: (float(params["beta"]) * mx, _zeros(cg)))
 register_aggregation("ERR", err_aggregation,
                      tail=lambda cg, mx, vplus, params: (_zeros(cg), np.ones_like(cg)))

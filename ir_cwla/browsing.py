@@ -12,14 +12,16 @@ ranked document (where every gain is 0): its :class:`TailSums`. Add your own wit
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 import numpy as np
 from scipy import special
 
-from ir_cwla.errors import MeasureError, RegistrationError
-from ir_cwla.params import Params
+from ir_cwla import registry
+from ir_cwla.errors import MeasureError
+from ir_cwla.params import Param, Params, as_declarations
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
 #: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).
@@ -71,10 +73,10 @@ class TailSums:
 
 @dataclass(frozen=True)
 class BrowsingModel:
-    """A registered browsing model.
+    """A registered browsing model (see :func:`register_browsing_model` for every field).
 
     ``continuation(gains, params) -> C`` maps the (topics x ranks) gain matrix to the
-    matrix of C(i). ``params`` names the CWLA parameters it reads (``p``, ``T``, ``cutoff``).
+    matrix of C(i); ``params`` declares the parameters it reads (:class:`ir_cwla.Param`).
     ``gain_dependent=False`` marks models whose C ignores the gains (A = ERR is then a
     constant and rejected); ``never_stops_on_zero`` marks models with C = 1 on zero gains
     (V+ infinite under 'pad', so A = ERG is rejected there); ``reads_total`` models whose
@@ -83,7 +85,7 @@ class BrowsingModel:
 
     name: str
     continuation: Continuation
-    params: tuple = ()
+    params: Mapping[str, Param] = field(default_factory=dict)
     requires_cutoff: bool = False
     gain_dependent: bool = True
     default_gain: str = "lin"
@@ -93,42 +95,82 @@ class BrowsingModel:
     check: Optional[Callable[[Params], Optional[str]]] = None
     reads_total: Union[bool, str] = False
     uses_costs: bool = False
+    doc: str = ""
+
+    @property
+    def summary(self) -> str:
+        """The first line of :attr:`doc` (the continuation's docstring by default)."""
+        return self.doc.strip().split("\n")[0].strip() if self.doc else ""
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
 
 
 def register_browsing_model(name: str, continuation: Continuation, *,
-                            params: tuple = (), requires_cutoff: bool = False, gain_dependent: bool = True,
-                            default_gain: str = "lin", never_stops_on_zero: bool = False,
+                            params: Union[Mapping[str, Param], Sequence[str]] = (), requires_cutoff: bool = False,
+                            gain_dependent: bool = True, default_gain: str = "lin", never_stops_on_zero: bool = False,
                             tail: Optional[Callable[[TailInput, Params], TailSums]] = None,
                             finite_tail: bool = False,
                             check: Optional[Callable[[Params], Optional[str]]] = None,
                             reads_total: Union[bool, str] = False, uses_costs: bool = False,
-                            replace: bool = False) -> BrowsingModel:
+                            doc: Optional[str] = None, replace: bool = False) -> BrowsingModel:
     """Registers a browsing model so that ``CWLA(C=name, ...)`` works everywhere.
 
-    ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains in
-    [0, 1] and the measure's parameters (``p``, ``T``, ``beta``, ``cutoff``) and returns
-    C(i) for every cell, in [0, 1]. Without ``tail``, ``tail='pad'`` sums the zero-gain
-    tail numerically (exact for geometrically decaying V). ``finite_tail=True`` says that
-    ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``), which
-    lets a cutoff deeper than the ranking cost nothing; without it such a ranking is padded
-    with zeros up to the cutoff. ``check(params)`` returns why parameters are unusable (or
-    None); the measure calls it when it is built. ``reads_total=True`` says that ``tail``
-    reads R (:attr:`TailInput.total_gain`), the total gain of the topic's judged documents
-    (``'count'``: their number with a gain > 0), which ``unjudged='max'`` raises by the gain
-    of (by one for) every unjudged document ranked. ``uses_costs=True`` makes the kernel call
-    ``continuation(gains, params, costs)`` with the (topics x ranks) matrix of document costs
-    (:mod:`ir_cwla.costs`; 1 per document unless the measure names ``costs=``), and pass them
-    to ``tail`` in :attr:`TailInput.costs` (``pad_cost`` past the matrix).
+    Parameters
+    ----------
+    name : str
+        The model's name (an identifier): ``CWLA(C=name)``, short names ``name_ERG@10``.
+    continuation : callable
+        ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains
+        in [0, 1] and the measure's parameters (:data:`ir_cwla.params.Params`: those declared
+        here and by the aggregation, and ``cutoff``) and returns C(i) for every cell, in [0, 1].
+    params : mapping of str to Param, or sequence of str
+        The parameters the model reads, each declared as :class:`ir_cwla.Param` (default,
+        bounds, doc); a name already declared by a registered model may be given alone.
+        ``CWLA(C=name, q=0.3)``, the short name ``name(q=0.3)_ERG``, ``--help`` and the
+        reference tables are built from these declarations.
+    requires_cutoff : bool
+        The model needs a cutoff k (``CWLA(C=name)@k``).
+    gain_dependent : bool
+        False if C ignores the gains (then A='ERR' is constant and rejected).
+    default_gain : {'lin', 'exp', 'bin'}
+        The gain mapping used when the measure does not name one.
+    never_stops_on_zero : bool
+        C = 1 on every zero gain (V+ is infinite under 'pad').
+    tail : callable, optional
+        ``tail(TailInput, params) -> TailSums``: the sums over the zero-gain ranks past the
+        ranking. Without it, ``tail='pad'`` sums the zero-gain tail numerically (exact for
+        geometrically decaying V).
+    finite_tail : bool
+        ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``),
+        which lets a cutoff deeper than the ranking cost nothing; without it such a ranking
+        is padded with zeros up to the cutoff.
+    check : callable, optional
+        ``check(params)`` returns why a combination of parameters is unusable (None if it is
+        usable), for constraints beyond each parameter's bounds; called when a measure is built.
+    reads_total : bool or 'count'
+        ``tail`` reads R (:attr:`TailInput.total_gain`), the total gain of the topic's judged
+        documents (``'count'``: their number with a gain > 0), which ``unjudged='max'`` raises
+        by the gain of (by one for) every unjudged document ranked.
+    uses_costs : bool
+        The kernel calls ``continuation(gains, params, costs)`` with the (topics x ranks)
+        matrix of document costs (:mod:`ir_cwla.costs`; 1 per document unless the measure
+        names ``costs=``), and passes them to ``tail`` in :attr:`TailInput.costs`.
+    doc : str, optional
+        What the model is, for the reference tables (default: ``continuation``'s docstring).
+    replace : bool
+        Replace a model registered under ``name``.
+
+    Returns
+    -------
+    BrowsingModel
+        The registered model.
     """
-    if name in BROWSING_MODELS and not replace:
-        raise RegistrationError(f"browsing model {name!r} is already registered (pass replace=True)")
-    model = BrowsingModel(name, continuation, tuple(params), requires_cutoff, gain_dependent, default_gain,
-                          never_stops_on_zero, tail, finite_tail, check, reads_total, uses_costs)
-    BROWSING_MODELS[name] = model
-    return model
+    declared = as_declarations(f"browsing model {name!r}", params, [BROWSING_MODELS])
+    model = BrowsingModel(name, continuation, declared, requires_cutoff, gain_dependent, default_gain,
+                          never_stops_on_zero, tail, finite_tail, check, reads_total, uses_costs,
+                          continuation.__doc__ or "" if doc is None else doc)
+    return registry.add(BROWSING_MODELS, "browsing model", name, model, replace)
 
 
 def get_browsing_model(name: str) -> BrowsingModel:
@@ -509,19 +551,28 @@ def reciprocal_rank(gains: np.ndarray, params: Params) -> np.ndarray:
     return (gains == 0).astype(np.float64)
 
 
-register_browsing_model("P", precision, params=("cutoff",), requires_cutoff=True, gain_dependent=False,
+register_browsing_model("P", precision, requires_cutoff=True, gain_dependent=False,
                         tail=_precision_tail, finite_tail=True)
-register_browsing_model("DCG", dcg, params=("cutoff",), requires_cutoff=True, gain_dependent=False,
+register_browsing_model("DCG", dcg, requires_cutoff=True, gain_dependent=False,
                         tail=_dcg_tail, finite_tail=True)
-register_browsing_model("RBP", rbp, params=("p",), gain_dependent=False, tail=_rbp_tail, finite_tail=True)
+register_browsing_model("RBP", rbp, params={"p": Param(0.8, bounds=(0.0, 1.0), closed="neither",
+                                                        doc="persistence: the chance of going on to the next document")},
+                        gain_dependent=False, tail=_rbp_tail, finite_tail=True)
+
+
 def _check_inst(params: Params) -> Optional[str]:
     """C(i) <= 1 needs i + 2T - CG(i) >= 1/2 for every ranking, i.e. T >= 1/4 (CG(i) <= i)."""
     T = float(params["T"])
     return None if T >= 0.25 else f"T={T:g} lets C(i) exceed 1 (INST needs T >= 0.25)"
 
 
-register_browsing_model("INST", inst, params=("T",), tail=_inst_tail, finite_tail=True, check=_check_inst)
-register_browsing_model("INSQ", insq, params=("T",), gain_dependent=False, tail=_insq_tail, finite_tail=True)
+#: Largest INST/INSQ target T: its users look about 2T documents deep, and beyond 1e12 the
+#: closed-form tail's intermediate terms ((i + 2T)^2) would lose their meaning in float64.
+MAX_T = 1e12
+TARGET = Param(2.25, bounds=(0.0, MAX_T), closed="right", doc="target gain T: the gain the user wants to collect")
+
+register_browsing_model("INST", inst, params={"T": TARGET}, tail=_inst_tail, finite_tail=True, check=_check_inst)
+register_browsing_model("INSQ", insq, params={"T": TARGET}, gain_dependent=False, tail=_insq_tail, finite_tail=True)
 register_browsing_model("AP", average_precision, tail=_ap_tail, finite_tail=True, reads_total=True)
 register_browsing_model("ERR", expected_reciprocal_rank, default_gain="exp", never_stops_on_zero=True,
                         tail=_never_stopping_tail, finite_tail=True)

@@ -45,16 +45,11 @@ _RESERVED = ",=[]@"
 
 @dataclass(frozen=True)
 class CostSpec:
-    """Where the cost of each ranked document comes from (see the module docstring).
-
-    ``unpriced`` (used by ``ir-cwla cwl``, as cwl_eval does) prices what the source does not
-    list, and padding, with (cost under unjudged='zero', cost under 'max') instead of failing.
-    """
+    """Where the cost of each ranked document comes from (see the module docstring)."""
 
     kind: str = "unit"
     table: tuple = ()                  # (key, cost) pairs: grades (float) or labels (str)
     path: Optional[str] = None
-    unpriced: Optional[tuple[float, float]] = None
 
     @staticmethod
     def parse(text: Optional[str]) -> CostSpec:
@@ -104,8 +99,6 @@ class CostSpec:
 
     def pad_cost(self, policy: str = "zero") -> float:
         """The cost of a padding document past a ranking's end."""
-        if self.unpriced is not None:
-            return self.unpriced[policy == "max"]
         if self.kind == "grade":
             return self._grade_cost(np.zeros(1), "padding")[0]
         if self.kind in ("type", "doc"):
@@ -125,12 +118,9 @@ class CostSpec:
     def cell_costs(self, ranked: Rankings, group: Group, policy: str, top_grade: float) -> Optional[np.ndarray]:
         """The cost of every cell of ``group`` (padding past a ranking's end included) under the
         unjudged ``policy`` ('zero' or 'max'); None for unit costs (the kernel's default)."""
-        if self.kind == "unit" and self.unpriced is None:
+        if self.kind == "unit":
             return None
         pad = self.pad_cost(policy)
-        if self.kind == "unit":
-            assert self.unpriced is not None          # unit costs with nothing unpriced returned above
-            return np.where(group.judgments == PADDING, pad, self.unpriced[policy == "max"])
         if self.kind == "grade":
             grades = np.where(group.judgments == UNJUDGED, top_grade if policy == "max" else 0.0, group.grades)
             cells = group.judgments != PADDING
@@ -143,7 +133,7 @@ class CostSpec:
                     if self.kind == "type" else "doc_ids (rank the run with doc_ids=True)")
             raise CostError(f"costs='{self.kind}:{self.path}' prices {what}, but the ranked run has none")
         table = self._labels()
-        default = self.unpriced[policy == "max"] if self.unpriced is not None else table.get(ANY, math.nan)
+        default = table.get(ANY, math.nan)
         price = np.array([table.get(str(name), default) for name in labels.names] + [pad], dtype=np.float64)
         codes = ranked.dense(group, labels.codes, -1)            # -1 past a ranking's end: padding
         out = price[codes]

@@ -63,6 +63,8 @@ import numpy as np
 from scipy import special
 
 from ir_cwla.browsing import (
+    MAX_T,
+    TARGET,
     TailInput,
     TailSums,
     _ap_like_tail,
@@ -73,7 +75,7 @@ from ir_cwla.browsing import (
     _rbp_tail,
     register_browsing_model,
 )
-from ir_cwla.params import Params
+from ir_cwla.params import Param, Params
 
 
 def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
@@ -280,87 +282,50 @@ def _trap_tail(inp: TailInput, params: Params) -> TailSums:
     return _ap_like_tail(inp, (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1))
 
 
-# ------------------------------------------------------------------------------ parameter checks
+# ------------------------------------------------------------------------------ parameters
 
-def _positive(*names: str):
-    def check(params: Params) -> Optional[str]:
-        for name in names:
-            v = float(params[name])
-            if not (v > 0 and math.isfinite(v)):
-                return f"{name} must be a finite number > 0 (got {name}={v:g})"
-        return None
-    return check
+def _positive_param(default: float, doc: str) -> Param:
+    return Param(default, bounds=(0.0, math.inf), closed="neither", doc=doc)
 
 
-def _all(*checks):
-    def check(params: Params) -> Optional[str]:
-        for c in checks:
-            problem = c(params)
-            if problem:
-                return problem
-        return None
-    return check
+def _nonnegative_param(default: float, doc: str) -> Param:
+    return Param(default, bounds=(0.0, math.inf), closed="left", doc=doc)
 
 
-def _finite(*names: str):
-    def check(params: Params) -> Optional[str]:
-        for name in names:
-            if not math.isfinite(float(params[name])):
-                return f"{name} must be a finite number (got {name}={params[name]})"
-        return None
-    return check
+_GOAL = {"T": Param(2.25, bounds=(0.0, MAX_T), closed="right", doc="IFT: the goal, the gain the user wants"),
+         "b1": _positive_param(0.9, "IFT goal intercept"),
+         "R1": _nonnegative_param(10.0, "IFT goal rationality")}
+_RATE = {"rate": Param(0.2, doc="IFT: the expected rate of gain per unit of cost"),
+         "b2": _positive_param(0.9, "IFT rate intercept"),
+         "R2": _nonnegative_param(10.0, "IFT rate rationality")}
+#: BPM's budgets: T of gain, K of cost (documents, with unit costs)
+_GAIN_BUDGET = Param(2.25, bounds=(0.0, MAX_T), closed="right", doc="BPM: the gain budget T")
+_COST_BUDGET = _positive_param(10.0, "BPM: the cost budget K (documents, with unit costs)")
 
-
-def _nonnegative(*names: str):
-    def check(params: Params) -> Optional[str]:
-        for name in names:
-            v = float(params[name])
-            if not (v >= 0 and math.isfinite(v)):
-                return f"{name} must be a finite number >= 0 (got {name}={v:g})"
-        return None
-    return check
-
-
-def _check_phi(params: Params) -> Optional[str]:
-    phi = float(params["phi"])
-    return None if 0 < phi < 1 else f"phi must lie in (0, 1) (got phi={phi:g})"
-
-
-def _check_exponent(params: Params) -> Optional[str]:
-    e = float(params["exponent"])
-    return None if 0 < e <= 1 else f"exponent must lie in (0, 1] (got exponent={e:g}; above 1, C(i) > 1)"
-
-
-def _check_gain_med(params: Params) -> Optional[str]:
-    g = float(params["gain_med"])
-    return None if 0 <= g <= 1 else f"gain_med must lie in [0, 1] (got gain_med={g:g})"
-
-
-_GOAL = ("T", "b1", "R1")
-_RATE = ("rate", "b2", "R2")
-
-register_browsing_model("NPV", npv, params=("discount",), gain_dependent=False, finite_tail=True,
-                        tail=lambda inp, params: _rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}),
-                        check=_positive("discount"))
-register_browsing_model("NERR8", nerr8, params=("cutoff",), requires_cutoff=True, tail=_precision_tail,
-                        finite_tail=True)
-register_browsing_model("NERR9", nerr9, params=("cutoff",), requires_cutoff=True)
-register_browsing_model("NERR10", nerr10, params=("phi",), finite_tail=True, check=_check_phi,
-                        tail=lambda inp, params: _rbp_tail(inp, {"p": float(params["phi"])}))
-register_browsing_model("NERR11", nerr11, params=("T",), tail=_insq_tail, finite_tail=True)
-register_browsing_model("SET", search_economic, params=("cutoff", "exponent"), requires_cutoff=True,
-                        gain_dependent=False, check=_check_exponent)
-register_browsing_model("IFTgoal", ift_goal, params=_GOAL, tail=_ift_goal_tail, finite_tail=True,
-                        check=_all(_positive("b1"), _nonnegative("R1"), _check_goal))
-register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True,
-                        check=_all(_positive("b2"), _nonnegative("R2"), _finite("rate")))
-register_browsing_model("IFT", ift, params=_GOAL + _RATE, uses_costs=True,
-                        check=_all(_positive("b1", "b2"), _nonnegative("R1", "R2"), _finite("rate"), _check_goal))
-register_browsing_model("TBG", time_biased_gain, params=("halflife",), gain_dependent=False, uses_costs=True,
-                        tail=_tbg_tail, finite_tail=True, check=_positive("halflife"))
-register_browsing_model("U", u_measure, params=("L",), gain_dependent=False, uses_costs=True,
-                        check=_positive("L"))
-register_browsing_model("BPM", bpm_static, params=("T", "K"), uses_costs=True, check=_positive("K"))
-register_browsing_model("BPMD", bpm_dynamic, params=("T", "K", "hb", "hc", "gain_med"), uses_costs=True,
-                        check=_all(_positive("K"), _finite("hb", "hc"), _check_gain_med))
+register_browsing_model("NPV", npv, params={"discount": _positive_param(0.1, "discount rate: C = 1 / (1 + discount)")},
+                        gain_dependent=False, finite_tail=True,
+                        tail=lambda inp, params: _rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}))
+register_browsing_model("NERR8", nerr8, requires_cutoff=True, tail=_precision_tail, finite_tail=True)
+register_browsing_model("NERR9", nerr9, requires_cutoff=True)
+register_browsing_model("NERR10", nerr10, params={"phi": Param(0.9, bounds=(0.0, 1.0), closed="neither",
+                                                               doc="persistence of NERR10")},
+                        finite_tail=True, tail=lambda inp, params: _rbp_tail(inp, {"p": float(params["phi"])}))
+register_browsing_model("NERR11", nerr11, params={"T": TARGET}, tail=_insq_tail, finite_tail=True)
+register_browsing_model("SET", search_economic, requires_cutoff=True, gain_dependent=False,
+                        params={"exponent": Param(0.5, bounds=(0.0, 1.0), closed="right",
+                                                  doc="diminishing returns e (above 1, C(i) > 1)")})
+register_browsing_model("IFTgoal", ift_goal, params=_GOAL, tail=_ift_goal_tail, finite_tail=True, check=_check_goal)
+register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True)
+register_browsing_model("IFT", ift, params={**_GOAL, **_RATE}, uses_costs=True, check=_check_goal)
+register_browsing_model("TBG", time_biased_gain, params={"halflife": _positive_param(224.0, "half-life H, in the "
+                                                                                              "costs' unit")},
+                        gain_dependent=False, uses_costs=True, tail=_tbg_tail, finite_tail=True)
+register_browsing_model("U", u_measure, params={"L": _positive_param(1000.0, "patience L, in the costs' unit")},
+                        gain_dependent=False, uses_costs=True)
+register_browsing_model("BPM", bpm_static, params={"T": _GAIN_BUDGET, "K": _COST_BUDGET}, uses_costs=True)
+register_browsing_model("BPMD", bpm_dynamic, uses_costs=True,
+                        params={"T": _GAIN_BUDGET, "K": _COST_BUDGET,
+                                "hb": Param(1.0, doc="BPMD: how far a document moves the gain budget"),
+                                "hc": Param(1.0, doc="BPMD: how far a document moves the cost budget"),
+                                "gain_med": Param(0.5, bounds=(0.0, 1.0), doc="BPMD: the gain that moves no budget")})
 register_browsing_model("TrAP", trap, uses_costs=True, tail=_trap_tail, finite_tail=True, reads_total="count")

@@ -101,12 +101,11 @@ class Qrels:
     the numbering and a ranked run can be re-graded under them.
     """
 
-    def __init__(self, qrels: pd.DataFrame, extra_topics=None):
+    def __init__(self, qrels: pd.DataFrame):
         qids = qrels["query_id"].astype(str).to_numpy()
         docs = qrels["doc_id"].astype(str).to_numpy()
         grades = qrels["relevance"].to_numpy(dtype=np.float64)
-        # extra_topics: topics with no judgment at all that runs may still be scored on (cwl_eval's way)
-        self.topics = np.array(sorted(set(qids.tolist()) | {str(t) for t in (extra_topics or ())}), dtype=object)
+        self.topics = np.array(sorted(set(qids.tolist())), dtype=object)
         self.topic_index = pd.Index(self.topics)
         t = self.topic_index.get_indexer(qids)
         self.doc_index = pd.Index(pd.unique(docs))

@@ -39,10 +39,6 @@ class Browsing:
     V: np.ndarray              # (n, W), 0 past D
     tail: str
     tail_sums: Optional[TailSums]
-    #: under 'stop' (D within the matrix): V(D) C(D) with the model's own C(D), the users that
-    #: 'stop' makes stop at D although the model would have them go on (cwl_eval drops them
-    #: from its expected totals; see :mod:`ir_cwla.app.cwl`)
-    continuing: Optional[np.ndarray] = None
 
     def with_gains(self, gains: np.ndarray) -> Browsing:
         """The same browsing over other gains, for a model whose C (and tail) ignore the gains."""
@@ -146,15 +142,13 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
                           "the cutoff (or register it with finite_tail=True)")
     # (in place where a copy is not needed: peak memory is a few matrices, whatever the model)
     if tail == "stop" and not beyond.any():
-        at_d = c[np.arange(n), np.maximum(depth, 1) - 1] if w else np.zeros(n)
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0
         v = _exclusive_cumprod(c)[:, :-1]
         v[~within] = 0.0
-        continuing = v[np.arange(n), np.maximum(depth, 1) - 1] * at_d if w else np.zeros(n)
         lv = 1 - c
         del c
         lv *= v
-        return Browsing(gains, depth, lv, v, tail, None, np.where(depth > 0, continuing, 0.0))
+        return Browsing(gains, depth, lv, v, tail, None)
     end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
     if tail == "stop":
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within

@@ -1,47 +1,133 @@
-"""The ``CWLA`` measure: any browsing model x aggregation pair as an ir-measures measure."""
+"""The ``CWLA`` measure: any browsing model x aggregation pair as an ir-measures measure.
+
+Its parameters are those of every C/W/L/A measure (:data:`GENERAL_PARAMS`: cutoff, model,
+aggregation, gains, tail, unjudged policy, costs) and those the registered browsing models
+and aggregations declare (:class:`ir_cwla.Param`); :attr:`CWLA.SUPPORTED_PARAMS`, the
+validation, the canonical spelling and the defaults are built from the registries, so a
+model registered with a parameter of its own is a measure like any other.
+"""
 from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
+from ir_measures import measures
+
+from ir_cwla import (
+    cwl_models,  # noqa: F401  (registers cwl_eval's browsing models)
+    registry,
+)
+from ir_cwla.aggregation import AGGREGATIONS, Aggregation, get_aggregation
+from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, get_browsing_model
+from ir_cwla.costs import CostSpec
 from ir_cwla.errors import MeasureError
+from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
+from ir_cwla.kernel import TAILS
+from ir_cwla.params import MEASURE_PARAMS, Param, Params
 
 if TYPE_CHECKING:
     from typing import TypeGuard
 
-from ir_measures import measures
-
-from ir_cwla import cwl_models  # noqa: F401  (registers cwl_eval's browsing models)
-from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
-from ir_cwla.costs import CostSpec
-from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
-from ir_cwla.kernel import TAILS
-from ir_cwla.params import MODEL_PARAMS, Params
-
 _NP = measures.base._NOT_PROVIDED
-#: The numeric parameters of browsing models and aggregations (each read by some of them).
-_FLOAT_PARAMS = MODEL_PARAMS + ("max_rel", "rel")
-#: Largest INST/INSQ target T: its users look about 2T documents deep, and beyond 1e12 the
-#: closed-form tail's intermediate terms ((i + 2T)^2) would lose their meaning in float64.
-MAX_T = 1e12
 #: Largest cutoff (a rank is an int64; a cutoff deeper than the ranking costs nothing).
 MAX_CUTOFF = 2**62
 
+#: The parameters of every C/W/L/A measure, in their canonical order around the declared ones:
+#: ``cutoff, C, A`` first, then the model's and the aggregation's, then these.
+GENERAL_PARAMS = {
+    "cutoff": measures.ParamInfo(dtype=int, required=False, desc="ranking depth D looked at (the cutoff k)"),
+    "C": measures.ParamInfo(dtype=str, default="RBP", desc="browsing model"),
+    "A": measures.ParamInfo(dtype=str, default="ERG", desc="aggregation"),
+    "gain": measures.ParamInfo(dtype=str, required=False,
+                               desc="lin (x/x_max), exp ((2^x-1)/2^x_max) or bin (x >= rel); "
+                                    "default: exp for ERR, lin otherwise, bin when rel is given"),
+    "rel": measures.ParamInfo(dtype=float, required=False, desc="binary relevance threshold (gain='bin')"),
+    "max_rel": measures.ParamInfo(dtype=float, required=False,
+                                  desc="x_max; default: the largest grade in the qrels"),
+    "tail": measures.ParamInfo(dtype=str, default="stop",
+                               desc="'stop': the user stops at D at the latest; 'pad': the ranking "
+                                    "continues with non-relevant documents forever"),
+    "unjudged": measures.ParamInfo(dtype=str, default="zero",
+                                   desc="unjudged documents: 'zero' (gain 0), 'max' (the largest gain), "
+                                        "'condense' (removed before the user model applies), 'residual' "
+                                        "(the score under 'max' minus the score under 'zero')"),
+    "costs": measures.ParamInfo(dtype=str, required=False,
+                                desc="document costs read by EC, ETC and the cost-aware models: "
+                                     "'grade:0:1;1:2;...' (per grade), 'type:PATH' (cwl_eval's cost file, "
+                                     "by element type), 'doc:PATH' (per doc_id); default 1 per document"),
+}
+assert tuple(GENERAL_PARAMS) == MEASURE_PARAMS[:1] + MEASURE_PARAMS[1:]
 
-def _canonical_params(params: dict[str, Any], supported: dict[str, Any]) -> dict[str, Any]:
+
+def declarations() -> dict[str, list[tuple[str, Param]]]:
+    """Every declared parameter name -> its declarations ``[(owner, Param), ...]``, in registration
+    order (models first, then aggregations); ``owner`` is ``'C=NAME'`` or ``'A=NAME'``."""
+    out: dict[str, list[tuple[str, Param]]] = {}
+    for prefix, table in (("C", BROWSING_MODELS), ("A", AGGREGATIONS)):
+        for name, entry in table.items():
+            for key, param in entry.params.items():
+                out.setdefault(key, []).append((f"{prefix}={name}", param))
+    return out
+
+
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
+
+
+class _SupportedParams:
+    """``CWLA.SUPPORTED_PARAMS``, rebuilt from the registries whenever one changes."""
+
+    def __init__(self) -> None:
+        self._built: tuple[int, dict[str, measures.ParamInfo]] = (-1, {})
+
+    def __get__(self, obj: Any, owner: Any) -> dict[str, measures.ParamInfo]:
+        if self._built[0] != registry.generation:
+            out = {k: GENERAL_PARAMS[k] for k in ("cutoff", "C", "A")}
+            out["C"] = measures.ParamInfo(dtype=str, default="RBP", desc="browsing model: " + ", ".join(BROWSING_MODELS))
+            out["A"] = measures.ParamInfo(dtype=str, default="ERG", desc="aggregation: " + ", ".join(AGGREGATIONS))
+            for key, decls in declarations().items():
+                first = decls[0][1]
+                desc = "; ".join(f"{owner}: {param.doc or key}, default {param.default:g}, must {param.describe()}"
+                                 for owner, param in decls)
+                out[key] = measures.ParamInfo(dtype=first.dtype, default=first.default, desc=desc)
+            out.update({k: v for k, v in GENERAL_PARAMS.items() if k not in out})
+            self._built = (registry.generation, out)
+        return self._built[1]
+
+
+def _entries(params: dict[str, Any]) -> tuple[Optional[BrowsingModel], Optional[Aggregation]]:
+    c, a = params.get("C", "RBP"), params.get("A", "ERG")
+    return (BROWSING_MODELS.get(c) if isinstance(c, str) else None,
+            AGGREGATIONS.get(a) if isinstance(a, str) else None)
+
+
+def _declared(model: Optional[BrowsingModel], agg: Optional[Aggregation]) -> dict[str, Param]:
+    """The parameters the model and the aggregation declare (the model's first where both do)."""
+    out: dict[str, Param] = dict(agg.params) if agg is not None else {}
+    if model is not None:
+        out.update(model.params)
+    return out
+
+
+def _canonical_params(params: dict[str, Any]) -> dict[str, Any]:
     """The one spelling of a measure's parameters, so that equal measures are equal objects
     (ir-measures compares measures by their repr).
 
-    Numbers become float (``cutoff`` int); parameters are ordered as declared; ``gain`` is
-    kept only where it differs from what the model and ``rel`` imply (``rel`` implies 'bin',
-    and 'bin' without ``rel`` means ``rel=1``).
+    Numbers become float (``cutoff`` and int parameters int); parameters are ordered
+    ``cutoff, C, A``, the model's in its declaration order, the aggregation's, then the other
+    general ones; ``gain`` is kept only where it differs from what the model and ``rel`` imply
+    (``rel`` implies 'bin', and 'bin' without ``rel`` means ``rel=1``).
     """
     params = dict(params)
-    for key in _FLOAT_PARAMS:
-        v = params.get(key, _NP)
-        if isinstance(v, Real) and not isinstance(v, bool):
+    model, agg = _entries(params)
+    declared = _declared(model, agg)
+    every = {k: d[0][1] for k, d in declarations().items()}
+    for key, v in list(params.items()):
+        param = declared.get(key) or every.get(key)
+        if param is not None:
+            params[key] = param.canonical(v)
+        elif key in ("max_rel", "rel") and isinstance(v, Real) and not isinstance(v, bool):
             params[key] = float(v)
     cutoff = params.get("cutoff")
     if isinstance(cutoff, Integral) and not isinstance(cutoff, bool):
@@ -50,13 +136,12 @@ def _canonical_params(params: dict[str, Any], supported: dict[str, Any]) -> dict
     if gain == "bin":
         params.setdefault("rel", 1.0)
         del params["gain"]
-    elif gain is not _NP and "rel" not in params:
-        model = BROWSING_MODELS.get(params.get("C", supported["C"].default)) \
-            if isinstance(params.get("C", supported["C"].default), str) else None
-        if model is not None and gain == model.default_gain:
-            del params["gain"]
-    order = {k: i for i, k in enumerate(supported)}
-    return dict(sorted(params.items(), key=lambda kv: order.get(kv[0], len(order))))
+    elif gain is not _NP and "rel" not in params and model is not None and gain == model.default_gain:
+        del params["gain"]
+    order = ["cutoff", "C", "A"] + list(model.params if model else ()) + list(agg.params if agg else ())
+    order += [k for k in MEASURE_PARAMS if k not in order]
+    rank = {k: i for i, k in enumerate(dict.fromkeys(order))}
+    return dict(sorted(params.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
 class _CWLA(measures.Measure):
@@ -86,59 +171,32 @@ class _CWLA(measures.Measure):
     NAME = "CWLA"
     PRETTY_NAME = "C/W/L/A"
     SHORT_DESC = "A user-model measure: a browsing model C(i) combined with a gain aggregation A(i)."
-    SUPPORTED_PARAMS = {
-        "cutoff": measures.ParamInfo(dtype=int, required=False, desc="ranking depth D looked at"),
-        "C": measures.ParamInfo(dtype=str, default="RBP", desc="browsing model: " + ", ".join(BROWSING_MODELS)),
-        "A": measures.ParamInfo(dtype=str, default="ERG", desc="aggregation: " + ", ".join(AGGREGATIONS)),
-        "p": measures.ParamInfo(dtype=float, default=0.8, desc="RBP persistence, 0 < p < 1"),
-        "T": measures.ParamInfo(dtype=float, default=2.25, desc="INST/INSQ target gain, T > 0"),
-        "beta": measures.ParamInfo(dtype=float, default=0.5, desc="peak-end weight, 0 <= beta <= 1"),
-        "K": measures.ParamInfo(dtype=float, default=10.0, desc="BPM/BPMD cost budget, K > 0 (documents, with "
-                                                                "unit costs); T is their gain budget"),
-        "hb": measures.ParamInfo(dtype=float, default=1.0, desc="BPMD: how far a document moves the gain budget"),
-        "hc": measures.ParamInfo(dtype=float, default=1.0, desc="BPMD: how far a document moves the cost budget"),
-        "gain_med": measures.ParamInfo(dtype=float, default=0.5, desc="BPMD: the gain that moves no budget"),
-        "b1": measures.ParamInfo(dtype=float, default=0.9, desc="IFT goal intercept, b1 > 0 (T is the goal)"),
-        "R1": measures.ParamInfo(dtype=float, default=10.0, desc="IFT goal rationality, R1 >= 0"),
-        "rate": measures.ParamInfo(dtype=float, default=0.2, desc="IFT expected rate of gain per unit of cost"),
-        "b2": measures.ParamInfo(dtype=float, default=0.9, desc="IFT rate intercept, b2 > 0"),
-        "R2": measures.ParamInfo(dtype=float, default=10.0, desc="IFT rate rationality, R2 >= 0"),
-        "phi": measures.ParamInfo(dtype=float, default=0.9, desc="NERR10 persistence, 0 < phi < 1"),
-        "discount": measures.ParamInfo(dtype=float, default=0.1, desc="NPV discount rate, > 0 (C = 1/(1+rate))"),
-        "exponent": measures.ParamInfo(dtype=float, default=0.5, desc="SET diminishing returns, 0 < e <= 1"),
-        "halflife": measures.ParamInfo(dtype=float, default=224.0, desc="TBG half-life H > 0, in the costs' unit"),
-        "L": measures.ParamInfo(dtype=float, default=1000.0, desc="U-measure patience L > 0, in the costs' unit"),
-        "gain": measures.ParamInfo(dtype=str, required=False,
-                                   desc="lin (x/x_max), exp ((2^x-1)/2^x_max) or bin (x >= rel); "
-                                        "default: exp for ERR, lin otherwise, bin when rel is given"),
-        "rel": measures.ParamInfo(dtype=float, required=False, desc="binary relevance threshold (gain='bin')"),
-        "max_rel": measures.ParamInfo(dtype=float, required=False,
-                                      desc="x_max; default: the largest grade in the qrels"),
-        "tail": measures.ParamInfo(dtype=str, default="stop",
-                                   desc="'stop': the user stops at D at the latest; 'pad': the ranking "
-                                        "continues with non-relevant documents forever"),
-        "unjudged": measures.ParamInfo(dtype=str, default="zero",
-                                       desc="unjudged documents: 'zero' (gain 0), 'max' (the largest gain), "
-                                            "'condense' (removed before the user model applies), 'residual' "
-                                            "(the score under 'max' minus the score under 'zero')"),
-        "costs": measures.ParamInfo(dtype=str, required=False,
-                                    desc="document costs read by EC, ETC and the cost-aware models: "
-                                         "'grade:0:1;1:2;...' (per grade), 'type:PATH' (cwl_eval's cost file, "
-                                         "by element type), 'doc:PATH' (per doc_id); default 1 per document"),
-    }
+    SUPPORTED_PARAMS = _SupportedParams()  # type: ignore[assignment]
 
     def __init__(self, **params: Any):
-        super().__init__(**_canonical_params(params, self.SUPPORTED_PARAMS))
+        super().__init__(**_canonical_params(params))
+
+    def __getitem__(self, key: str) -> Any:
+        """A parameter's value: the measure's own, else its model's or aggregation's declared
+        default, else the default of every C/W/L/A measure."""
+        if key in self.params:
+            return self.params[key]
+        param = _declared(*_entries(self.params)).get(key)
+        if param is not None:
+            return param.default
+        return self.SUPPORTED_PARAMS[key].default
 
     def validate_params(self) -> None:
-        """Checks every parameter and raises ValueError with a message that says what to change."""
+        """Checks every parameter and raises :class:`~ir_cwla.errors.MeasureError` saying what to change."""
         if self.validated:
             return
-        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        supported = self.SUPPORTED_PARAMS
+        unknown = sorted(set(self.params) - set(supported))
         if unknown:
-            raise MeasureError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(self.SUPPORTED_PARAMS)}")
-        for name, info in self.SUPPORTED_PARAMS.items():
+            raise MeasureError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(supported)}")
+        for name in GENERAL_PARAMS:
             v = self.params.get(name, _NP)
+            info = GENERAL_PARAMS[name]
             if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
                 raise MeasureError(f"CWLA: parameter {name}={v!r} must be of type {info.dtype.__name__}")
         model = get_browsing_model(self["C"])
@@ -150,13 +208,19 @@ class _CWLA(measures.Measure):
             raise MeasureError(f"CWLA: cutoff must be at most 2^62 (got @{cutoff})")
         if model.requires_cutoff and cutoff is None:
             raise MeasureError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
-        p, T, beta = self["p"], self["T"], self["beta"]
-        if not (0 < p < 1):
-            raise MeasureError(f"CWLA: p must lie in (0, 1) (got p={p})")
-        if not (0 < T <= MAX_T):
-            raise MeasureError(f"CWLA: T must lie in (0, {MAX_T:g}] (got T={T})")
-        if not (0 <= beta <= 1):
-            raise MeasureError(f"CWLA: beta must lie in [0, 1] (got beta={beta})")
+        owned = {**{k: f"C={model.name!r}" for k in model.params}, **{k: f"A={agg.name!r}" for k in agg.params
+                                                                          if k not in model.params}}
+        for name in self.params:
+            if name not in GENERAL_PARAMS and name not in owned:
+                theirs = list(dict.fromkeys([*model.params, *agg.params]))
+                raise MeasureError(f"CWLA: {name}={_shown(self.params[name])} has no effect with C={model.name!r} and "
+                                   f"A={agg.name!r} (their parameters: {', '.join(theirs) or 'none'})")
+        declared = _declared(model, agg)
+        for name, param in declared.items():
+            if name in self.params:
+                problem = param.problem(name, self.params[name])
+                if problem:
+                    raise MeasureError(f"CWLA: {owned[name]}: {problem}")
         problem = model.check(self.model_params()) if model.check is not None else None
         if problem:
             raise MeasureError(f"CWLA: C={model.name!r}: {problem}")
@@ -177,49 +241,50 @@ class _CWLA(measures.Measure):
         max_rel = self.params.get("max_rel", _NP)
         if max_rel is not _NP and not (max_rel > 0 and math.isfinite(max_rel)):
             raise MeasureError(f"CWLA: max_rel must be a finite number > 0 (got max_rel={max_rel:g})")
-        for name in MODEL_PARAMS:
-            if name in self.params and name not in model.params and name not in agg.params:
-                raise MeasureError(f"CWLA: {name}={self.params[name]:g} has no effect with C={model.name!r} and "
-                                 f"A={agg.name!r} (their parameters: {', '.join(model.params + agg.params) or 'none'})")
         if max_rel is not _NP and rel is not _NP:
             raise MeasureError("CWLA: max_rel has no effect with binary gains (rel=...); drop one of them")
         costs = self.params.get("costs", _NP)
         if costs is not _NP:
-            spec = CostSpec.parse(costs)        # ValueError says what is wrong
+            spec = CostSpec.parse(costs)        # MeasureError says what is wrong
             if not (agg.needs_costs or model.uses_costs):
                 readers = [n for n, a in AGGREGATIONS.items() if a.needs_costs] + \
                     [n for n, c in BROWSING_MODELS.items() if c.uses_costs]
                 raise MeasureError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
-                                 f"(costs are read by {', '.join(readers)})")
+                                   f"(costs are read by {', '.join(readers)})")
             problem = spec.check()
             if problem:
                 raise MeasureError(f"CWLA: costs={costs!r}: {problem}")
         if tail == "pad" and agg.unbounded and model.never_stops_on_zero:
-            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' is infinite (users past the "
-                             "last relevant document never stop, so the documents they inspect and their cost have "
-                             "no bound); use tail='stop'")
+            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' is infinite (users past "
+                               "the last relevant document never stop, so the documents they inspect and their cost "
+                               "have no bound); use tail='stop'")
         if agg.name == "ERR" and not model.gain_dependent:
             raise MeasureError(f"CWLA: C={model.name!r} with A='ERR' gives the same score for every ranking "
-                             "(C does not depend on the gains; the paper's crossed-out cells)")
+                               "(C does not depend on the gains; the paper's crossed-out cells)")
         if tail == "pad" and agg.needs_vplus and model.never_stops_on_zero:
-            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite expected "
-                             "depth V+ (users past the last relevant document never stop); use tail='stop'")
+            raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite "
+                               "expected depth V+ (users past the last relevant document never stop); use tail='stop'")
         self.validated = True
 
     def __repr__(self) -> str:
         # cached: ir-measures hashes measures by their repr, once per (measure, topic)
         cached = self.__dict__.get("_repr")
-        if cached is not None and cached[0] == self.params:
+        if cached is not None and cached[0] == self.params and cached[2] == registry.generation:
             return cached[1]
         # C and A are always shown, so that a column named after the measure is readable
         shown = {"C": self["C"], "A": self["A"]}
-        shown.update({k: v for k, v in self.params.items()
-                      if k not in ("C", "A", self.AT_PARAM)
-                      and (k not in self.SUPPORTED_PARAMS or v != self.SUPPORTED_PARAMS[k].default)})
+        declared = _declared(*_entries(self.params))
+        general = GENERAL_PARAMS
+        for k, v in self.params.items():
+            if k in ("C", "A", self.AT_PARAM):
+                continue
+            default = declared[k].default if k in declared else (general[k].default if k in general else _NP)
+            if v != default:
+                shown[k] = v
         result = f"{self.__name__}({','.join(f'{k}={v!r}' for k, v in shown.items())})"
         if self.AT_PARAM in self.params:
             result = f"{result}@{self.params[self.AT_PARAM]}"
-        self._repr = (dict(self.params), result)
+        self._repr = (dict(self.params), result, registry.generation)
         return result
 
     def __hash__(self) -> int:
@@ -241,8 +306,10 @@ class _CWLA(measures.Measure):
         return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> Params:
-        """The numeric parameters every model, tail and aggregation reads (:class:`ir_cwla.params.Params`)."""
-        params = {name: self[name] for name in MODEL_PARAMS}
+        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`):
+        every parameter they declare (the measure's value or the declared default) and ``cutoff``."""
+        declared = _declared(*_entries(self.params))
+        params: dict[str, Any] = {name: self.params.get(name, param.default) for name, param in declared.items()}
         params["cutoff"] = self.params.get("cutoff")
         return params
 

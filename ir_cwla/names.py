@@ -34,9 +34,10 @@ from typing import Any, Optional, Union
 import ir_measures
 from ir_measures.measures import Measure
 
+from ir_cwla import registry
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
-from ir_cwla.errors import ArgumentTypeError, MeasureSyntaxError
+from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
 from ir_cwla.gains import GAIN_NAMES
 from ir_cwla.kernel import TAILS
 from ir_cwla.measure import CWLA, is_cwla
@@ -338,13 +339,52 @@ def parse_measures(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[Mea
     return out
 
 
-def register_aliases() -> None:
-    """Registers every ``MODEL_AGG`` pair with ir-measures, so that ``ir_measures.parse_measure``
-    reads the plain short names too (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
+#: Whether :func:`register_aliases` put the ``MODEL_AGG`` names into ir-measures (``import
+#: ir_cwla`` does): from then on every registration keeps them in step.
+_ALIASES_REGISTERED = False
 
-    Covers the models and aggregations registered when it is called (``ir_cwla.register()``
-    calls it; call that again after registering your own).
+
+def alias_names() -> dict[str, Measure]:
+    """The ``MODEL_AGG`` names the grammar accepts, each with its measure (``RBP_max`` ->
+    ``CWLA(C='RBP', A='max')``): every registered pair except those no cutoff makes a measure
+    (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant)."""
+    out = {}
+    for model_name, model in BROWSING_MODELS.items():
+        for agg_name in AGGREGATIONS:
+            measure = CWLA(C=model_name, A=agg_name)
+            try:
+                (measure @ 10 if model.requires_cutoff else measure).validate_params()
+            except MeasureError:
+                continue
+            out[f"{model_name}_{agg_name}"] = measure
+    return out
+
+
+def register_aliases() -> None:
+    """Registers every ``MODEL_AGG`` pair the grammar accepts (:func:`alias_names`) with
+    ir-measures, so that ``ir_measures.parse_measure`` reads the plain short names too
+    (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
+
+    ``ir_cwla.register()`` calls it; afterwards every model or aggregation registered keeps
+    the names in step (a listener of :mod:`ir_cwla.registry`). A name that an ir-measures
+    measure already has (``P_IA``, ``AP_IA``: an aggregation named ``IA``) is refused with
+    :class:`~ir_cwla.errors.RegistrationError`, and the registration that brought it is undone.
     """
-    for model in BROWSING_MODELS:
-        for agg in AGGREGATIONS:
-            ir_measures.measures.registry[f"{model}_{agg}"] = CWLA(C=model, A=agg)
+    global _ALIASES_REGISTERED
+    table = ir_measures.measures.registry
+    wanted = alias_names()
+    clashes = sorted(name for name in wanted if name in table and not is_cwla(table[name]))
+    if clashes:
+        raise RegistrationError(f"the short name(s) {', '.join(clashes)} of C/W/L/A measures would replace "
+                                "ir-measures' measure(s) of that name; register the model or aggregation "
+                                "under another name")
+    for name in [k for k, v in table.items() if is_cwla(v) and k != CWLA.NAME and k not in wanted]:
+        del table[name]                        # a pair no longer accepted (or no longer registered)
+    table.update(wanted)
+    _ALIASES_REGISTERED = True
+
+
+@registry.on_change
+def _keep_aliases_in_step() -> None:
+    if _ALIASES_REGISTERED:
+        register_aliases()

@@ -123,7 +123,7 @@ def _malformed_run(dl19_dir: Path, tmp_path: Path) -> Path:
     ("bad-score", "malformed run file: {tmp}/bad.run:3: field 5 (score) is not a number: 'high'"),
     ("unknown-measure", "unknown measure 'nDGC@10'"),
     ("constant-cell", "measure \"CWLA(C='RBP', A='ERR')@10\": CWLA: C='RBP' with A='ERR' gives the same score"),
-    ("bad-parameter", "measure 'CWLA(p=1.5)@10': CWLA: p must lie in (0, 1) (got p=1.5)"),
+    ("bad-parameter", "measure 'CWLA(p=1.5)@10': CWLA: C='RBP': p must lie in (0, 1) (got p=1.5)"),
     ("bad-format", None),
 ])
 def test_eval_errors_are_one_line(capsys, tmp_path, dl19_dir, dl19_qrels_path, case, expected):

@@ -220,10 +220,10 @@ def test_unpriced_elements_are_errors(qrels, dl19_dir, tmp_path):
     with pytest.raises(ValueError, match=r"run: RBP_EC\[costs=type:.*\]@10 prices element types, but the run has no "
                                          r"'element_type' column \(a TREC run's second column"):
         per_topic([m], qrels, frame.drop(columns="element_type"))
-    ev = ir_cwla.CwlaEvaluator([m], qrels)
+    ev = ir_cwla.Scorer([m], qrels)
     from ir_cwla.gains import rank_run
     with pytest.raises(ValueError, match=r"prices element types .* but the ranked run has none"):
-        ev.score_rankings(rank_run(frame.drop(columns="element_type"), ev.prepared_qrels))
+        ev.score(rank_run(frame.drop(columns="element_type"), ev.qrels))
     grade = CWLA(C="RBP", A="EC", costs="grade:0:1;1:2")@10
     with pytest.raises(ValueError, match=r"prices grades 0, 1, not grade 2"):
         per_topic([grade], qrels, frame)
@@ -287,9 +287,9 @@ def test_element_type_costs_through_every_path(qrels, dl19_dir, cost_file, tmp_p
     prepared = Qrels(qrels)
     ranked = [rank_run(frame, prepared) for frame, _ in runs.values()]
     both = Rankings.concat(ranked, prepared)
-    ev = ir_cwla.CwlaEvaluator([m], qrels)
-    first = ev.score_rankings(both.select(np.arange(len(ranked[0].topics))))[m]
-    np.testing.assert_array_equal(first, ev.score_rankings(ranked[0])[m])
+    ev = ir_cwla.Scorer([m], qrels)
+    first = ev.score(both.select(np.arange(len(ranked[0].topics))))[m]
+    np.testing.assert_array_equal(first, ev.score(ranked[0])[m])
     # the robustness analyses' re-scoring reads the types too, whatever form the measures take
     # (a name, one measure object), and scores as meta.evaluate does
     from ir_cwla.meta import rescoring

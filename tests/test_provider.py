@@ -203,11 +203,11 @@ def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
     measures = [CWLA(C="RBP", A=a)@10 for a in ("ERG", "ETG", "max", "avg")]
     measures += [CWLA(C="RBP", A="ERG", unjudged="residual")@10, CWLA(C="RBP", A="PE", unjudged="zero")@10]
     ranked = ir_cwla.gains.rank_run(data.runs[data.first], ir_cwla.gains.Qrels(data.qrels), 10)
-    alone = {m: ir_cwla.CwlaEvaluator([m], data.qrels).score_rankings(ranked)[m] for m in measures}
+    alone = {m: ir_cwla.Scorer([m], data.qrels).score(ranked)[m] for m in measures}
     calls = []
     browse = kernel.browse
     monkeypatch.setattr(kernel, "browse", lambda *args, **kw: calls.append(1) or browse(*args, **kw))
-    together = ir_cwla.CwlaEvaluator(measures, data.qrels).score_rankings(ranked)
+    together = ir_cwla.Scorer(measures, data.qrels).score(ranked)
     assert len(calls) == len(ranked.groups(10))
     for m in measures:
         np.testing.assert_array_equal(together[m], alone[m])

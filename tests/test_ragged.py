@@ -74,15 +74,15 @@ def dl19(dl19_qrels_path, dl19_dir):
 def test_regrading_equals_evaluating_with_the_smaller_qrels(dl19):
     qrels, run = dl19
     measures = list(ir_cwla.table1()) + [CWLA(C="AP", A="ERG", tail="pad"), CWLA(C="RBP", A="avg", tail="pad")]
-    ev = ir_cwla.CwlaEvaluator(measures, qrels)
-    prepared = ev.prepared_qrels
+    ev = ir_cwla.Scorer(measures, qrels)
+    prepared = ev.qrels
     rng = np.random.default_rng(3)
     mask = rng.random(len(prepared.grades)) < 0.4
     # keep at least one judgment of every topic, so both evaluators see the same topics
     first = np.unique(prepared.judgment_topic, return_index=True)[1]
     mask[first] = True
     ranked = rank_run(run, prepared)
-    got = ev.score_rankings(ranked.regrade(prepared.subset(mask)))
+    got = ev.score(ranked.regrade(prepared.subset(mask)))
 
     # the same judgments as a qrels frame, evaluated from scratch
     keys = prepared._keys[mask]
@@ -94,5 +94,5 @@ def test_regrading_equals_evaluating_with_the_smaller_qrels(dl19):
     for m in measures:
         np.testing.assert_array_equal(got[m], expected[m], err_msg=str(m))
     # and a subset changes the scores (the test can fail)
-    full = ev.score_rankings(ranked)
+    full = ev.score(ranked)
     assert any((full[m] != got[m]).any() for m in measures)

@@ -100,11 +100,11 @@ def test_residual_of_binary_precision_is_the_unjudged_share():
 def test_condensed_lists_need_whole_rankings(qrels, dl19_dir):
     from ir_cwla.gains import rank_run
 
-    ev = ir_cwla.CwlaEvaluator([CWLA(C="RBP", unjudged="condense")@10], qrels)
-    assert ev.max_depth is None
-    ranked = rank_run(ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.UNH_exDL_bm25.gz"), ev.prepared_qrels, 10)
+    ev = ir_cwla.Scorer([CWLA(C="RBP", unjudged="condense")@10], qrels)
+    assert ev.depth is None
+    ranked = rank_run(ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.UNH_exDL_bm25.gz"), ev.qrels, 10)
     with pytest.raises(ValueError, match=r"topic '\d+' was ranked only to depth 10 \(9 judged documents there\); condensed lists need whole"):
-        ev.score_rankings(ranked)
+        ev.score(ranked)
 
 
 def test_residual_shares_the_zero_score(qrels, dl19_dir):

@@ -42,6 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from ir_cwla.app.compare import add_parser as add_compare_parser
 from ir_cwla.app.evaluate import (
     FORMATS,
     check_stdin_once,
@@ -391,26 +392,54 @@ measures: ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max', p=0.9)@
   the short names ir-cwla prints (RBP_max@10, INST_PE(beta=0.3)@10, RBP(p=0.9)_max@10,
   AP_ERG[pad]) or trec_eval names (ndcg_cut_10, map, P.5,10); lists split on spaces
   and commas.
+{registered}
 """
 AVERAGING = ("every qrels topic counts, 0 where a run has none\n  (the default, as ir_measures and trec_eval -c; "
              "-a averages over the topics a run answers)")
 
 
+def registered_text(width: int = 86) -> str:
+    """The browsing models and aggregations registered now, each with its parameters and their
+    defaults (``RBP(p=0.8)``), for ``--help`` (built from the registries: plugins included)."""
+    import textwrap
+
+    from ir_cwla.aggregation import AGGREGATIONS
+    from ir_cwla.browsing import BROWSING_MODELS
+    from ir_cwla.names import format_number
+
+    def entry(name: str, params: Any) -> str:
+        shown = ",".join(f"{k}={format_number(v.default)}" for k, v in params.items())
+        return f"{name}({shown})" if shown else name
+
+    lines = []
+    for title, table in (("browsing models (C)", BROWSING_MODELS), ("aggregations (A)", AGGREGATIONS)):
+        text = f"{title}: " + ", ".join(entry(name, e.params) for name, e in table.items()) + "."
+        lines.extend(textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False))
+    return "\n".join(lines)
+
+
+def version_text() -> str:
+    """``ir-cwla --version``: the version, and the plugins loaded (``ir_cwla.plugins``)."""
+    from ir_cwla import __version__, plugins
+
+    loaded = plugins.load()
+    return f"ir-cwla {__version__}" + (f" (plugins: {', '.join(map(str, loaded))})" if loaded else "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``ir-cwla`` argument parser (one sub-command per verb)."""
-    from ir_cwla import __version__
 
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
     parser.add_argument("--traceback", action="store_true",
                         help="show the full traceback of an error (accepted anywhere on the line)")
-    parser.add_argument("--version", action="version", version=f"ir-cwla {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     p = sub.add_parser("eval", help="score runs against qrels (like trec_eval / ir_measures)",
                        description="Score TREC runs against qrels, like trec_eval -q / ir_measures.",
-                       epilog=EVAL_EPILOG.format(averaging=AVERAGING),
+                       epilog=EVAL_EPILOG.format(averaging=AVERAGING, registered=registered_text()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels (file, - for stdin, /dev/stdin, ...) or irds:ID")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run(s) (file, - for stdin, ...) or irds:ID")
@@ -536,6 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_demo)
+    add_compare_parser(sub)
     return parser
 
 

@@ -43,10 +43,9 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla import io, kernel
-from ir_cwla.aggregation import get_aggregation
+from ir_cwla import io, scoring
 from ir_cwla.browsing import get_browsing_model
-from ir_cwla.costs import CostSpec, read_fields
+from ir_cwla.costs import ANY, CostSpec, read_cost_file, read_fields
 from ir_cwla.errors import InputError, MissingFileError
 from ir_cwla.gains import PADDING, UNJUDGED, GainSpec, Qrels, Rankings, rank_run
 from ir_cwla.measure import CWLA
@@ -262,7 +261,32 @@ class _Case:
     relevant: np.ndarray       # per row: TrAP's R (relevant documents, as cwl_eval counts them)
 
 
-def _cases(ranked: Rankings, depth: int, costs: CostSpec, max_gain: float) -> tuple[dict[str, _Case], np.ndarray]:
+#: The doc_id of the one judgment a topic the gain file does not judge gets (grade 0): a TREC
+#: line cannot hold an empty field, so no ranked document is this one. cwl_eval reports every
+#: topic of the run, judged or not; the engine's rows are the qrels' topics.
+NO_DOCUMENT = ""
+
+
+def with_every_run_topic(qrels: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
+    """The gain file's judgments, and a grade-0 judgment of :data:`NO_DOCUMENT` for every run
+    topic it does not judge (no gain, no relevant document: its rows score as unjudged)."""
+    absent = sorted(set(topics) - set(qrels["query_id"].astype(str)))
+    if not absent:
+        return qrels
+    extra = pd.DataFrame({"query_id": absent, "doc_id": NO_DOCUMENT, "relevance": 0.0})
+    return pd.concat([qrels, extra], ignore_index=True)
+
+
+def case_costs(cost_file: Optional[str], unpriced: float) -> CostSpec:
+    """The costs of one case: the cost file's prices by element type (cwl_eval's ``-c``), and
+    ``unpriced`` (``--max_cost`` in the worst case, ``--min_cost`` in the best) for every element
+    type it does not price and for padding, unless the file prices those itself (a ``* COST`` line)."""
+    table = {ANY: float(unpriced), **(read_cost_file(cost_file) if cost_file is not None else {})}
+    return CostSpec("type", table=tuple(sorted(table.items())))
+
+
+def _cases(ranked: Rankings, depth: int, costs: dict[str, CostSpec], max_gain: float
+           ) -> tuple[dict[str, _Case], np.ndarray]:
     """The worst ('zero') and best ('max') case matrices of every row over ``depth`` ranks (rows
     stacked group after group; their positions in ``ranked`` are returned too)."""
     groups = ranked.groups(depth, pad_to=depth)
@@ -274,7 +298,7 @@ def _cases(ranked: Rankings, depth: int, costs: CostSpec, max_gain: float) -> tu
         for g in groups:
             unknown = (g.judgments == UNJUDGED) | (g.judgments == PADDING)   # cwl_eval: not in the gain file
             gains.append(np.where(unknown, max_gain if case == "max" else 0.0, g.grades))
-            priced = costs.cell_costs(ranked, g, case, 0.0)
+            priced = costs[case].cell_costs(ranked, g, "zero", 0.0)
             cost.append(np.ones(g.grades.shape) if priced is None else priced)
         gains_m = np.concatenate(gains) if gains else np.zeros((0, depth))
         cost_m = np.concatenate(cost) if cost else np.zeros((0, depth))
@@ -284,25 +308,35 @@ def _cases(ranked: Rankings, depth: int, costs: CostSpec, max_gain: float) -> tu
     return out, rows
 
 
+def _dropped(metric: CwlMetric, b: Any, gains: np.ndarray, costs: np.ndarray, depth: int) -> np.ndarray:
+    """V(D) C(D), with the model's own C(D): the users ir_cwla's 'stop' stops at D although the
+    model would send them on, whom cwl_eval drops from its expected totals (0 for a row that looks
+    at nothing)."""
+    measure = metric.measure()
+    model = get_browsing_model(metric.model)
+    params = measure.model_params()
+    c = model.continuation(gains, params, costs) if model.uses_costs else model.continuation(gains, params)
+    c = np.asarray(c, dtype=np.float64)
+    return b.V[:, depth - 1] * c[:, depth - 1] if gains.shape[1] >= depth else np.zeros(len(gains))
+
+
 def _expectations(metric: CwlMetric, case: _Case, max_depth: int) -> np.ndarray:
     """(topics x 5) EU, ETU, EC, ETC, ED of one metric in one case, cwl_eval's way."""
     depth = metric.depth(max_depth)
     gains, costs = case.gains[:, :depth], case.costs[:, :depth]
-    model = get_browsing_model(metric.model)
-    params = metric.measure().model_params()
     n = gains.shape[0]
     d = np.full(n, depth, dtype=np.int64)
-    b = kernel.browse(gains, d, model, params, metric.tail, case.relevant if model.reads_total else None,
-                      costs=costs if model.uses_costs else None, pad_cost=1.0)
+    measures = {q: metric.measure(max_depth, A) for q, A in (("EU", "ERG"), ("ETU", "ETG"), ("EC", "EC"),
+                                                            ("ETC", "ETC"))}
+    b = scoring.browse(measures["EU"], gains, d, costs=costs, pad_cost=1.0, total_gain=case.relevant)
     out = np.empty((n, 5))
-    out[:, 0] = kernel.aggregate(b, get_aggregation("ERG"), params)
-    out[:, 1] = kernel.aggregate(b, get_aggregation("ETG"), params)
-    out[:, 2] = kernel.aggregate(b, get_aggregation("EC"), params, costs)
-    out[:, 3] = kernel.aggregate(b, get_aggregation("ETC"), params, costs)
+    for k, m in enumerate(measures.values()):
+        out[:, k] = scoring.aggregate(m, b, costs=costs if m["A"] in ("EC", "ETC") else None)
     out[:, 4] = b.vplus
-    if b.continuing is not None and not metric.stops_at_depth:   # cwl_eval drops users sent past D
-        out[:, 1] -= b.continuing * gains.sum(axis=1)
-        out[:, 3] -= b.continuing * costs.sum(axis=1)
+    if metric.tail == "stop" and not metric.stops_at_depth:     # cwl_eval drops users sent past D
+        dropped = _dropped(metric, b, gains, costs, depth)
+        out[:, 1] -= dropped * gains.sum(axis=1)
+        out[:, 3] -= dropped * costs.sum(axis=1)
     return out
 
 
@@ -318,10 +352,9 @@ def evaluate(gain_file: str, result_file: str, metrics: Sequence[CwlMetric], cos
     qrels = read_gain_file(gain_file, min_gain, max_gain)
     run = io.read_trec_run(result_file, element_type=True)
     order = _topic_order(run)
-    prepared = Qrels(qrels, extra_topics=order)
+    prepared = Qrels(with_every_run_topic(qrels, order))
     ranked = rank_run(run, prepared, max_depth, name=result_file)
-    costs = (CostSpec("type", path=cost_file, unpriced=(max_cost, min_cost)) if cost_file is not None
-             else CostSpec(unpriced=(max_cost, min_cost)))
+    costs = {"zero": case_costs(cost_file, max_cost), "max": case_costs(cost_file, min_cost)}
     cases, rows = _cases(ranked, max_depth, costs, max_gain)
     topics = ranked.topics[rows]
     position = {t: i for i, t in enumerate(topics)}

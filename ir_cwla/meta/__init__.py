@@ -18,6 +18,15 @@ ranking them again) and compare the system rankings with the full-qrels one::
     pool = meta.pooling_bias(runs, qrels, table1(), depths=[10])          # leave one run out
     inc.table(); inc.plot(); pool.table(); pool.plot()
 
+Two more compare the relevance labels themselves: :func:`label_agreement` (confusion matrix,
+Cohen's kappa, Krippendorff's alpha of a reference qrels against other assessors', per topic and
+overall, with bootstrap intervals) and :func:`combine_qrels` (one consensus qrels from several
+assessors: majority, mean or median grade, or the first that judged)::
+
+    agree = meta.label_agreement(nist_qrels, {"a": qrels_a, "b": qrels_b}, trials=1000, seed=0)
+    agree.table(); agree.confusion(alternative="a"); agree.plot()
+    consensus = meta.combine_qrels([qrels_a, qrels_b, nist_qrels], method="first")
+
 and every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
 al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
 in :func:`similarity` and :func:`consistency` (Kendall's tau stays the default).
@@ -29,6 +38,7 @@ once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_
 seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
 """
 from ir_cwla.meta.agreement import rbo, tau_ap
+from ir_cwla.meta.consensus import combine_qrels
 from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate, run_name
@@ -36,6 +46,7 @@ from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
 from ir_cwla.meta.frame import ScoreCube, to_cube
 from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
+from ir_cwla.meta.labels import LabelAgreement, label_agreement
 from ir_cwla.meta.naming import browsing_model, label
 from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
@@ -49,4 +60,5 @@ __all__ = [
     "ScoreCube", "to_cube", "browsing_model", "label", "run_name", "tau_b_rows", "tau_b_matrix",
     "fieller_ci", "InProcess", "LocalProcesses", "Dask", "get_executor", "sweep", "grid", "Sweep",
     "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
+    "label_agreement", "LabelAgreement", "combine_qrels",
 ]

@@ -26,10 +26,11 @@ import pandas as pd
 
 from ir_cwla import io
 from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, ParameterError
-from ir_cwla.measure import needs_element_types
+from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
+from ir_cwla.scoring import Scorer
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -141,38 +142,56 @@ def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
 
 
 class EvaluationContext:
-    """Qrels and measures shipped once to each worker; evaluators are built there on first use."""
+    """Qrels and measures shipped once to each worker; scorers are built there on first use."""
 
     def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str]):
         self.qrels = qrels
         self.measures = measures
         self.names = names
-        self._evaluators: dict[tuple[int, ...], Any] = {}
+        self._scorers: dict[tuple[int, ...], tuple[Optional[Scorer], Any]] = {}
 
-    def evaluator(self, block: tuple[int, ...]):
-        """The ir-measures evaluator of the measures at positions ``block`` (cached)."""
-        if block not in self._evaluators:
-            self._evaluators[block] = ir_measures.evaluator([self.measures[i] for i in block], self.qrels)
-        return self._evaluators[block]
+    def scorers(self, block: tuple[int, ...]) -> tuple[Optional[Scorer], Any]:
+        """For the measures at positions ``block``: the :class:`ir_cwla.scoring.Scorer` of the
+        C/W/L/A ones and the ir-measures evaluator of the others (None where there are none; cached)."""
+        if block not in self._scorers:
+            cwla = [self.measures[i] for i in block if is_cwla(self.measures[i])]
+            others = [self.measures[i] for i in block if not is_cwla(self.measures[i])]
+            self._scorers[block] = (Scorer(cwla, self.qrels) if cwla else None,
+                                    ir_measures.evaluator(others, self.qrels) if others else None)
+        return self._scorers[block]
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_evaluators": {}}
+        return {**self.__dict__, "_scorers": {}}
 
 
 def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str, Any, tuple[int, ...]]):
     """Scores one run under a block of measures: the unit of work of :func:`evaluate`.
 
-    Returns ``(collection, name, qids, measure names, values)``.
+    C/W/L/A measures are scored by :class:`ir_cwla.scoring.Scorer` (every qrels topic, the
+    measure's default, 0, where the run has none, as the ir-measures provider does), the others
+    by ir-measures. Returns ``(collection, name, qids, measure names, values)``.
     """
     collection, name, run, block = task
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
-    qids, measures, values = [], [], []
-    for metric in ctx.evaluator(block).iter_calc(frame):
-        qids.append(metric.query_id)
-        measures.append(names[metric.measure])
-        values.append(float(metric.value))
+    scorer, others = ctx.scorers(block)
+    qids: list[str] = []
+    measures: list[str] = []
+    values: list[float] = []
+    if scorer is not None:
+        topics, scores = scorer.score_run(frame, name)
+        answered = topics.tolist()
+        missing = sorted(set(scorer.qrels.topics.tolist()) - set(answered))
+        for measure, v in scores.items():
+            qids.extend(answered + missing)
+            measures.extend([names[measure]] * (len(answered) + len(missing)))
+            values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
+    if others is not None:
+        for metric in others.iter_calc(frame):
+            qids.append(metric.query_id)
+            measures.append(names[metric.measure])
+            values.append(float(metric.value))
     return collection, name, qids, measures, values
 
 

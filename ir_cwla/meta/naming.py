@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Optional, Union
 
+from ir_cwla import registry
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.errors import DataError
@@ -24,11 +25,19 @@ Labels = Union[None, Callable[[str], str], Mapping[str, str]]
 
 @lru_cache(maxsize=4096)
 def parse(name: str) -> Optional[Any]:
-    """The measure behind ``name`` (:func:`ir_cwla.parse_measure`), or None if it names none."""
+    """The measure behind ``name`` (:func:`ir_cwla.parse_measure`), or None if it names none.
+
+    Cached; the cache is cleared whenever a browsing model or an aggregation is registered
+    (a name that named nothing before may name a measure now)."""
     try:
         return parse_measure(name)
     except (ValueError, TypeError):
         return None
+
+
+@registry.on_change
+def _forget_parsed_names() -> None:
+    parse.cache_clear()
 
 
 def label(name: str) -> str:
@@ -73,7 +82,7 @@ def _rank(name: str, first: Sequence[str], registered: Mapping[str, Any]) -> int
     return len(first) + (rest.index(name) if name in rest else len(rest))
 
 
-def _values(measure: Any, keys: Sequence[str]) -> tuple:
+def _values(measure: Any, keys: Iterable[str]) -> tuple:
     return tuple(float(measure[k]) for k in keys if k != "cutoff")
 
 

@@ -35,7 +35,7 @@ from ir_cwla.gains import Qrels, Rankings, rank_run
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import naming
 from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping, read_qrels
-from ir_cwla.provider import CwlaEvaluator
+from ir_cwla.scoring import Scorer
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Collection:
     ranked: Rankings
     row_system: np.ndarray
     depth: Optional[int]
-    evaluator: Optional[CwlaEvaluator]
+    scorer: Optional[Scorer]
     judgment_docs: np.ndarray
     #: for the measures that are not C/W/L/A: ``{depth: runs cut at that depth}``, the measures
     #: with a cutoff under their deepest one, those without under ``None`` (whole runs)
@@ -105,8 +105,8 @@ class Collection:
             ranked = self.ranked if systems is None else self.ranked.select(rows)
             if mask is not None:
                 ranked = ranked.regrade(qrels)
-            assert self.evaluator is not None     # the C/W/L/A measures have one
-            scores = self.evaluator.score_rankings(ranked)
+            assert self.scorer is not None     # the C/W/L/A measures have one
+            scores = self.scorer.score(ranked)
             column = np.searchsorted(chosen, self.row_system[rows])
             for i in self.cwla:
                 out[i, ranked.topic_rows, column] = scores[self.parsed[i]]
@@ -187,15 +187,15 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
     if not len(frame):
         raise InputError("qrels: no judgments")
     cwla = [m for m in parsed if is_cwla(m)]
-    evaluator = CwlaEvaluator(cwla, frame) if cwla else None
-    prepared = evaluator.prepared_qrels if evaluator is not None else Qrels(frame)
-    if evaluator is not None and evaluator.max_depth is None:
+    scorer = Scorer(cwla, frame) if cwla else None
+    prepared = scorer.qrels if scorer is not None else Qrels(frame)
+    if scorer is not None and scorer.depth is None:
         keep: Optional[int] = None
     else:
-        keep = max(depth, evaluator.max_depth if evaluator is not None and evaluator.max_depth is not None else 0)
+        keep = max(depth, scorer.depth if scorer is not None and scorer.depth is not None else 0)
     run_frames = {name: io.as_run_frame(named[name], name, element_type=needs_element_types(parsed))
                   for name in systems}
-    doc_ids = evaluator is not None and evaluator.doc_ids
+    doc_ids = scorer is not None and scorer.doc_ids
     ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name, doc_ids=doc_ids) for name in systems],
                           prepared)
     # the doc_id of every judgment id, read back through the public lookup
@@ -213,7 +213,7 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
         other_runs[deepest] = {name: top_of_run(frame, deepest) for name, frame in run_frames.items()}
     if any(c is None for c in cutoffs):
         other_runs[None] = run_frames
-    return Collection(tuple(order), tuple(parsed), systems, prepared, ranked, owner, keep, evaluator,
+    return Collection(tuple(order), tuple(parsed), systems, prepared, ranked, owner, keep, scorer,
                       judgment_docs, other_runs)
 
 

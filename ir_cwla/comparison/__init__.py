@@ -1,0 +1,41 @@
+"""Comparing systems: is system A better than B, by how much, and how sure are we (issue 20).
+
+``ir_cwla.compare(per_query, baseline=...)`` -- this package is callable, and calling it is
+:func:`ir_cwla.comparison.api.compare` -- tests every pair of systems over the topics of a
+per-query frame (``pt.Experiment(perquery=True)``, :func:`ir_cwla.meta.evaluate`,
+``ir-cwla eval -q --format csv``), adjusts the p-values over the family of hypotheses, and
+puts the effect sizes and intervals next to them::
+
+    import ir_cwla
+    cmp = ir_cwla.compare(per_query, baseline="BM25", test="t", correction="holm")
+    cmp.table()                  # one row per (measure, baseline, system)
+    print(cmp.to_latex())        # systems x measures, daggers, caption with test, correction, family
+    cmp.plot_differences("BM25", "monoT5", "nDCG@10")
+
+One module per concept: :mod:`.paired` (t, Wilcoxon, sign, Sakai's bootstrap test),
+:mod:`.anova` (two-way ANOVA without replication, classical Tukey HSD), :mod:`.multiplicity`
+(Bonferroni, Holm, BH, BY, Westfall & Young's MaxT), :mod:`.effects` (intervals, d_z, ES_E2),
+:mod:`.ranks` (bootstrap rank intervals, separable ranks, Dynascore ranks),
+:mod:`.topic_set_size` (Sakai's topic set size design), :mod:`.result` (the
+:class:`Comparison` and its tables), :mod:`.plots`, and :mod:`.api` (the pandas adapter).
+This room sits above :mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
+"""
+from __future__ import annotations
+
+from ir_cwla.comparison.anova import residual_variance, tukey_hsd
+from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS, compare
+from ir_cwla.comparison.multiplicity import adjust, maxt
+from ir_cwla.comparison.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
+from ir_cwla.comparison.result import Comparison
+from ir_cwla.comparison.topic_set_size import (
+    topic_set_sizes,
+    topics_for_anova,
+    topics_for_ci,
+    topics_for_t_test,
+)
+
+__all__ = [
+    "compare", "Comparison", "TESTS", "CORRECTIONS", "FAMILIES", "adjust", "maxt", "residual_variance",
+    "tukey_hsd", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
+    "topics_for_t_test", "topics_for_anova", "topics_for_ci",
+]

@@ -1,0 +1,164 @@
+"""Adjusting p-values for multiple comparisons: numpy kernels.
+
+The family is a set of ``H`` hypotheses (pairs of systems x measures, see
+:func:`ir_cwla.comparison.compare`'s ``family``); each adjusted p-value ``p~_h`` is compared with
+``alpha`` as it is. With the p-values sorted ascending, ``p_(1) <= ... <= p_(H)``:
+
+- ``'none'``: ``p~ = p``.
+- ``'bonferroni'``: ``p~ = min(1, H p)`` (family-wise error rate, FWER).
+- ``'holm'`` (Holm 1979): ``p~_(i) = min(1, max_{j <= i} (H - j + 1) p_(j))`` (FWER, step-down).
+- ``'bh'`` (Benjamini & Hochberg 1995): ``p~_(i) = min(1, min_{j >= i} H p_(j) / j)`` (false
+  discovery rate, FDR, under independence or positive dependence).
+- ``'by'`` (Benjamini & Yekutieli 2001): BH times ``c(H) = sum_{k=1..H} 1/k`` (FDR under any
+  dependence).
+- ``'maxt'`` and ``'maxt-stepdown'``: Westfall & Young's (1993) permutation MaxT procedures,
+  as Boytsov, Belova & Westfall (2013, "Deciding on an adjustment for multiplicity in IR
+  experiments", SIGIR) apply them to IR: the scores of all systems are permuted within every
+  topic at random (the complete null hypothesis: the systems are exchangeable on every topic),
+  the same permutation for every measure, and ``T*_h`` is the paired t statistic of hypothesis
+  ``h`` on the permuted scores. Single step:
+
+      p~_h = #{b : max_{k in family} |T*_bk| >= |T_h|} / B
+
+  Step-down: with the hypotheses sorted by ``|T|`` descending, ``|T_(1)| >= ... >= |T_(H)|``,
+
+      p~_(i) = max_{j <= i} #{b : max_{k >= j} |T*_b(k)| >= |T_(j)|} / B
+
+  Both control the FWER strongly (under subset pivotality) and, unlike Bonferroni and Holm,
+  take the correlation of the tests (same topics, same systems, correlated measures) into
+  account, so they are less conservative.
+
+The permutations are drawn and counted in chunks (:mod:`ir_cwla.meta.streams`,
+:mod:`ir_cwla.meta.montecarlo`): memory does not grow with ``B`` and the counts, hence the
+p-values, are the same on every executor. ``|T*| >= |T|`` is decided with a relative tolerance
+of ``1e-9`` so that statistics equal in real arithmetic are not separated by rounding.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ir_cwla.comparison.paired import MAXT_STREAM
+from ir_cwla.errors import ParameterError
+from ir_cwla.meta import executors, montecarlo, streams
+
+CORRECTIONS = ("none", "bonferroni", "holm", "bh", "by", "maxt", "maxt-stepdown")
+#: Corrections computed from the p-values alone (the others permute the scores).
+P_VALUE_CORRECTIONS = CORRECTIONS[:5]
+#: Relative tolerance of ``|T*| >= |T|``.
+T_TOLERANCE = 1e-9
+
+
+def adjust(p: np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values of one family ``p`` (any shape) by ``method`` (none, bonferroni, holm, bh, by)."""
+    p = np.asarray(p, dtype=np.float64)
+    flat = p.ravel()
+    h = flat.size
+    if method == "none" or h == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(1.0, p * h)
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    rank = np.arange(1, h + 1, dtype=np.float64)
+    if method == "holm":
+        adjusted = np.minimum(1.0, np.maximum.accumulate((h - rank + 1) * ranked))
+    elif method in ("bh", "by"):
+        factor = float(np.sum(1.0 / rank)) if method == "by" else 1.0
+        adjusted = np.minimum(1.0, np.minimum.accumulate((factor * h * ranked / rank)[::-1])[::-1])
+    else:
+        raise ParameterError(f"unknown correction {method!r}: adjust() takes {', '.join(P_VALUE_CORRECTIONS)}")
+    out = np.empty(h)
+    out[order] = adjusted
+    return out.reshape(p.shape)
+
+
+# --------------------------------------------------------------------------- MaxT
+
+def permuted_t(values: np.ndarray, perms: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Paired t statistics of the pairs ``(a, b)`` (``x_b - x_a``) after permuting every topic's
+    systems: ``values (T, S)``, ``perms (n, T, S)`` -> ``(n, P)``.
+
+    From the permuted column sums and the Gram matrix ``G = X*^T X*`` of each trial:
+    ``sum d = s_b - s_a``, ``sum d^2 = G_aa + G_bb - 2 G_ab``. A pair with zero variance on a
+    trial gets 0 (mean 0) or ``+-inf``.
+    """
+    n_topics = values.shape[0]
+    permuted = np.take_along_axis(values[None], perms, axis=2)          # (n, T, S)
+    sums = permuted.sum(axis=1)                                         # (n, S)
+    gram = np.matmul(permuted.transpose(0, 2, 1), permuted)            # (n, S, S)
+    s = sums[:, b] - sums[:, a]
+    ss = gram[:, a, a] + gram[:, b, b] - 2.0 * gram[:, a, b]
+    mean = s / n_topics
+    var = np.maximum(ss - s * mean, 0.0) / (n_topics - 1)
+    scale = max(1.0, float(np.max(np.abs(values)))) if values.size else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / np.sqrt(var / n_topics)
+    flat = var <= (1e-12 * scale) ** 2
+    return np.where(flat, np.where(np.abs(mean) <= 1e-12 * scale, 0.0, np.inf), np.abs(t))
+
+
+def maxt_count_task(shared: dict, task: montecarlo.Task) -> np.ndarray:
+    """Counts of the task's permutations for every hypothesis: ``(1, 2 H)``, single-step counts
+    then step-down counts (in hypothesis order). ``shared`` holds the cube ``values (M, T, S)``,
+    the pairs ``a, b``, the hypotheses' ``measure`` and ``pair`` indices, their observed limits
+    ``|T| - tol``, and ``families``: for each family the hypotheses by ``|T|`` descending."""
+    values, a, b = shared["values"], shared["a"], shared["b"]
+    measure, pair, limits, families = shared["measure"], shared["pair"], shared["limits"], shared["families"]
+    n_m, n_topics, n_systems = values.shape
+    h = len(measure)
+    single = np.zeros(h, dtype=np.int64)
+    step = np.zeros(h, dtype=np.int64)
+    for size, rng in task.rngs():
+        perms = streams.permutations(rng, (size, n_topics), n_systems)
+        stats = np.empty((size, h))
+        for m in range(n_m):
+            rows = np.flatnonzero(measure == m)
+            if len(rows):
+                stats[:, rows] = permuted_t(values[m], perms, a, b)[:, pair[rows]]
+        for members in families:
+            block = stats[:, members]                                   # sorted by |T| descending
+            single[members] += (block.max(axis=1)[:, None] >= limits[members]).sum(axis=0)
+            tail_max = np.maximum.accumulate(block[:, ::-1], axis=1)[:, ::-1]
+            step[members] += (tail_max >= limits[members]).sum(axis=0)
+    return np.concatenate([single, step])[None]
+
+
+def maxt(values: np.ndarray, a: np.ndarray, b: np.ndarray, measure: np.ndarray, pair: np.ndarray,
+         observed: np.ndarray, families: list[np.ndarray], trials: int, seed: streams.Seed,
+         executor: Any = None, *, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Westfall & Young MaxT adjusted p-values, single step and step-down (module docstring).
+
+    Parameters
+    ----------
+    values : ``(M, T, S)`` scores of the systems the family involves (all are permuted).
+    a, b : the pairs (column indices; the statistic is that of ``x_b - x_a``).
+    measure, pair : for each hypothesis ``h``, its measure index and pair index.
+    observed : ``|T_h|``, the observed paired t statistics.
+    families : index arrays of the hypotheses of each family (disjoint, covering all).
+    trials : permutations ``B``; seed: int or ``SeedSequence``.
+
+    Returns
+    -------
+    ``(single_step, step_down)`` adjusted p-values, each ``(H,)``.
+    """
+    observed = np.abs(np.asarray(observed, dtype=np.float64))
+    finite = np.where(np.isfinite(observed), observed, 0.0)
+    limits = observed - T_TOLERANCE * np.maximum(1.0, finite)
+    ordered = [np.asarray(f, dtype=np.intp)[np.argsort(-observed[f], kind="stable")] for f in families]
+    shared = {"values": np.ascontiguousarray(values, dtype=np.float64), "a": np.asarray(a), "b": np.asarray(b),
+              "measure": np.asarray(measure), "pair": np.asarray(pair), "limits": limits, "families": ordered}
+    n_m, n_topics, n_systems = np.shape(values)
+    cells = max(n_topics * n_systems, n_systems * n_systems, len(observed))
+    run = executors.get_executor(executor)
+    tasks = montecarlo.plan(seed, MAXT_STREAM, trials, streams.trial_chunk(cells), 1, run.parallelism)
+    counts = montecarlo.sum_counts(run, maxt_count_task, shared, tasks, (1, 2 * len(observed)),
+                                   what="MaxT permutations", progress=progress)[0]
+    h = len(observed)
+    single = counts[:h] / trials
+    step = counts[h:] / trials
+    for members in ordered:                                             # monotone along the order
+        step[members] = np.maximum.accumulate(step[members])
+    return single, step
+
