@@ -379,7 +379,12 @@ class Rankings:
 
 
 def _strings(column: pd.Series) -> np.ndarray:
-    return column.to_numpy() if column.dtype == object else column.astype(str).to_numpy()
+    # a string column as its Python strings (no copy where pandas holds them so: object, or the
+    # 'python' storage of its str dtype); astype(str) would build an Arrow array where pyarrow
+    # is installed, then Python strings again
+    if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
+        return column.to_numpy(dtype=object)
+    return column.astype(str).to_numpy(dtype=object)
 
 
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,

@@ -35,10 +35,13 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
 from __future__ import annotations
 
 import csv
+import ctypes
 import io
 import os
 import re
 import warnings
+import weakref
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
@@ -46,8 +49,21 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import DuplicateWarning, InputError, ParameterError, ScoreOverflowWarning
-from ir_cwla.textstream import STDIN, check_utf8, input_name, line_blocks, open_input  # noqa: F401
+from ir_cwla.errors import (
+    DuplicateWarning,
+    InputError,
+    MissingDependencyError,
+    ParameterError,
+    ScoreOverflowWarning,
+)
+from ir_cwla.textstream import (  # noqa: F401
+    STDIN,
+    TABLE_FORMATS,
+    check_utf8,
+    input_name,
+    line_blocks,
+    open_input,
+)
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 #: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
@@ -68,7 +84,9 @@ int64 grade."""
 RUN_TAG_ATTR = "run_tag"
 """``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""
 
-_CHECKED_ATTR = "ir_cwla_checked_rows"
+METADATA_ATTR = "metadata"
+"""``frame.attrs`` key of the text of a TREC file's comment lines (a run's metadata, by the
+ir_metadata convention), one line each, in file order; absent if the file has none."""
 
 
 # ------------------------------------------------------------------------- TREC tables
@@ -155,8 +173,9 @@ def _first_fields(block: bytes, first_line: int) -> int:
 
 
 def _parse_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Optional[pd.DataFrame]:
-    """One block of lines as a frame of the kept columns (None if it holds only blank lines)."""
-    check_utf8(block, first_line, name, f"TREC {fmt.kind}")
+    """One block of lines as a frame of every field, by pandas' C reader (None if it holds only
+    blank lines): the general path, which takes any whitespace, and locates the first bad line
+    of a block that breaks a rule."""
     width = _first_fields(block, first_line)
     if width == 0:
         return None
@@ -197,8 +216,6 @@ def release_freed_memory() -> None:
 
 def _malloc_trim() -> Any:
     try:
-        import ctypes
-
         return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
@@ -207,24 +224,239 @@ def _malloc_trim() -> Any:
 _MALLOC_TRIM = _malloc_trim()
 
 
-def _read_table(source: Any, fmt: _Format) -> tuple[pd.DataFrame, str, Optional[list[Any]]]:
-    """The kept columns of every line, the input's name, and the parsed fields of its first line."""
-    frames, first = [], None
+# -- the columnar path: Arrow's multi-threaded CSV reader, for the blocks it reads as the rules do
+
+_ARROW: Any = None          # (pyarrow, pyarrow.csv, pyarrow.compute) once imported, False without pyarrow
+ARROW_CHUNK_BYTES = 1 << 20
+"""The size of the pieces Arrow's CSV reader parses in parallel (its threads take one each)."""
+
+
+def _arrow() -> Any:
+    global _ARROW
+    if _ARROW is None:
+        try:
+            import pyarrow
+            import pyarrow.compute
+            import pyarrow.csv
+        except ImportError:             # the general path reads everything, only slower
+            _ARROW = False
+        else:
+            _ARROW = (pyarrow, pyarrow.csv, pyarrow.compute)
+    return _ARROW
+
+
+def _delimiter(block: bytes) -> Optional[str]:
+    """The one character that may separate the fields of a block Arrow's CSV reader splits as
+    the whitespace rule does: a tab or a space, never both, with ``\\n`` or ``\\r\\n`` line
+    ends and no other whitespace (``\\x0b``, ``\\x0c``); None for any other block (the general
+    path reads it). A doubled separator, or one at the start or end of a line, makes an empty
+    field, which :func:`_arrow_block` refuses."""
+    tab, space = b"\t" in block, b" " in block
+    if tab == space or b"\x0b" in block or b"\x0c" in block:
+        return None
+    if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
+        return None
+    return "\t" if tab else " "
+
+
+def _arrow_block(block: bytes, fmt: _Format) -> Optional[tuple[dict[int, Any], list[str]]]:
+    """The kept fields of a block parsed by Arrow's CSV reader, topic ids already one string per
+    distinct value, and the first line's fields; None where the block is not one Arrow reads as
+    the rules do, or where a line breaks a rule (the general path then reads the block, or names
+    the line)."""
+    arrow = _arrow()
+    delimiter = _delimiter(block) if arrow else None
+    if delimiter is None:
+        return None
+    pa, pacsv, pac = arrow
+    names = [f"f{i}" for i in range(fmt.fields)]
+    keep = {names[i] for i in fmt.keep}
+    # every field read (the unkept as bytes), so that an empty one is seen: each line must have
+    # exactly fmt.fields non-empty fields; quotes and backslashes are text
+    types = {n: pa.string() if n in keep else pa.binary() for n in names}
+    if fmt.kind == "run":
+        types["f4"] = pa.float64()
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(block),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=ARROW_CHUNK_BYTES),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
+                                             double_quote=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], true_values=[], false_values=[],
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except pa.ArrowException:
+        return None
+    if table.num_rows == 0 or any(pac.min(pac.binary_length(table.column(n))).as_py() == 0
+                                  for n in names if types[n] != pa.float64()):
+        return None
+    topics = pac.dictionary_encode(table.column("f0").combine_chunks())
+    topic_names = topics.dictionary.to_pylist()
+    if SUMMARY_QID in topic_names:
+        return None
+    codes = topics.indices.to_numpy()
+    columns: dict[int, Any] = {0: np.array(topic_names, dtype=object)[codes], _CODES: (codes, topic_names)}
+    if 1 in fmt.keep:      # as pandas' reader makes a category column: sorted categories
+        types_ = pac.dictionary_encode(table.column("f1").combine_chunks())
+        values = types_.dictionary.to_pylist()
+        order = np.argsort(np.array(values, dtype=object), kind="stable")
+        recode = np.empty(len(values), dtype=np.int64)
+        recode[order] = np.arange(len(values))
+        columns[1] = pd.Categorical.from_codes(recode[types_.indices.to_numpy()],
+                                               categories=[values[i] for i in order])
+    columns[2] = table.column("f2").to_numpy()
+    columns[_DOCS] = table.column("f2")
+    if fmt.kind == "run":
+        scores = np.array(table.column("f4").to_numpy(), dtype=np.float64)
+        if not np.isfinite(scores).all():
+            return None
+        columns[4] = scores
+    else:
+        grades = pac.dictionary_encode(table.column("f3").combine_chunks())
+        values = grades.dictionary.to_pylist()
+        if any(_grade_problem(g) for g in values):
+            return None
+        columns[3] = np.array(values, dtype=object)[grades.indices.to_numpy()]
+    return columns, [f.decode("utf-8") for f in _first_line(block).split()]
+
+
+def _first_line(block: bytes) -> bytes:
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start)
+        end = len(block) if end < 0 else end
+        if block[start:end].strip():
+            return block[start:end]
+        start = end + 1
+    return b""
+
+
+def _pandas_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Optional[tuple[dict[int, Any], list]]:
+    """:func:`_parse_block`'s frame as the kept fields, topic ids one string per distinct value."""
+    df = _parse_block(block, first_line, name, fmt)
+    if df is None:
+        return None
+    first = df.iloc[0].tolist()
+    columns = {i: (df[i].array if i == 1 else df[i].to_numpy()) for i in fmt.keep}
+    # one string object per distinct topic id of the block, not one per line
+    codes, topics = pd.factorize(df[0])
+    names = topics.to_numpy(dtype=object)
+    columns[0] = names[codes]
+    columns[_CODES] = (codes, names.tolist())
+    return columns, first
+
+
+# -- comments
+
+_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+
+
+def _take_comments(block: bytes, comments: list[str]) -> bytes:
+    """The block with its comment lines (first non-blank character ``#``, as trec_eval 10
+    allows) made blank, so that line numbers stay those of the file; their text goes to
+    ``comments``."""
+    if b"#" not in block:
+        return block
+    found: list[str] = []
+
+    def blank(match: re.Match) -> bytes:
+        found.append(match.group(0).rstrip(b"\r").decode("utf-8"))
+        return b""
+
+    out = _COMMENT.sub(blank, block)
+    comments.extend(found)
+    return out
+
+
+# -- one read of a whole input
+
+@dataclass
+class _Read:
+    """What :func:`_read_table` read: the kept fields of every line, by field number (or a
+    table read from a Parquet or Arrow file), the input's name, the first line's fields, and
+    the text of its comment lines."""
+    columns: Optional[dict[int, Any]]
+    name: str
+    first: Optional[list[Any]] = None
+    comments: Optional[list[str]] = None
+    table: Optional[pd.DataFrame] = None
+
+
+def _concat(parts: list[Any]) -> Any:
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], pd.Categorical):    # as pd.concat joins category columns
+        return pd.concat([pd.Series(p) for p in parts], ignore_index=True).array
+    return np.concatenate(parts)
+
+
+def _read_table(source: Any, fmt: _Format) -> _Read:
+    """Every line of a TREC input, checked (or the table of a Parquet or Arrow file)."""
+    parts: list[dict[int, Any]] = []
+    first: Optional[list[Any]] = None
+    comments: list[str] = []
+    trim = False
     with open_input(source, fmt.kind) as (stream, name, compression):
+        if compression in TABLE_FORMATS:
+            return _Read(None, name, table=_read_table_file(stream, name, compression, fmt.kind))
         for first_line, block in line_blocks(stream, name, compression, fmt.kind):
-            df = _parse_block(block, first_line, name, fmt)
-            if df is not None:
-                if first is None:
-                    first = df.iloc[0].tolist()
-                df = df[list(fmt.keep)]
-                # one string object per distinct topic id of the block, not one per line
-                codes, topics = pd.factorize(df[0])
-                df[0] = topics.to_numpy(dtype=object)[codes]
-                frames.append(df)
-                release_freed_memory()
-    if not frames:
-        return pd.DataFrame({c: pd.Series([], dtype=object) for c in fmt.keep}), name, None
-    return (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)), name, first
+            check_utf8(block, first_line, name, f"TREC {fmt.kind}")
+            if first_line == 1 and block.startswith(_UTF8_BOM):
+                block = block[len(_UTF8_BOM):]
+            block = _take_comments(block, comments)
+            parsed = _arrow_block(block, fmt)
+            if parsed is None:
+                parsed = _pandas_block(block, first_line, name, fmt)
+                trim = True
+            if parsed is not None:
+                parts.append(parsed[0])
+                first = parsed[1] if first is None else first
+                if trim:
+                    release_freed_memory()
+    columns = {i: _concat([p[i] for p in parts]) if parts else np.zeros(0, dtype=object) for i in fmt.keep}
+    if not parts and 4 in columns:
+        columns[4] = np.zeros(0, dtype=np.float64)
+    # one code per distinct topic id of the whole input (for the duplicate check)
+    numbers: dict[str, int] = {}
+    columns[_CODES] = _concat([np.array([numbers.setdefault(t, len(numbers)) for t in names], dtype=np.int64)[codes]
+                               for codes, names in (p[_CODES] for p in parts)]) if parts else np.zeros(0, np.int64)
+    if parts and all(_DOCS in p for p in parts):        # every block read by Arrow: its doc ids, as Arrow holds them
+        columns[_DOCS] = [chunk for p in parts for chunk in p[_DOCS].chunks]
+    return _Read(columns, name, first, comments)
+
+
+def _no_repeated_pairs(topic_codes: np.ndarray, doc_chunks: list[Any]) -> bool:
+    """True if no (topic, doc_id) occurs twice: each doc id numbered by Arrow's hash table (one
+    dictionary for every block), each pair by one exact int64, and Arrow counts the distinct
+    ones; no Python string is hashed (a third of the time of :func:`_repeated_rows`)."""
+    pa, _, pac = _arrow()
+    docs = pac.dictionary_encode(pa.chunked_array(doc_chunks, type=pa.string()))
+    if not docs.num_chunks:
+        return True
+    size = len(docs.chunk(0).dictionary)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in docs.chunks]).astype(np.int64)
+    if int(topic_codes.max(initial=0)) + 1 > (2 ** 62) // max(size, 1):
+        return False                                    # keys would overflow: let the general check decide
+    keys = topic_codes * size + codes
+    return len(pac.unique(pa.array(keys))) == len(keys)
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_CODES = -1         # the key, among a block's fields, of its topic codes and the topic ids they number
+_DOCS = -2          # ... and of its doc ids as Arrow read them (the columnar path only)
+_TOPIC_DTYPE: Any = pd.StringDtype("python", na_value=np.nan) if getattr(pd.options.future, "infer_string", False) \
+    else None
+"""The dtype of the readers' topic ids: pandas' default string dtype (``str`` in pandas 3),
+held as Python strings (its ``'python'`` storage) also where pyarrow is installed, since
+ranking looks topic ids up as Python strings, which an Arrow-backed column rebuilds at each
+access; object where pandas does not infer strings (pandas 2)."""
+
+
+def _topic_column(values: np.ndarray) -> Any:
+    return values if _TOPIC_DTYPE is None else pd.array(values, dtype=_TOPIC_DTYPE)
+
+
+def _object_column(values: Any) -> pd.Series:
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def read_trec_run(source: Any, check: bool = True, name: Optional[str] = None,
@@ -237,17 +469,38 @@ def read_trec_run(source: Any, check: bool = True, name: Optional[str] = None,
     (the ranking is by score, as in trec_eval) and the tag of the first line is kept in
     ``frame.attrs['run_tag']``. ``name`` names the run in warnings (default: the path,
     ``<stdin>`` for ``-``).
+
+    Comment lines (whose first non-blank character is ``#``, as trec_eval 10 reads them) are
+    skipped, and their text, in file order and one line each, is kept in
+    ``frame.attrs['metadata']`` (the ir_metadata convention keeps a run's metadata there,
+    as YAML between ``# ir_metadata.start`` and ``# ir_metadata.end``); the key is absent
+    if the file has no comment. A Parquet or Arrow (IPC, Feather) file, recognised by its
+    first bytes, is read as a table with ir-measures' columns ``query_id, doc_id, score``
+    (or PyTerrier's ``qid, docno, score``), checked by the rules of a DataFrame (errors name
+    the file and the row, counted from 1).
     """
-    df, shown, first = _read_table(source, _RUN_TYPED if element_type else _RUN)
-    tag = str(first[-1]) if first else None
-    df = df.rename(columns={0: "query_id", 1: ELEMENT_TYPE, 2: "doc_id", 4: "score"})[
-        list(RUN_COLUMNS) + ([ELEMENT_TYPE] if element_type else [])]
-    df["score"] = df["score"].astype(np.float64)
+    read = _read_table(source, _RUN_TYPED if element_type else _RUN)
+    shown = name or read.name
+    if read.table is not None:
+        df = _checked_run_table(read.table, shown, element_type, dedup=check)
+        df.attrs[RUN_TAG_ATTR] = None
+    else:
+        cols = read.columns
+        assert cols is not None
+        lines = len(cols[0]) > 0
+        frame = {"query_id": _topic_column(cols[0]) if lines else _object_column(cols[0]),
+                 "doc_id": _object_column(cols[2]), "score": np.asarray(cols[4], dtype=np.float64)}
+        if element_type:
+            frame[ELEMENT_TYPE] = cols[1] if lines else _object_column(cols[1])
+        df = pd.DataFrame(frame)
+        if check:
+            if _DOCS not in cols or not _no_repeated_pairs(cols[_CODES], cols[_DOCS]):
+                df = drop_duplicate_docs(df, shown, cols[_CODES])
+        df.attrs[RUN_TAG_ATTR] = str(read.first[-1]) if read.first else None
+        if read.comments:
+            df.attrs[METADATA_ATTR] = "\n".join(read.comments)
     if check:
-        df = drop_duplicate_docs(df, name or shown)
-        df.attrs[_CHECKED_ATTR] = len(df)
-    df.attrs[RUN_TAG_ATTR] = tag
-    release_freed_memory()
+        _mark_checked(df)
     return df
 
 
@@ -255,26 +508,36 @@ def read_trec_qrels(source: Any, name: Optional[str] = None) -> pd.DataFrame:
     """Reads TREC qrels (4 fields ``qid iter docno grade``) from a path, ``-`` or a stream.
 
     Returns a DataFrame with columns ``query_id, doc_id, relevance`` (int64), each (topic,
-    doc_id) once (:func:`drop_duplicate_judgments`: the last line wins).
+    doc_id) once (:func:`drop_duplicate_judgments`: the last line wins). Comment lines are
+    skipped and kept in ``frame.attrs['metadata']``, and Parquet and Arrow files read, as by
+    :func:`read_trec_run` (columns ``query_id, doc_id, relevance`` or ``qid, docno, label``).
     """
-    df, shown, _ = _read_table(source, _QRELS)
-    source_name = name or shown
-    if len(df) == 0:
+    read = _read_table(source, _QRELS)
+    source_name = name or read.name
+    if read.table is not None:
+        return _checked_qrels_table(read.table, source_name)
+    cols = read.columns
+    assert cols is not None
+    if len(cols[0]) == 0:
         raise InputError(f"qrels {source_name} hold no judgments")
-    grades = grades_as_int64(df[3], source_name)
-    df = pd.DataFrame({"query_id": df[0], "doc_id": df[2], "relevance": grades})
+    grades = grades_as_int64(cols[3], source_name)
+    df = pd.DataFrame({"query_id": _topic_column(cols[0]), "doc_id": _object_column(cols[2]), "relevance": grades})
+    if read.comments:
+        df.attrs[METADATA_ATTR] = "\n".join(read.comments)
     return drop_duplicate_judgments(df, source_name)
 
 
 # ------------------------------------------------------------------------- rules shared by every input
 
-def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = None) -> np.ndarray:
+def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = None,
+                    row_numbers: bool = False) -> np.ndarray:
     """Relevance grades as int64, or :class:`InputError` naming the first bad one.
 
     Integers (any integer dtype, integral floats, or integer literals such as ``'2'`` and
     ``'-1'``) in the int64 range are accepted; ``1.5``, ``'2.0'``, ``'3e+09'``, NaN,
     infinities and ``2^63`` are not. ``rows`` (the frame the values come from) lets the
-    error name the topic and document.
+    error name the topic and document, and ``row_numbers`` the row (counted from 1: a table
+    read from a file).
     """
     series = pd.Series(values)
     arr = series.to_numpy()
@@ -283,7 +546,7 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
         where = ""
         if rows is not None:
             where = f" of topic {rows['query_id'].iloc[i]!r}, document {rows['doc_id'].iloc[i]!r}"
-        return InputError(f"qrels {source}: grade{where} {problem}")
+        return InputError(f"qrels {source}{f', row {i + 1}' if row_numbers else ''}: grade{where} {problem}")
 
     if arr.dtype.kind == "b":
         return arr.astype(np.int64)
@@ -318,16 +581,20 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
     return converted[codes]
 
 
-def check_topic_ids(frame: pd.DataFrame, kind: str, source: str) -> None:
+def check_topic_ids(frame: pd.DataFrame, kind: str, source: str, rows: bool = False) -> None:
     """Topic ids must be non-empty, without whitespace, and not ``all`` (the summary row of
-    trec_eval and ir-measures output); :class:`InputError` names the first offender."""
+    trec_eval and ir-measures output); :class:`InputError` names the first offender (and its
+    first row, counted from 1, if ``rows``: a table read from a file)."""
     for qid in pd.unique(frame["query_id"]):
         text = str(qid)
+        where = f"{kind} {source}"
+        if rows and (text == SUMMARY_QID or not text or any(ch.isspace() for ch in text)):
+            where += f", row {int(np.flatnonzero((frame['query_id'] == qid).to_numpy())[0]) + 1}"
         if text == SUMMARY_QID:
-            raise InputError(f"{kind} {source}: topic id {SUMMARY_QID!r} is reserved for summary rows "
+            raise InputError(f"{where}: topic id {SUMMARY_QID!r} is reserved for summary rows "
                              "(trec_eval, ir-measures); rename the topic")
         if not text or any(ch.isspace() for ch in text):
-            raise InputError(f"{kind} {source}: topic id {text!r} is empty or contains whitespace, "
+            raise InputError(f"{where}: topic id {text!r} is empty or contains whitespace, "
                              "which no TREC file or output line can hold")
 
 
@@ -342,40 +609,43 @@ def check_run(run: pd.DataFrame, source: str = "run") -> None:
                          f"document {row['doc_id']!r} ({int(bad.sum())} such rows)")
 
 
-def _pair_keys(frame: pd.DataFrame) -> np.ndarray:
+def _pair_keys(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) -> np.ndarray:
     """A 64-bit hash of each row's (query_id, doc_id); equal pairs have equal keys (Python's own
-    string hash, cached in each string: no copy of the ids, unlike pandas' hash_array)."""
+    string hash, cached in each string: no copy of the ids, unlike pandas' hash_array).
+    ``topic_codes`` (equal codes for equal topic ids, as a reader found them) spares
+    factorising the topic ids."""
     docs = frame["doc_id"].to_numpy(dtype=object)
     keys = np.fromiter(map(hash, docs), dtype=np.int64, count=len(docs)).view(np.uint64)
-    topics = pd.factorize(frame["query_id"])[0].astype(np.uint64)
+    topics = (pd.factorize(frame["query_id"])[0] if topic_codes is None else topic_codes).astype(np.uint64)
     topics *= np.uint64(0x9E3779B97F4A7C15)
     keys ^= topics
     return keys
 
 
-def _repeated_rows(frame: pd.DataFrame) -> np.ndarray:
+def _repeated_rows(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) -> np.ndarray:
     """Positions of the rows whose (query_id, doc_id) occurs more than once (hash, then exact).
 
     Works in place on one array of keys, so a check of a run costs little memory beyond it."""
     if len(frame) < 2:
         return np.zeros(0, dtype=np.int64)
-    sorted_keys = _pair_keys(frame)
+    sorted_keys = _pair_keys(frame, topic_codes)
     sorted_keys.sort()
     same = sorted_keys[1:] == sorted_keys[:-1]
     if not same.any():
         return np.zeros(0, dtype=np.int64)
     repeated = pd.Index(np.unique(sorted_keys[1:][same]))
     del sorted_keys
-    candidates = np.flatnonzero(repeated.get_indexer(_pair_keys(frame)) >= 0)
+    candidates = np.flatnonzero(repeated.get_indexer(_pair_keys(frame, topic_codes)) >= 0)
     exact = frame.iloc[candidates].duplicated(["query_id", "doc_id"], keep=False).to_numpy()
     return candidates[exact]
 
 
-def drop_duplicate_docs(run: pd.DataFrame, source: str = "run") -> pd.DataFrame:
+def drop_duplicate_docs(run: pd.DataFrame, source: str = "run", _topic_codes: Optional[np.ndarray] = None
+                        ) -> pd.DataFrame:
     """The run with each (topic, doc_id) once: its best-scored line, i.e. the first in
     trec_eval's order (score descending compared in float32, then the larger float64
     score, then file order). One warning names the run, the count and the first case."""
-    rows = _repeated_rows(run)
+    rows = _repeated_rows(run, _topic_codes)
     if len(rows) == 0:
         return run
     sub = run.iloc[rows]
@@ -417,6 +687,155 @@ def drop_duplicate_judgments(qrels: pd.DataFrame, source: str = "qrels") -> pd.D
     out = qrels[keep].reset_index(drop=True)
     out.attrs = dict(qrels.attrs)
     return out
+
+
+# ------------------------------------------------------------------------- Parquet and Arrow files
+
+def _read_table_file(stream: Any, name: str, fmt: str, kind: str) -> pd.DataFrame:
+    """The table of a Parquet, Arrow IPC (file or stream) or Feather file, read once, whole."""
+    arrow = _arrow()
+    if not arrow:
+        raise MissingDependencyError(f"{kind} file {name} is {TABLE_FORMATS[fmt]}, which needs pyarrow: "
+                                     "pip install pyarrow")
+    pa = arrow[0]
+    data = pa.py_buffer(stream.read())
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet
+
+            table = pyarrow.parquet.read_table(pa.BufferReader(data))
+        elif fmt == "arrow-stream":
+            table = pa.ipc.open_stream(data).read_all()
+        elif fmt == "feather-v1":
+            import pyarrow.feather
+
+            table = pyarrow.feather.read_table(pa.BufferReader(data))
+        else:
+            table = pa.ipc.open_file(data).read_all()
+    except (pa.ArrowException, OSError) as ex:
+        raise InputError(f"{kind} file {name}: cannot read it as {TABLE_FORMATS[fmt]} ({ex})") from None
+    return table.to_pandas()
+
+
+def _table_columns(df: pd.DataFrame, columns: tuple[str, ...], kind: str, name: str) -> pd.DataFrame:
+    """The table's columns under ir-measures' names (PyTerrier's accepted), ids as strings,
+    a null id an error naming the row."""
+    renames = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
+    df = df.rename(columns={k: v for k, v in renames.items() if k in df.columns and v not in df.columns})
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        theirs = ", ".join(columns).replace("query_id", "qid").replace("doc_id", "docno").replace("relevance", "label")
+        raise InputError(f"{kind} file {name} lacks columns {missing} (found {list(df.columns)}); a {kind} table "
+                         f"has the columns {', '.join(columns)} (ir-measures) or {theirs} (PyTerrier)")
+    out = {}
+    for c in columns:
+        col = df[c]
+        if c in ("query_id", "doc_id", ELEMENT_TYPE):
+            nulls = col.isna().to_numpy()
+            if nulls.any():
+                raise InputError(f"{kind} file {name}, row {int(np.flatnonzero(nulls)[0]) + 1}: {c} is missing "
+                                 f"(null) ({int(nulls.sum())} such rows)")
+            col = col.astype(str).astype(object)
+        out[c] = col.to_numpy()
+    frame = pd.DataFrame({c: _object_column(v) if v.dtype == object else v for c, v in out.items()})
+    return frame
+
+
+def _checked_run_table(table: pd.DataFrame, name: str, element_type: bool, dedup: bool = True) -> pd.DataFrame:
+    """A run read from a Parquet or Arrow file, by the rules of a run DataFrame; errors name
+    the file and the row."""
+    df = _table_columns(table, RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ()), "run", name)
+    if df["score"].dtype.kind not in "fiub":
+        raise InputError(f"run file {name}: column 'score' holds {df['score'].dtype}, not numbers")
+    scores = df["score"].to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"run file {name}, row {i + 1}: score {scores[i]} is not finite for topic "
+                         f"{df['query_id'].iloc[i]!r}, document {df['doc_id'].iloc[i]!r} ({int(bad.sum())} such rows)")
+    df["score"] = scores
+    check_topic_ids(df, "run file", name, rows=True)
+    return drop_duplicate_docs(df, name) if dedup else df
+
+
+def _checked_qrels_table(table: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Qrels read from a Parquet or Arrow file, by the rules of a qrels DataFrame."""
+    df = _table_columns(table, QREL_COLUMNS, "qrels", name)
+    if len(df) == 0:
+        raise InputError(f"qrels {name} hold no judgments")
+    df["relevance"] = grades_as_int64(df["relevance"], f"file {name}", rows=df, row_numbers=True)
+    check_topic_ids(df, "qrels file", name, rows=True)
+    return drop_duplicate_judgments(df, name)
+
+
+# ------------------------------------------------------------------------- checked frames
+
+_CHECKED: dict[int, tuple[Any, tuple]] = {}
+"""The frames the readers returned checked: ``id(frame) -> (weak reference, fingerprint)``."""
+
+
+def _buffer_digest(values: np.ndarray) -> tuple:
+    """Two checksums of an array's memory (for an object array: its pointers, so a changed
+    element, a new string object, changes them): the sum of its 64-bit words (modulo 2^64),
+    which any change of one element changes, and its CRC-32, which moved elements change."""
+    values = np.ascontiguousarray(values)
+    if values.nbytes == 0:
+        return (values.dtype.str, 0, 0, 0)
+    memory = (ctypes.c_char * values.nbytes).from_address(values.ctypes.data)
+    words = np.frombuffer(memoryview(memory), dtype=np.uint64 if values.nbytes % 8 == 0 else np.uint8)
+    return (values.dtype.str, len(values), int(words.sum(dtype=np.uint64)), zlib.crc32(memory))
+
+
+def _column_digest(column: pd.Series) -> Optional[tuple]:
+    """A fingerprint of one column's values that any edit changes, or None for a kind of
+    column it cannot take (the frame is then checked again)."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype):
+        return _buffer_digest(column.to_numpy())
+    if isinstance(dtype, pd.CategoricalDtype):
+        return ("category", _buffer_digest(column.array.codes), tuple(dtype.categories), dtype.ordered)
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "python":
+        return ("str", _buffer_digest(column.to_numpy()))        # the strings themselves, not a copy
+    return None
+
+
+def _fingerprint(frame: pd.DataFrame) -> Optional[tuple]:
+    parts: list[Any] = [len(frame), tuple(frame.columns)]
+    for i in range(frame.shape[1]):
+        digest = _column_digest(frame.iloc[:, i])
+        if digest is None:
+            return None
+        parts.append(digest)
+    return tuple(parts)
+
+
+def _mark_checked(frame: pd.DataFrame) -> pd.DataFrame:
+    """Records that ``frame`` passed every rule, as it is now (:func:`is_checked_frame`)."""
+    fingerprint = _fingerprint(frame)
+    if fingerprint is not None:
+        key = id(frame)
+
+        def forget(_: Any, key: int = key) -> None:
+            _CHECKED.pop(key, None)
+
+        _CHECKED[key] = (weakref.ref(frame, forget), fingerprint)
+    return frame
+
+
+def is_checked_frame(frame: Any) -> bool:
+    """True only for a frame that a reader of this module returned checked (:func:`read_trec_run`,
+    :func:`as_run_frame`, :func:`read_trec_qrels`, :func:`as_qrels_frame`) and that is still
+    the same object holding the same values: a copy (``.copy()``, ``.assign()``, slicing), a
+    column replaced or any value edited in place (``.loc[i, 'score'] = nan``) is checked again.
+
+    The readers do not mark frames in ``frame.attrs`` (pandas copies ``attrs`` into every
+    derived frame): they record each returned frame's identity (a weak reference) and a
+    fingerprint of its columns (two checksums of each column's memory: the float bytes, or
+    the string objects' addresses), compared here. Computing it reads each column twice at
+    memory speed (about 3 ms per million rows and column), far less than the rules themselves.
+    """
+    entry = _CHECKED.get(id(frame))
+    return entry is not None and entry[0]() is frame and entry[1] == _fingerprint(frame)
 
 
 # ------------------------------------------------------------------------- named sources and checks
@@ -551,8 +970,9 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
     an ``irds:`` id of a dataset that provides scored docs (:func:`register_source`).
     The result has finite float64 scores, valid topic ids and each (topic, doc_id) once
     (:func:`drop_duplicate_docs`, warning once, naming ``name``, or the file a TREC run was read
-    from: its path or ``<stdin>``). A frame this function
-    returned is not checked again. With ``element_type``, the frame also has the run's
+    from: its path or ``<stdin>``). A frame this function (or a reader) returned is not
+    checked again while it is the same object with the same values (:func:`is_checked_frame`):
+    an edited frame or a copy of one is. With ``element_type``, the frame also has the run's
     ``element_type`` column (a TREC file's second field; a DataFrame must have one).
     """
     columns = RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ())
@@ -572,14 +992,15 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
     check_run(df, source=name)
     check_topic_ids(df, "run", name)
     df = drop_duplicate_docs(df, name)
-    df.attrs[_CHECKED_ATTR] = len(df)
-    return df
+    if df is run:               # a frame of the caller's, already valid: marked on a frame of our own
+        df = df.copy(deep=False)
+    return _mark_checked(df)
 
 
 def is_checked_run(run: pd.DataFrame) -> bool:
-    """True for a frame :func:`as_run_frame` (or the file reader) returned: every rule applied,
-    each (topic, doc_id) once, string ids."""
-    return run.attrs.get(_CHECKED_ATTR) == len(run) and list(run.columns[:3]) == list(RUN_COLUMNS)
+    """True for a frame :func:`as_run_frame` (or the file reader) returned and nobody edited
+    since (:func:`is_checked_frame`): every rule applied, each (topic, doc_id) once, string ids."""
+    return list(run.columns[:3]) == list(RUN_COLUMNS) and is_checked_frame(run)
 
 
 def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
@@ -590,10 +1011,9 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
     last line, :func:`drop_duplicate_judgments`), topic ids are checked, and the registered
     qrels checks run (:func:`register_qrels_check`; ``measures``, if known, tells them what
     the qrels will be used for). ``name`` names the qrels in messages. A frame this
-    function returned is not checked again.
+    function returned is not checked again while it is unchanged (:func:`is_checked_frame`).
     """
-    if isinstance(qrels, pd.DataFrame) and qrels.attrs.get(_CHECKED_ATTR) == len(qrels) \
-            and list(qrels.columns) == list(QREL_COLUMNS):
+    if isinstance(qrels, pd.DataFrame) and list(qrels.columns) == list(QREL_COLUMNS) and is_checked_frame(qrels):
         return qrels
     source = name or (input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>")
     df, from_file = _as_frame(qrels, QREL_COLUMNS, "qrels")
@@ -603,10 +1023,11 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
         df = df.assign(relevance=grades_as_int64(df["relevance"], source, rows=df))
         df = drop_duplicate_judgments(df, source)
         check_topic_ids(df, "qrels", source)
+    if df is qrels:
+        df = df.copy(deep=False)
     for check in QRELS_CHECKS.values():
         check(df, source, measures)
-    df.attrs[_CHECKED_ATTR] = len(df)
-    return df
+    return _mark_checked(df)
 
 
 # ------------------------------------------------------------------------- what backends can take
@@ -694,6 +1115,6 @@ def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
     keep[order[rank < depth]] = True
     out = run[keep].reset_index(drop=True)
     out.attrs = dict(run.attrs)
-    if run.attrs.get(_CHECKED_ATTR) == len(run):     # part of a checked run is checked
-        out.attrs[_CHECKED_ATTR] = len(out)
+    if is_checked_run(run):     # part of a checked run is checked
+        _mark_checked(out)
     return out
