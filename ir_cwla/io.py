@@ -88,6 +88,22 @@ METADATA_ATTR = "metadata"
 """``frame.attrs`` key of the text of a TREC file's comment lines (a run's metadata, by the
 ir_metadata convention), one line each, in file order; absent if the file has none."""
 
+SOURCE_ATTR = "source"
+"""``frame.attrs`` key of the name of the file a run was read from (its path as given, or
+``<stdin>``), which warnings about the run name when no other name is given (:func:`source_name`)."""
+
+
+def source_name(run: Any, default: str = "run") -> str:
+    """How messages name a run given without a name: the path of a file (``<stdin>`` for
+    ``-``), the file a frame was read from (:data:`SOURCE_ATTR`) while it is unedited
+    (:func:`is_checked_frame`: an edited frame is no longer the file's), else ``default``."""
+    if isinstance(run, (str, os.PathLike)):
+        return input_name(run)
+    if not isinstance(run, pd.DataFrame) or not is_checked_frame(run):
+        return default
+    name = run.attrs.get(SOURCE_ATTR)
+    return str(name) if name else default
+
 
 # ------------------------------------------------------------------------- TREC tables
 
@@ -499,6 +515,7 @@ def read_trec_run(source: Any, check: bool = True, name: Optional[str] = None,
         df.attrs[RUN_TAG_ATTR] = str(read.first[-1]) if read.first else None
         if read.comments:
             df.attrs[METADATA_ATTR] = "\n".join(read.comments)
+    df.attrs[SOURCE_ATTR] = shown
     if check:
         _mark_checked(df)
     return df

@@ -3,34 +3,55 @@
 As ir-measures' own providers do, it converts its inputs once (the qrels when the evaluator
 is made, each run when it is scored), hands them to the computation
 (:class:`ir_cwla.scoring.Scorer`) and yields ``Metric(query_id, measure, value)``.
+
+Order. ir-measures' pipeline (``ir_measures.DefaultPipeline``, a ``FallbackProvider``) hands
+each provider its measures as a ``set``, and a set of measures iterates in the order of their
+hashes, ``hash(repr(measure))``, which Python seeds afresh in every process
+(``PYTHONHASHSEED``). So that the columns of ``pt.Experiment`` and the keys of
+``ir_measures.calc_aggregate`` come in the order the user gave the measures, in every run of
+a script, :func:`register` makes the pipeline remember that order when a C/W/L/A measure is
+among them (:class:`OrderedEvaluator`); measures given as a set are taken in the order of
+their names (``repr``). Pipelines of ir-measures measures alone are left as they are.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Optional
 
 import ir_measures
 import numpy as np
 from ir_measures import providers
 from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Any as AnyParam
-from ir_measures.util import Metric
+from ir_measures.util import CalcResults, Metric
 
+from ir_cwla import io
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases
 from ir_cwla.scoring import Scorer
 
 
+def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
+    """``measures`` without repeats, in the order given; a set (which has no order of its own,
+    and iterates in an order Python's hash seed decides) in the order of the measures' names."""
+    if isinstance(measures, (set, frozenset)):
+        return sorted(measures, key=repr)
+    return list(dict.fromkeys(measures))
+
+
 class CwlaEvaluator(providers.Evaluator):
-    """Scores many runs against one set of qrels (read once) for a set of CWLA measures."""
+    """Scores many runs against one set of qrels (read once) for a set of CWLA measures
+    (yielded and aggregated in the order given, :func:`in_given_order`)."""
 
     def __init__(self, measures: Iterable[Measure], qrels: Any):
-        self.scorer = Scorer(measures, qrels)
+        self.scorer = Scorer(in_given_order(measures), qrels)
         super().__init__(self.scorer.measures, set(self.scorer.qrels.topics.tolist()))
 
-    def score(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
-        """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""
-        return self.scorer.score_run(run, name)
+    def score(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
+        """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores}).
+        ``name`` names the run in warnings (default: its file, :func:`ir_cwla.io.source_name`)."""
+        return self.scorer.score_run(run, io.source_name(run) if name is None else name)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Per-topic metrics for every qrels topic (0 for topics the run does not answer)."""
@@ -47,6 +68,52 @@ class CwlaEvaluator(providers.Evaluator):
         _, scores = self.score(run)
         n = len(self.scorer.qrels.topics)
         return {m: (float(v.sum()) / n if n else float("nan")) for m, v in scores.items()}
+
+
+class OrderedEvaluator(providers.Evaluator):
+    """An evaluator of ir-measures' pipeline whose metrics and aggregates come in the order the
+    measures were given (the pipeline itself groups them by provider, each group a set).
+
+    ``iter_calc`` yields the metrics of one measure after another, in that order (each
+    measure's topics in the order its provider yields them); ``calc_aggregate`` and ``calc``
+    return their dicts in that order.
+    """
+
+    def __init__(self, inner: providers.Evaluator, measures: Sequence[Measure]):
+        super().__init__(list(measures), inner.qrel_qids)
+        self.inner = inner
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        by_measure: dict[Measure, list[Metric]] = {m: [] for m in self.measures}
+        for metric in self.inner.iter_calc(run):
+            by_measure.setdefault(metric.measure, []).append(metric)
+        for metrics in by_measure.values():
+            yield from metrics
+
+    def calc_aggregate(self, run: Any) -> dict[Measure, Any]:
+        return self._ordered(self.inner.calc_aggregate(run))
+
+    def _ordered(self, values: dict) -> dict:
+        out = {m: values[m] for m in self.measures if m in values}
+        out.update((m, v) for m, v in values.items() if m not in out)
+        return out
+
+    def calc(self, run: Any) -> Any:
+        aggregated, metrics = self.inner.calc(run)
+        rank = {m: i for i, m in enumerate(self.measures)}
+        metrics = sorted(metrics, key=lambda metric: rank.get(metric.measure, len(rank)))    # stable
+        return CalcResults(self._ordered(dict(aggregated)), metrics)   # type: ignore[arg-type]
+
+
+def _ordered_evaluator(pipeline: providers.FallbackProvider, measures: Iterable[Measure], qrels: Any
+                       ) -> providers.Evaluator:
+    """``pipeline``'s own evaluator, wrapped in an :class:`OrderedEvaluator` when a C/W/L/A
+    measure is among ``measures`` (see the module docstring)."""
+    given = in_given_order(measures)
+    inner = type(pipeline)._evaluator(pipeline, given, qrels)
+    if not any(is_cwla(m) for m in given):
+        return inner
+    return OrderedEvaluator(inner, given)
 
 
 class CwlaProvider(providers.Provider):
@@ -77,6 +144,7 @@ def register() -> None:
 
     Also registers the plain short names ``MODEL_AGG`` of the models and aggregations
     (:func:`ir_cwla.names.register_aliases`; kept in step with later registrations).
+    Makes the pipeline keep the order of the measures given to it (:class:`OrderedEvaluator`).
     Idempotent and safe under ``importlib.reload``: an earlier registration is replaced.
     """
     ir_measures.measures.registry[CWLA.NAME] = CWLA
@@ -85,3 +153,4 @@ def register() -> None:
     pipeline = ir_measures.DefaultPipeline
     pipeline.providers[:] = [p for p in pipeline.providers if getattr(p, "NAME", None) != PROVIDER.NAME]
     pipeline.providers.append(PROVIDER)
+    pipeline._evaluator = functools.partial(_ordered_evaluator, pipeline)   # type: ignore[method-assign]

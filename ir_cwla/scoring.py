@@ -31,7 +31,7 @@ from ir_cwla.browsing import BrowsingModel, get_browsing_model
 from ir_cwla.costs import CostSpec
 from ir_cwla.errors import DataError, InputError, MeasureError
 from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
-from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame
+from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame, source_name
 from ir_cwla.measure import _CWLA, is_cwla, needs_element_types
 from ir_cwla.names import short_name
 from ir_cwla.params import Params
@@ -149,8 +149,11 @@ class Scorer:
         self.element_types = needs_element_types(measures)
         self._plan_cache: Optional[dict[tuple, _Plan]] = None
 
-    def rank(self, run: Any, name: str = "run") -> Rankings:
-        """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need."""
+    def rank(self, run: Any, name: Optional[str] = None) -> Rankings:
+        """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need;
+        ``name`` names it in messages (default: its file, :func:`ir_cwla.io.source_name`)."""
+        if name is None:
+            name = source_name(run)
         if self.element_types and isinstance(run, pd.DataFrame) and ELEMENT_TYPE not in run.columns:
             priced = next(short_name(m) for m in self.measures if "costs" in m.params
                           and m.cost_spec().needs_element_types)
@@ -160,7 +163,7 @@ class Scorer:
         frame = as_run_frame(run, name, element_type=self.element_types)
         return rank_run(frame, self.qrels, self.depth, name, doc_ids=self.doc_ids)
 
-    def score_run(self, run: Any, name: str = "run") -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
+    def score_run(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""
         ranked = self.rank(run, name)
         return ranked.topics, self.score(ranked)
