@@ -53,6 +53,7 @@ from ir_cwla.errors import (
     DuplicateWarning,
     InputError,
     MissingDependencyError,
+    MissingTopicsWarning,
     ParameterError,
     ScoreOverflowWarning,
 )
@@ -704,6 +705,65 @@ def drop_duplicate_judgments(qrels: pd.DataFrame, source: str = "qrels") -> pd.D
     out = qrels[keep].reset_index(drop=True)
     out.attrs = dict(qrels.attrs)
     return out
+
+
+# ------------------------------------------------------------------------- the topics a run answers
+
+def natural_key(qid: str) -> tuple:
+    """Sort key of topic ids: numbers by value (``2`` before ``10``), then the others as text."""
+    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)
+
+
+def _some_topics(items: Iterable[Any], n: int = 3) -> str:
+    ordered = sorted(map(str, items), key=natural_key)
+    return ", ".join(ordered[:n]) + (", ..." if len(ordered) > n else "")
+
+
+def _topic_set(source: Any) -> set:
+    if isinstance(source, pd.DataFrame):
+        return set(map(str, pd.unique(source["query_id"]).tolist()))
+    return set(map(str, source))
+
+
+#: How the means treat the topics a run does not answer, unless said otherwise (ir-measures,
+#: ``pt.Experiment``, :func:`ir_cwla.meta.evaluate`: the measure's default, 0, on every qrels topic).
+MISSING_COUNTED = "count as 0 (the measures' default, as in ir-measures and pt.Experiment)"
+
+
+def topic_coverage(name: str, run: Any, qrels: Any, counted: str = MISSING_COUNTED) -> Optional[str]:
+    """No silent zero, the one rule of every command and of :func:`ir_cwla.meta.evaluate`.
+
+    Raises :class:`InputError` for an empty run and for a run that shares no topic with the
+    qrels (the message names the run and shows some topic ids of both, e.g. ``001`` against
+    ``1``); returns the text of the warning for a run that misses some qrels topics (with
+    their count and a few of them, ``counted`` saying how the means treat them), None if it
+    answers every one. ``run`` and ``qrels``: frames with a ``query_id`` column, or topic ids.
+    """
+    qrels_topics = _topic_set(qrels)
+    if isinstance(run, pd.DataFrame) and len(run) == 0:
+        raise InputError(f"run {name} is empty: no ranked documents")
+    topics = _topic_set(run)
+    if not topics:
+        raise InputError(f"run {name} is empty: no ranked documents")
+    answered = topics & qrels_topics
+    if not answered:
+        hint = ""
+        if {t.lstrip("0") for t in topics} & {t.lstrip("0") for t in qrels_topics}:
+            hint = "; topic ids are compared as text, so '001' is not '1': write them alike"
+        raise InputError(f"run {name} shares no topic with the qrels (run topics: {_some_topics(topics)}; "
+                         f"qrels topics: {_some_topics(qrels_topics)}){hint}")
+    missing = qrels_topics - answered
+    if not missing:
+        return None
+    return (f"run {name} answers {len(answered)} of the {len(qrels_topics)} qrels topics; the other "
+            f"{len(missing)} ({_some_topics(missing)}) {counted}")
+
+
+def check_topics(name: str, run: Any, qrels: Any, counted: str = MISSING_COUNTED, stacklevel: int = 2) -> None:
+    """:func:`topic_coverage`, its warning issued (one :class:`MissingTopicsWarning`)."""
+    note = topic_coverage(name, run, qrels, counted)
+    if note is not None:
+        warnings.warn(note, MissingTopicsWarning, stacklevel=stacklevel + 1)
 
 
 # ------------------------------------------------------------------------- Parquet and Arrow files

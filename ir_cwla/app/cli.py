@@ -250,8 +250,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
         qrels = read_qrels_arg(args.qrels, measures)
         runs = {name: read_run_arg(path, name, measures)
                 for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
-        for name, run in runs.items():
-            check_topics(name, run, qrels)
+        # every run's topics checked by meta.evaluate (the rule of eval: no silent zero)
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
         shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
         source = f"{shown}; qrels {args.qrels}."

@@ -21,7 +21,6 @@ import math
 import os
 import stat
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -29,7 +28,7 @@ from typing import Any, Optional
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
-from ir_cwla.errors import InputError, MeasureError, MissingTopicsWarning, ParameterError
+from ir_cwla.errors import InputError, MeasureError, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
@@ -182,27 +181,13 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
 
 
 def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
-    """No silent zero: an empty run, or one that shares no topic with the qrels, is an error;
-    one that misses some qrels topics gets one :class:`MissingTopicsWarning` with the count."""
-    qrels_topics = set(pd.unique(qrels["query_id"]).tolist())
-    if len(run) == 0:
-        raise InputError(f"run {name} is empty: no ranked documents")
-    topics = set(pd.unique(run["query_id"]).tolist())
-    answered = topics & qrels_topics
-    if not answered:
-        raise InputError(f"run {name} shares no topic with the qrels (run topics: {_some(topics)}; "
-                         f"qrels topics: {_some(qrels_topics)})")
-    missing = qrels_topics - answered
-    if missing:
-        how = ("are left out of the means (averaging over answered topics)" if answered_only else
-               "count as 0 in the means (--answered-only averages over the answered topics)")
-        warnings.warn(f"run {name} answers {len(answered)} of the {len(qrels_topics)} qrels topics; the other "
-                      f"{len(missing)} ({_some(missing)}) {how}", MissingTopicsWarning, stacklevel=2)
-
-
-def _some(items: Any, n: int = 3) -> str:
-    ordered = sorted(items, key=_natural_key)
-    return ", ".join(ordered[:n]) + (", ..." if len(ordered) > n else "")
+    """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate`
+    applies too): an empty run, or one that shares no topic with the qrels, is an error; one that
+    misses some qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how
+    the means of ``ir-cwla eval`` treat them."""
+    how = ("are left out of the means (averaging over answered topics)" if answered_only else
+           "count as 0 in the means (--answered-only averages over the answered topics)")
+    io.check_topics(name, run, qrels, how, stacklevel=2)
 
 
 # ------------------------------------------------------------------------- evaluation
@@ -218,10 +203,12 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     topic, 0 where the run has none (ir-measures; trec_eval ``-c``); ``True`` keeps only the
     topics the run answers (trec_eval without ``-c``). Runs keep their order, topics are in
     natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
+    The commands check each run's topics first (:func:`check_topics`, whose warning says how
+    these means count the missing ones), so :func:`ir_cwla.meta.evaluate` does not warn again.
     """
     by_str = {str(m): m for m in measures}
     try:
-        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
+        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress, missing_topics="ignore")
     except (AssertionError, NotImplementedError) as ex:
         raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
     if answered_only:
@@ -249,8 +236,7 @@ def _aggregate(measure: Any, values: Any) -> float:
     return float(agg.result())
 
 
-def _natural_key(qid: str) -> tuple:
-    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
+_natural_key = io.natural_key
 
 
 # ------------------------------------------------------------------------- output and input of results

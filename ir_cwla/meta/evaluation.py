@@ -10,6 +10,12 @@ the measure's default value (0) for it. Runs and qrels are read and checked by
 :mod:`ir_cwla.io` before any backend sees them (one duplicate policy for every measure),
 and grades that trec_eval cannot take are refused up front
 (:func:`ir_cwla.io.check_grades_for_backends`).
+
+Nothing scores silently to zero (:func:`ir_cwla.io.topic_coverage`, the rule of ``ir-cwla
+eval``): an empty run, or one that shares no topic with the qrels (e.g. topic ids written
+``001`` against the qrels' ``1``), is an :class:`~ir_cwla.errors.InputError` naming the run,
+and a run that misses some qrels topics gets one :class:`~ir_cwla.errors.MissingTopicsWarning`
+with the count (``missing_topics='ignore'`` leaves it out).
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
-from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, ParameterError
+from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, MissingTopicsWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
@@ -148,6 +154,7 @@ class EvaluationContext:
         self.qrels = qrels
         self.measures = measures
         self.names = names
+        self.topics = set(pd.unique(qrels["query_id"]).astype(str).tolist())
         self._scorers: dict[tuple[int, ...], tuple[Optional[Scorer], Any]] = {}
 
     def scorers(self, block: tuple[int, ...]) -> tuple[Optional[Scorer], Any]:
@@ -169,12 +176,15 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
 
     C/W/L/A measures are scored by :class:`ir_cwla.scoring.Scorer` (every qrels topic, the
     measure's default, 0, where the run has none, as the ir-measures provider does), the others
-    by ir-measures. Returns ``(collection, name, qids, measure names, values)``.
+    by ir-measures. Returns ``(collection, name, qids, measure names, values, note)``, ``note``
+    the warning about the qrels topics the run misses (:func:`ir_cwla.io.topic_coverage`, which
+    refuses a run that shares none) or None.
     """
     collection, name, run, block = task
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
+    note = io.topic_coverage(name, frame, ctx.topics)
     scorer, others = ctx.scorers(block)
     qids: list[str] = []
     measures: list[str] = []
@@ -192,7 +202,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
             qids.append(metric.query_id)
             measures.append(names[metric.measure])
             values.append(float(metric.value))
-    return collection, name, qids, measures, values
+    return collection, name, qids, measures, values, note
 
 
 def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
@@ -205,10 +215,16 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     return frame
 
 
+MISSING_TOPICS = ("warn", "ignore")
+
+
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any,
-                         progress: bool = True) -> dict[Any, pd.DataFrame]:
+                         progress: bool = True, missing_topics: str = "warn") -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
-    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`)."""
+    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`);
+    ``missing_topics`` as in :func:`evaluate`."""
+    if missing_topics not in MISSING_TOPICS:
+        raise ParameterError(f"missing_topics must be one of {MISSING_TOPICS}, got {missing_topics!r}")
     workers = executor
     parsed, names = as_measures(measures)
     contexts, tasks = {}, []
@@ -220,17 +236,24 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
     results = workers.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
     columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}
-    for key, name, qids, ms, values in results:
+    notes: dict[tuple[Any, str], str] = {}
+    for key, name, qids, ms, values, note in results:
+        if note is not None:
+            notes.setdefault((key, name), note)
         cols = columns[key]
         cols[0].extend([name] * len(qids))
         cols[1].extend(qids)
         cols[2].extend(ms)
         cols[3].extend(values)
+    if missing_topics == "warn":
+        for note in notes.values():          # once per run, in the order of the runs
+            warnings.warn(note, MissingTopicsWarning, stacklevel=3)
     return {key: long_frame(*cols, order=names) for key, cols in columns.items()}
 
 
 def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,
-             n_jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = True) -> pd.DataFrame:
+             n_jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = True,
+             missing_topics: str = "warn") -> pd.DataFrame:
     """Per-query scores of every run under every measure (``name, qid, measure, value``).
 
     Parameters
@@ -244,6 +267,11 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
     executor, n_jobs, scheduler: where the (run, block of measures) tasks run (default
         in-process; see :func:`ir_cwla.meta.get_executor`); run files must be readable there.
     progress: show a tqdm progress bar.
+    missing_topics: ``'warn'`` (default): one :class:`~ir_cwla.errors.MissingTopicsWarning` per
+        run that misses some qrels topics (they score the measure's default, 0, as in
+        ir-measures and ``pt.Experiment``); ``'ignore'``: no warning. Whatever its value, an
+        empty run and a run that shares no topic with the qrels are an
+        :class:`~ir_cwla.errors.InputError` naming the run (:func:`ir_cwla.io.topic_coverage`).
     """
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress)[None]
+    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress, missing_topics)[None]

@@ -14,7 +14,8 @@ reduced qrels frame, run by run (slower, same results as :func:`ir_cwla.meta.eva
 
 Like :func:`ir_cwla.meta.evaluate`, every run is scored on every topic of the qrels (the
 measure's default, 0, where it returns nothing for one), and means are taken over all of
-them. Systems are sorted by name, topics by id, measures in the measure order
+them; as there, a run that shares no topic with the qrels is refused and one that misses
+some gets a :class:`~ir_cwla.errors.MissingTopicsWarning` (:func:`ir_cwla.io.topic_coverage`). Systems are sorted by name, topics by id, measures in the measure order
 (:func:`ir_cwla.meta.naming.order_key`), and judgments have one order (by topic,
 then doc_id) that random draws follow, so nothing depends on the row order of the inputs.
 """
@@ -195,6 +196,9 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
         keep = max(depth, scorer.depth if scorer is not None and scorer.depth is not None else 0)
     run_frames = {name: io.as_run_frame(named[name], name, element_type=needs_element_types(parsed))
                   for name in systems}
+    topics = set(pd.unique(frame["query_id"]).astype(str).tolist())
+    for name in systems:           # no silent zero, as in evaluate (InputError, or one warning)
+        io.check_topics(name, run_frames[name], topics, stacklevel=3)
     doc_ids = scorer is not None and scorer.doc_ids
     ranked, owner = stack([rank_run(run_frames[name], prepared, keep, name, doc_ids=doc_ids) for name in systems],
                           prepared)
