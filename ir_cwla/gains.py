@@ -23,6 +23,7 @@ qrels (:meth:`Rankings.regrade`) without ranking it again.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -84,6 +85,19 @@ class GainSpec:
             return np.exp2(grades - x_max) - np.exp2(-x_max)
         raise MeasureError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
 
+    @property
+    def threshold(self) -> int:
+        """The smallest integer grade a 'bin' gain counts as relevant: ceil(rel), exact."""
+        return math.ceil(self.rel if self.rel is not None else 1.0)
+
+    def binary(self, grades: np.ndarray) -> np.ndarray:
+        """'bin' gains of integer grades (int64), compared as integers, so that a threshold or a
+        grade beyond 2^53 (which a float64 rounds) counts exactly the grades >= rel."""
+        t = self.threshold
+        if t > np.iinfo(np.int64).max:
+            return np.zeros(grades.shape, dtype=np.float64)
+        return (grades >= np.int64(t)).astype(np.float64)
+
     def largest(self, x_max: float) -> float:
         """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for
         'bin'. An unjudged document gets it under ``unjudged='max'`` (0 if x_max is 0)."""
@@ -104,7 +118,8 @@ class Qrels:
     def __init__(self, qrels: pd.DataFrame):
         qids = qrels["query_id"].astype(str).to_numpy()
         docs = qrels["doc_id"].astype(str).to_numpy()
-        grades = qrels["relevance"].to_numpy(dtype=np.float64)
+        raw = qrels["relevance"].to_numpy()
+        grades = raw.astype(np.float64)
         self.topics = np.array(sorted(set(qids.tolist())), dtype=object)
         self.topic_index = pd.Index(self.topics)
         t = self.topic_index.get_indexer(qids)
@@ -117,6 +132,9 @@ class Qrels:
         last = np.r_[key[1:] != key[:-1], True]
         self._keys = key[last]
         self.grades = grades_sorted[last]                    # grade of each judgment id (>= 0)
+        # the same grades as integers, when they are (binary gains compare them exactly)
+        self.int_grades: Optional[np.ndarray] = \
+            np.maximum(raw[order][last].astype(np.int64), 0) if raw.dtype.kind in "iu" else None
         self.judgment_topic = (self._keys // max(len(self.doc_index), 1)).astype(np.int64)
         self.mask: Optional[np.ndarray] = None               # None: every judgment in force
         self._gain_totals: dict[GainSpec, np.ndarray] = {}
@@ -143,10 +161,16 @@ class Qrels:
             raise MeasureError(f"max_rel={max_rel:g} is below the largest grade in the qrels ({self.x_max:g}); "
                              "raise max_rel or leave it unset to use the qrels' maximum")
 
+    def gains(self, spec: GainSpec) -> np.ndarray:
+        """The gain of each judgment (binary gains from the integer grades, when they are)."""
+        if spec.kind == "bin" and self.int_grades is not None:
+            return spec.binary(self.int_grades)
+        return spec.apply(self.grades, self.x_max)
+
     def total_gain(self, spec: GainSpec) -> np.ndarray:
         """R per topic: the total gain of the topic's judged documents (used by AP under 'pad')."""
         if spec not in self._gain_totals:
-            g = spec.apply(self.grades, self.x_max)
+            g = self.gains(spec)
             if self.mask is not None:
                 g = np.where(self.mask, g, 0.0)
             self._gain_totals[spec] = np.bincount(self.judgment_topic, weights=g, minlength=len(self.topics))
@@ -154,7 +178,7 @@ class Qrels:
 
     def relevant_count(self, spec: GainSpec) -> np.ndarray:
         """Per topic, the number of judged documents with a gain > 0 (read by TrAP under 'pad')."""
-        g = spec.apply(self.grades, self.x_max) > 0
+        g = self.gains(spec) > 0
         if self.mask is not None:
             g &= self.mask
         return np.bincount(self.judgment_topic, weights=g.astype(np.float64), minlength=len(self.topics))
@@ -170,6 +194,13 @@ class Qrels:
         if self.mask is not None:
             hit &= self.mask[pos]
         return np.where(hit, pos, UNJUDGED)
+
+    def int_grades_of(self, judgments: np.ndarray) -> np.ndarray:
+        """:meth:`grades_of` as exact integers (needs integer grades, :attr:`int_grades`)."""
+        assert self.int_grades is not None
+        if not len(self.int_grades):
+            return np.zeros(judgments.shape, dtype=np.int64)
+        return np.where(judgments >= 0, self.int_grades[np.maximum(judgments, 0)], 0)
 
     def grades_of(self, judgments: np.ndarray) -> np.ndarray:
         """Grades (>= 0) of judgment ids; 0 for unjudged cells and padding (any negative id)."""
@@ -205,7 +236,10 @@ class Group:
     def gains(self, spec: GainSpec, x_max: float, unjudged: str = "zero") -> np.ndarray:
         """The gain of every cell: 0 past a ranking's end (padding is no document); an
         unjudged document's gain is 0, or the largest gain under ``unjudged='max'``."""
-        gains = spec.apply(self.grades, x_max)
+        if spec.kind == "bin" and self.qrels.int_grades is not None:
+            gains = spec.binary(self.qrels.int_grades_of(self.judgments))
+        else:
+            gains = spec.apply(self.grades, x_max)
         if unjudged == "max":
             gains = np.where(self.judgments == UNJUDGED, spec.largest(x_max), gains)
         return gains

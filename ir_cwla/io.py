@@ -52,6 +52,7 @@ import pandas as pd
 from ir_cwla.errors import (
     DuplicateWarning,
     InputError,
+    MeasureError,
     MissingDependencyError,
     MissingTopicsWarning,
     ParameterError,
@@ -81,6 +82,9 @@ TREC_EVAL_MAX_GRADE = 2 ** 16
 as long as the largest grade for every topic: a grade of 16,777,216 took 3.4 s and 155 MB
 for 50 topics, one of 10^9 made an evaluation grow to 22 GB. C/W/L/A measures take any
 int64 grade."""
+
+TREC_EVAL_MAX_LEVEL = 2 ** 31 - 1
+"""The largest relevance level (``rel``) trec_eval (pytrec_eval) takes: a C int."""
 
 RUN_TAG_ATTR = "run_tag"
 """``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""
@@ -1125,7 +1129,15 @@ def backend_of(measure: Any) -> Optional[str]:
 
 def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], source: str = "qrels") -> None:
     """Refuses grades above :data:`TREC_EVAL_MAX_GRADE` when a measure computed by trec_eval
-    (pytrec_eval) is asked for; C/W/L/A measures and other providers take any int64 grade."""
+    (pytrec_eval) is asked for; C/W/L/A measures and other providers take any int64 grade.
+    Also refuses a relevance level ``rel`` beyond trec_eval's C int (its own error is a
+    TypeError about its arguments)."""
+    for m in measures:
+        rel = getattr(m, "params", {}).get("rel")
+        if isinstance(rel, (int, float)) and abs(rel) > TREC_EVAL_MAX_LEVEL and backend_of(m) == "pytrec_eval":
+            raise MeasureError(f"{m}: rel={rel} is beyond the relevance levels trec_eval takes (a C int, at most "
+                               f"{TREC_EVAL_MAX_LEVEL}); use a smaller level, or a C/W/L/A measure, e.g. "
+                               "CWLA(C='P', A='ERG', rel=...)@10 for P@10, which compares int64 grades")
     if not len(qrels):
         return
     top = int(qrels["relevance"].max())

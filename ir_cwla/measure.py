@@ -9,6 +9,7 @@ model registered with a parameter of its own is a measure like any other.
 from __future__ import annotations
 
 import math
+from decimal import Decimal, InvalidOperation
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -71,6 +72,22 @@ def declarations() -> dict[str, list[tuple[str, Param]]]:
     return out
 
 
+def _repeated_grade(costs: str) -> Optional[str]:
+    """Why a ``'grade:...'`` costs spec is contradictory (a grade priced twice, at two costs), or
+    None. (:meth:`CostSpec.parse` has read the spec, so every pair is well formed.)"""
+    kind, _, rest = costs.partition(":")
+    if kind != "grade":
+        return None
+    seen: dict[float, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(";"))):
+        grade, _, cost = part.partition(":")
+        key = float(grade)
+        if key in seen and float(seen[key].partition(":")[2]) != float(cost):
+            return f"grade {grade.strip()} is priced twice, {seen[key]} and {part}; give each grade one cost"
+        seen.setdefault(key, part)
+    return None
+
+
 def _shown(value: Any) -> str:
     return f"{value:g}" if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
 
@@ -110,6 +127,27 @@ def _declared(model: Optional[BrowsingModel], agg: Optional[Aggregation]) -> dic
     return out
 
 
+#: Parameters that are grade thresholds: compared with integer grades, so the float they are
+#: held in must mean the same grades as the number written.
+THRESHOLDS = ("rel",)
+
+
+def threshold_problem(name: str, written: Any, held: float) -> Optional[str]:
+    """Why the grade threshold ``name`` written as ``written`` (its text, or an int) cannot be
+    held in the float ``held``: it would count other integer grades as relevant (None if it can)."""
+    try:
+        exact = Decimal(written.strip()) if isinstance(written, str) else Decimal(written)
+    except (InvalidOperation, ValueError, TypeError):
+        return None
+    if not exact.is_finite() or not math.isfinite(held):
+        return None
+    if exact == Decimal(held) or math.ceil(exact) == math.ceil(Decimal(held)):
+        return None
+    return (f"{name}={written} is held as the float {held!r}, which would count grades >= {math.ceil(Decimal(held))} "
+            f"as relevant where grades >= {math.ceil(exact)} were asked for (a float holds integers exactly up to "
+            "2^53); write a threshold a float holds exactly")
+
+
 def _normal_params(params: dict[str, Any]) -> dict[str, Any]:
     """The one spelling of a measure's parameters, so that equal measures are equal objects
     (ir-measures compares measures by their repr).
@@ -128,6 +166,9 @@ def _normal_params(params: dict[str, Any]) -> dict[str, Any]:
         if param is not None:
             params[key] = param.canonical(v)
         elif key in ("max_rel", "rel") and isinstance(v, Real) and not isinstance(v, bool):
+            problem = threshold_problem(key, v, float(v)) if key in THRESHOLDS and isinstance(v, Integral) else None
+            if problem:
+                raise MeasureError(f"CWLA: {problem}")
             params[key] = float(v)
     cutoff = params.get("cutoff")
     if isinstance(cutoff, Integral) and not isinstance(cutoff, bool):
@@ -202,6 +243,8 @@ class _CWLA(measures.Measure):
         model = get_browsing_model(self["C"])
         agg = get_aggregation(self["A"])
         cutoff = self.params.get("cutoff", None)
+        if isinstance(cutoff, bool):
+            raise MeasureError(f"CWLA: the cutoff must be a whole number, not a bool (got @{cutoff})")
         if cutoff is not None and cutoff < 1:
             raise MeasureError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
         if cutoff is not None and cutoff > MAX_CUTOFF:
@@ -251,7 +294,7 @@ class _CWLA(measures.Measure):
                     [n for n, c in BROWSING_MODELS.items() if c.uses_costs]
                 raise MeasureError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
                                    f"(costs are read by {', '.join(readers)})")
-            problem = spec.check()
+            problem = spec.check() or _repeated_grade(costs)
             if problem:
                 raise MeasureError(f"CWLA: costs={costs!r}: {problem}")
         if tail == "pad" and agg.unbounded and model.never_stops_on_zero:

@@ -23,6 +23,13 @@ Short-name grammar::
     EXTRAS  := EXTRA { "," EXTRA }
     EXTRA   := "lin" | "exp" | "bin" | "bin>=" NUMBER | "stop" | "pad" | "residual" | "condense"
              | NAME "=" VALUE                                   (e.g. unjudged=max)
+    CUTOFF  := ASCII decimal digits
+
+In every grammar a cutoff is a whole number written in ASCII decimal digits (``@10``, not
+``@0x10``, ``@True`` or ``@١٠``), a parameter is given once (two values for one parameter, e.g.
+``[pad,stop]``, ``p=0.8,p=0.9`` or ``cutoff=5)@10``, are an error naming both), and a grade
+threshold (``rel``, ``bin>=``, ``max_rel``) must mean the same grades as the float it is
+held in (``rel=9007199254740993`` would become 9007199254740992).
 """
 from __future__ import annotations
 
@@ -40,7 +47,7 @@ from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
 from ir_cwla.gains import GAIN_NAMES
 from ir_cwla.kernel import TAILS
-from ir_cwla.measure import CWLA, is_cwla
+from ir_cwla.measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
 
 MeasureLike = Union[str, Measure]
 
@@ -132,6 +139,9 @@ _PARAM = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=\s*([^=]+?)\s*$")
 
 
 def _number(text: str, where: str) -> float:
+    text = text.strip()
+    if not text.isascii() or "_" in text:
+        raise MeasureSyntaxError(f"{where}: {text!r} is not a number written in ASCII digits (e.g. 0.9)")
     try:
         v = float(text)
     except ValueError:
@@ -143,11 +153,19 @@ def _number(text: str, where: str) -> float:
 
 def _param_list(text: str, where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    written: dict[str, str] = {}
     for part in text.split(","):
         m = _PARAM.match(part)
         if not m:
             raise MeasureSyntaxError(f"{where}: expected NAME=NUMBER, got {part.strip()!r}")
-        out[m.group(1)] = _number(m.group(2), where)
+        key, value = m.group(1), _number(m.group(2), where)
+        problem = threshold_problem(key, m.group(2), value) if key in THRESHOLDS else None
+        if problem:
+            raise MeasureSyntaxError(f"{where}: {problem}")
+        if key in out and out[key] != value:
+            raise MeasureSyntaxError(f"{where}: {key}={written[key]} and {key}={m.group(2).strip()} contradict each "
+                                     "other; give the parameter once")
+        out[key], written[key] = value, m.group(2).strip()
     return out
 
 
@@ -160,14 +178,22 @@ def _extra(item: str, where: str) -> dict[str, Any]:
     if item in UNJUDGED_KEYWORDS:
         return {"unjudged": item}
     if item.startswith("bin>="):
-        return {"rel": _number(item[len("bin>="):], where)}
+        rel = _number(item[len("bin>="):], where)
+        problem = threshold_problem("rel", item[len("bin>="):], rel)
+        if problem:
+            raise MeasureSyntaxError(f"{where}: {problem}")
+        return {"rel": rel}
     m = _PARAM.match(item)
     if m:
         key, value = m.group(1), m.group(2)
         info = CWLA.SUPPORTED_PARAMS.get(key)
         if info is not None and info.dtype is str:
             return {key: value.strip("'\"")}
-        return {key: _number(value, where)}
+        number = _number(value, where)
+        problem = threshold_problem(key, value, number) if key in THRESHOLDS else None
+        if problem:
+            raise MeasureSyntaxError(f"{where}: {problem}")
+        return {key: number}
     raise MeasureSyntaxError(f"{where}: unknown option {item!r} in brackets (gain lin/exp/bin, bin>=REL, "
                              f"tail stop/pad, {'/'.join(UNJUDGED_KEYWORDS)}, or NAME=VALUE)")
 
@@ -190,7 +216,18 @@ def _split_params(text: str, where: str) -> tuple[dict[str, Any], str]:
     return _param_list(text[1:end], where), text[end + 1:]
 
 
-_SHORT_TAIL = re.compile(r"^(?P<body>.*?)(?:\[(?P<extras>[^\]]*)\])?(?:@(?P<cutoff>\d+))?$")
+_SHORT_TAIL = re.compile(r"^(?P<body>.*?)(?:\[(?P<extras>[^\]]*)\])?(?:@(?P<cutoff>[0-9]+))?$")
+
+
+def _merge(params: dict[str, Any], shown: dict[str, str], new: dict[str, Any], source: str, where: str) -> None:
+    """Adds ``new`` (written as ``source``) to ``params``; a parameter given twice with two
+    values is an error naming both (``[pad,stop]``, ``RBP(p=0.8)_ERG[p=0.9]``)."""
+    for key, value in new.items():
+        if key in params and params[key] != value:
+            raise MeasureSyntaxError(f"{where}: {shown[key]} and {source} contradict each other (both set {key}); "
+                                     "give the option once")
+        params[key] = value
+        shown.setdefault(key, source)
 
 
 def parse_short_name(text: str) -> Optional[Measure]:
@@ -217,10 +254,12 @@ def parse_short_name(text: str) -> Optional[Measure]:
     agg_params, rest = _split_params(rest[len(agg):], text)
     if rest:
         raise MeasureSyntaxError(f"{text}: unexpected {rest!r} after the aggregation")
-    params.update(agg_params)
+    shown = {k: f"{k}={format_number(v)}" for k, v in params.items()}
+    for key, value in agg_params.items():
+        _merge(params, shown, {key: value}, f"{key}={format_number(value)}", text)
     if m.group("extras") is not None:
         for item in m.group("extras").split(","):
-            params.update(_extra(item, text))
+            _merge(params, shown, _extra(item, text), f"[{item.strip()}]", text)
     if m.group("cutoff") is not None:
         params["cutoff"] = int(m.group("cutoff"))
     return CWLA(C=model, A=agg, **params)
@@ -237,6 +276,89 @@ SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@1
                "(RBP_max@10, RBP(p=0.9)_max[pad]@10) or a trec_eval name (ndcg_cut_10, map)")
 
 
+def _top_level(text: str) -> tuple[list[str], Optional[str]]:
+    """The ``NAME=VALUE`` arguments of the first parenthesised list of ``text`` (split on its
+    top-level commas) and the text after its last top-level ``@`` (None without one); quotes,
+    brackets and nested parentheses are skipped."""
+    args: list[str] = []
+    at: Optional[str] = None
+    buf: list[str] = []
+    depth, quote, seen_list = 0, None, False
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+            if depth == 1 and ch == "(" and not seen_list:
+                buf = []
+                continue
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0 and ch == ")" and not seen_list:
+                args.append("".join(buf))
+                seen_list = True
+                continue
+        elif depth == 0 and ch == "@":
+            at = text[i + 1:]
+        if depth == 1 and ch == "," and not seen_list:
+            args.append("".join(buf))
+            buf = []
+            continue
+        if depth >= 1 and not seen_list:
+            buf.append(ch)
+    return [a for a in args if a.strip()], at
+
+
+_CUTOFF_TEXT = re.compile(r"[0-9]+")
+
+
+def _check_literals(token: str) -> dict[str, str]:
+    """The rules every grammar shares (see the module docstring), checked on the text itself:
+    ir-measures' parser would read ``@0x10`` as 16, ``@True`` as 1 and ``p=0.8, p=0.9`` as 0.9.
+    Returns the ``NAME=VALUE`` arguments as written."""
+    args, at = _top_level(token)
+    given: dict[str, str] = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key.isidentifier():
+            continue
+        if key in given and given[key] != value:
+            raise MeasureSyntaxError(f"{token}: {key}={given[key]} and {key}={value} contradict each other; "
+                                     "give the parameter once")
+        given[key] = value
+        if key == "cutoff" and not _CUTOFF_TEXT.fullmatch(value):
+            raise MeasureSyntaxError(f"{token}: the cutoff must be a whole number written in ASCII decimal digits "
+                                     f"(e.g. @10), got cutoff={value}")
+    if at is not None:
+        cutoff = at.strip()
+        if not _CUTOFF_TEXT.fullmatch(cutoff):
+            raise MeasureSyntaxError(f"{token}: the cutoff after '@' must be a whole number written in ASCII decimal "
+                                     f"digits (e.g. @10), got @{cutoff}")
+        if "cutoff" in given and int(given["cutoff"]) != int(cutoff):
+            raise MeasureSyntaxError(f"{token}: cutoff={given['cutoff']} and @{cutoff} contradict each other; "
+                                     "give the cutoff once")
+    return given
+
+
+def _check_thresholds(token: str, given: dict[str, str]) -> None:
+    """A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
+    grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`)."""
+    for key in THRESHOLDS:
+        value = given.get(key)
+        if value is None or not value.isascii():
+            continue
+        try:
+            held = float(value)
+        except ValueError:
+            continue
+        problem = threshold_problem(key, value, held)
+        if problem:
+            raise MeasureSyntaxError(f"{token}: {problem}")
+
+
 def _parse_all(text: MeasureLike) -> list[Measure]:
     """Every measure ``text`` names (a trec_eval name may name several, e.g. ``P``)."""
     if isinstance(text, Measure):
@@ -244,6 +366,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     if not isinstance(text, str):
         raise ArgumentTypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
     token = text.strip()
+    given = _check_literals(token)
     short_error: Optional[MeasureSyntaxError] = None
     try:
         short = parse_short_name(token)
@@ -252,9 +375,15 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     if short is not None:
         return [short]
     try:
-        return [ir_measures.parse_measure(token)]
+        parsed = ir_measures.parse_measure(token)
+    except MeasureError as ex:            # read as a C/W/L/A measure, which refuses its parameters
+        raise MeasureSyntaxError(f"{token}: {ex}") from None
     except (NameError, ValueError, SyntaxError, TypeError):
         pass
+    else:
+        if is_cwla(parsed):
+            _check_thresholds(token, given)
+        return [parsed]
     found = _trec_eval(token)
     if found:
         return found

@@ -87,3 +87,78 @@ def test_one_rule_for_the_command_line_and_the_library():
         check_topics("x", _run(["1"]), QRELS)
     with pytest.warns(MissingTopicsWarning, match=r"are left out of the means"):
         check_topics("x", _run(["1"]), QRELS, answered_only=True)
+
+
+# -- measure names: cutoffs, contradictions, thresholds -----------------------------------------
+
+@pytest.mark.parametrize("text", ["RBP_ERG@True", "RBP_ERG@0x10", "RBP_ERG@\u0661\u0660", "RBP_ERG@1_0",
+                                  "CWLA(C='RBP')@True", "CWLA(C='RBP', cutoff=0x10)", "nDCG@True", "P(rel=2)@0x5",
+                                  "RBP_ERG@\uff11\uff10"])
+def test_a_cutoff_is_a_whole_number_in_ascii_digits(text):
+    with pytest.raises(ir_cwla.MeasureSyntaxError, match="ASCII decimal digits"):
+        ir_cwla.parse_measure(text)
+
+
+def test_a_cutoff_that_is_a_bool_is_refused_by_the_measure():
+    with pytest.raises(ir_cwla.MeasureError, match="not a bool"):
+        (ir_cwla.CWLA(C="RBP") @ True).validate_params()
+    assert ir_cwla.parse_measure("RBP_ERG@010") == ir_cwla.CWLA(C="RBP") @ 10     # decimal, leading zero
+
+
+@pytest.mark.parametrize("text, both", [
+    ("RBP_ERG[pad,stop]@10", ("[pad]", "[stop]")),
+    ("RBP_ERG[lin,exp]@10", ("[lin]", "[exp]")),
+    ("RBP_ERG[bin>=2,bin>=3]@10", ("[bin>=2]", "[bin>=3]")),
+    ("RBP_ERG[residual,unjudged=max]@10", ("[residual]", "[unjudged=max]")),
+    ("RBP(p=0.8,p=0.9)_ERG@10", ("p=0.8", "p=0.9")),
+    ("RBP(p=0.8)_ERG[p=0.9]@10", ("p=0.8", "[p=0.9]")),
+    ("CWLA(C='RBP', p=0.8, p=0.9)@10", ("p=0.8", "p=0.9")),
+    ("CWLA(C='RBP', A='ERG', A='max')@10", ("A='ERG'", "A='max'")),
+    ("CWLA(C='RBP', cutoff=5)@10", ("cutoff=5", "@10")),
+    ("RBP_EC[costs=grade:0:1;1:2;1:3]@10", ("1:2", "1:3")),
+])
+def test_contradictory_options_are_refused_naming_both(text, both):
+    with pytest.raises(ir_cwla.MeasureError) as caught:
+        ir_cwla.parse_measures(text)
+    assert all(b in str(caught.value) for b in both), str(caught.value)
+
+
+def test_repeating_an_option_with_the_same_value_is_no_contradiction():
+    assert ir_cwla.parse_measure("RBP_ERG[pad,pad]@10") == ir_cwla.CWLA(C="RBP", tail="pad") @ 10
+    assert ir_cwla.parse_measure("CWLA(C='RBP', cutoff=10)@10") == ir_cwla.CWLA(C="RBP") @ 10
+    assert ir_cwla.parse_measure("P_ERG[bin,bin>=2]@10") == ir_cwla.CWLA(C="P", rel=2) @ 10
+    assert ir_cwla.parse_measures("RBP_EC[costs=grade:0:1;1:2;1:2]@10")
+
+
+@pytest.mark.parametrize("text", ["P_ERG[bin>=9007199254740993]@10", "CWLA(C='P', A='ERG', rel=9007199254740993)@10",
+                                  "P_ERG(rel=9007199254740993)@10", "P_ERG[bin>=2.0000000000000001]@10",
+                                  "CWLA(C='P', A='ERG', rel=2.0000000000000001)@10"])
+def test_a_grade_threshold_a_float_cannot_hold_is_refused(text):
+    with pytest.raises(ir_cwla.MeasureError, match="held as the float"):
+        ir_cwla.parse_measure(text)
+    with pytest.raises(ir_cwla.MeasureError, match="held as the float"):
+        ir_cwla.CWLA(C="P", rel=9007199254740993)
+
+
+def test_binary_gains_compare_integer_grades_exactly_beyond_2_to_53():
+    """rel = 2^53 + 4 is a float; grade 2^53 + 3 rounds to it as a float64, but is below it."""
+    big = 2 ** 53
+    qrels = pd.DataFrame({"query_id": ["1"] * 4, "doc_id": list("abcd"),
+                          "relevance": np.array([big + 3, big + 4, big + 5, 2], dtype=np.int64)})
+    run = pd.DataFrame({"query_id": ["1"] * 4, "doc_id": list("abcd"), "score": [4.0, 3.0, 2.0, 1.0]})
+    assert float(big + 3) == float(big + 4)                  # what a float comparison would see
+    for rel in (big + 4, big + 6, big + 2, big, 3, 2):
+        assert float(rel) == rel
+        m = ir_cwla.CWLA(C="P", A="ERG", rel=float(rel)) @ 4
+        expected = sum(int(g) >= rel for g in qrels["relevance"]) / 4        # the slow loop, in integers
+        assert ir_cwla.Scorer([m], qrels).score_run(run)[1][m][0] == expected, rel
+    ap = ir_cwla.CWLA(C="AP", A="ERG", rel=float(big + 4), tail="pad")
+    # R counts the judged documents with grade >= rel exactly: b and c, both ranked (2nd, 3rd)
+    assert ir_cwla.Scorer([ap], qrels).score_run(run)[1][ap][0] == pytest.approx((1 / 2 + 2 / 3) / 2, abs=1e-15)
+
+
+def test_a_relevance_level_beyond_trec_evals_c_int_is_a_clear_error():
+    from ir_measures import P
+
+    with pytest.raises(ir_cwla.MeasureError, match="a C int, at most 2147483647"):
+        meta.evaluate({"r": _run(["1", "2", "3"])}, QRELS, [P(rel=2 ** 31) @ 3], progress=False)
