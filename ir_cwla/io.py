@@ -464,7 +464,9 @@ def _no_repeated_pairs(topic_codes: np.ndarray, doc_chunks: list[Any]) -> bool:
 _UTF8_BOM = b"\xef\xbb\xbf"
 _CODES = -1         # the key, among a block's fields, of its topic codes and the topic ids they number
 _DOCS = -2          # ... and of its doc ids as Arrow read them (the columnar path only)
-_TOPIC_DTYPE: Any = pd.StringDtype("python", na_value=np.nan) if getattr(pd.options.future, "infer_string", False) \
+# (whether pandas infers a string dtype, asked of pandas itself: reading the option
+# future.infer_string warns in pandas 3)
+_TOPIC_DTYPE: Any = pd.StringDtype("python", na_value=np.nan) if isinstance(pd.Series(["a"]).dtype, pd.StringDtype) \
     else None
 """The dtype of the readers' topic ids: pandas' default string dtype (``str`` in pandas 3),
 held as Python strings (its ``'python'`` storage) also where pyarrow is installed, since

@@ -162,3 +162,116 @@ def test_a_relevance_level_beyond_trec_evals_c_int_is_a_clear_error():
 
     with pytest.raises(ir_cwla.MeasureError, match="a C int, at most 2147483647"):
         meta.evaluate({"r": _run(["1", "2", "3"])}, QRELS, [P(rel=2 ** 31) @ 3], progress=False)
+
+
+# -- warnings name the file ---------------------------------------------------------------------
+
+def test_the_float32_overflow_warning_names_the_file_not_run(tmp_path, capsys):
+    import ir_measures
+
+    from ir_cwla.app import cli
+
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    path = tmp_path / "huge.run"
+    path.write_text("1 Q0 d1 1 1e39 t\n1 Q0 d2 2 2e39 t\n2 Q0 d1 1 3 t\n")
+    qrels = io.read_trec_qrels(tmp_path / "q.txt")
+    for run, name in ((io.read_trec_run(path), str(path)), (str(path), str(path))):
+        with pytest.warns(ir_cwla.ScoreOverflowWarning, match=f"^{name}: 2 score"):
+            ir_measures.calc_aggregate([ir_cwla.parse_measure("RBP_ERG@10")], qrels, run)
+    assert cli.main(["measures", str(tmp_path / "q.txt"), str(path), "RBP_ERG@10"]) == 0
+    assert f"ir-cwla measures: warning: {path}: 2 score(s) beyond the float32 range" in capsys.readouterr().err
+    edited = io.read_trec_run(path)
+    edited.loc[0, "score"] = 5e39                              # no longer the file's frame: named 'run'
+    with pytest.warns(ir_cwla.ScoreOverflowWarning, match="^run: 2 score"):
+        ir_measures.calc_aggregate([ir_cwla.parse_measure("RBP_ERG@10")], qrels, edited)
+
+
+# -- tau_AP in O(n) memory, RBO's p and empty rankings ------------------------------------------
+
+def _rankings(rng, rows, n, ties):
+    if ties:
+        return rng.integers(0, ties, (rows, n)).astype(float), rng.integers(0, ties, (rows, n)).astype(float)
+    return rng.random((rows, n)), rng.random((rows, n))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 9, 31])
+@pytest.mark.parametrize("ties", [0, 2, 4])
+def test_tau_ap_sorted_counts_equal_the_pair_matrices_bit_for_bit(n, ties, monkeypatch):
+    from ir_cwla.meta import agreement
+
+    x, y = _rankings(np.random.default_rng(n * 10 + ties), 40, n, ties)
+    dense = agreement.tau_ap_rows(x, y)
+    monkeypatch.setattr(agreement, "DENSE_PAIRS", 0)           # the O(n log n) counts for every size
+    assert np.array_equal(agreement.tau_ap_rows(x, y), dense, equal_nan=True)
+
+
+def test_tau_ap_sorted_counts_against_the_definition_and_the_tie_rule(monkeypatch):
+    from ir_cwla.meta import agreement
+    from tests.test_meta_agreement import tau_ap_brute, tau_ap_loop
+
+    monkeypatch.setattr(agreement, "DENSE_PAIRS", 0)
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        x, y = rng.random(12), rng.random(12)
+        assert meta.tau_ap(x, y) == pytest.approx(tau_ap_loop(x, y), abs=1e-12)
+    for _ in range(30):
+        x, y = rng.integers(0, 3, 6).astype(float), rng.integers(0, 3, 6).astype(float)
+        brute = tau_ap_brute(x, y)
+        got = meta.tau_ap(x, y)
+        assert (np.isnan(got) and np.isnan(brute)) or got == pytest.approx(brute, abs=1e-12)
+
+
+def test_tau_ap_memory_grows_linearly_with_the_items():
+    """6,000 items: the (n, n) pair matrices took about 250 MiB; the sorted counts a few."""
+    import tracemalloc
+
+    from tests.test_meta_agreement import tau_ap_loop
+
+    rng = np.random.default_rng(3)
+    x = rng.random(6000)
+    y = x + rng.normal(0, 0.2, 6000)
+    tracemalloc.start()
+    try:
+        got = meta.tau_ap(x, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2 ** 20, peak
+    small = slice(0, 300)
+    assert meta.tau_ap(x[small], y[small]) == pytest.approx(tau_ap_loop(x[small], y[small]), abs=1e-12)
+    assert -1 <= got <= 1
+
+
+def _rbo_slow(first, second, p):
+    """RBO_ext (Webber et al. Eq. 32, equal lengths, no ties) in exact rational arithmetic."""
+    from fractions import Fraction
+
+    q = Fraction(p)
+    n = len(first)
+    agreements = [Fraction(len(set(first[:d]) & set(second[:d])), d) for d in range(1, n + 1)]
+    total = sum(a * q ** (d - 1) for d, a in enumerate(agreements, start=1)) * (1 - q)
+    return float(total + agreements[-1] * q ** n)
+
+
+@pytest.mark.parametrize("p", [5e-324, 1e-300, 1e-5, 0.5, 0.9, 0.999999, 1 - 2 ** -52])
+def test_rbo_is_finite_for_every_admissible_p(p):
+    pairs = [(list("abcde"), list("bcdae")), (list("abcde"), list("edcba")), (list("abc"), list("abc"))]
+    for first, second in pairs:
+        got = meta.rbo(first, second, p=p)
+        assert np.isfinite(got) and 0 <= got <= 1
+        assert got == pytest.approx(_rbo_slow(first, second, p), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, -0.1, 1.5, float("nan"), True, "0.9"])
+def test_rbo_refuses_p_outside_the_open_unit_interval_saying_so(p):
+    with pytest.raises((ParameterError, ir_cwla.ArgumentTypeError), match=r"open interval \(0, 1\)"):
+        meta.rbo(list("ab"), list("ba"), p=p)
+
+
+def test_empty_rankings_are_refused_clearly():
+    with pytest.raises(ir_cwla.DataError, match="rbo: the rankings are empty"):
+        meta.rbo(np.array([]), np.array([]))
+    with pytest.raises(ir_cwla.DataError, match="rbo: a ranking is empty"):
+        meta.rbo([], [])
+    with pytest.raises(ir_cwla.DataError, match="at least 2 systems"):
+        meta.tau_ap(np.array([]), np.array([]))

@@ -79,8 +79,11 @@ def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
 
 
 def check_persistence(p: float) -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ParameterError(f"persistence must lie in (0, 1) (RBO's p), got {p!r}")
+    """RBO's persistence ``p`` as a float, or a :class:`ParameterError` saying the admissible
+    range: the open interval (0, 1), every float in it (the smallest, 5e-324, included)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0 < p < 1:
+        raise ParameterError(f"persistence must lie in the open interval (0, 1) (RBO's p: the chance of going on "
+                             f"to the next depth; 0.9 weighs about the top 10), got {p!r}")
     return float(p)
 
 
@@ -121,11 +124,107 @@ def _harmonic(n: int) -> np.ndarray:
 
 
 # -- tau_AP --------------------------------------------------------------------------------------
+#: Rows x items up to which tau_AP's pair counts come from (rows, n, n) matrices, a block of rows
+#: at a time; larger rankings are counted in O(n log n) time and O(n) memory (:func:`_pair_counts`).
+DENSE_PAIRS = 1 << 22
+
+
+def _dense_counts(g_oth: np.ndarray, g_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(concordant, ordered, within)`` of :func:`_pair_counts` from (B, n, n) matrices."""
+    above = g_oth[:, None, :] < g_oth[:, :, None]
+    same = g_oth[:, None, :] == g_oth[:, :, None]
+    ref_above = g_ref[:, None, :] < g_ref[:, :, None]
+    ref_below = g_ref[:, None, :] > g_ref[:, :, None]
+    ref_untied = ref_above | ref_below
+    concordant = np.count_nonzero(above & ref_above, axis=2) - np.count_nonzero(above & ref_below, axis=2)
+    ordered = np.count_nonzero(above & ref_untied, axis=2)
+    within = np.count_nonzero(same & ref_untied, axis=2)
+    return concordant, ordered, within
+
+
+def _dominated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``#{j : a_j < a_i and b_j < b_i}`` for every item i of every row of the (B, n) int arrays
+    ``a`` and ``b`` (values in ``0..n-1``), in O(B n log n log(B n)) time and O(B n) memory.
+
+    In the order (a ascending, b descending) an item j before i with b_j < b_i has a_j < a_i (an
+    equal a would put the larger b first), so the count is that of smaller b's before each item:
+    merge-sort counting, one vectorised pass per level (each right half of a block counts the
+    left half's b's below its own with a sorted search), every row at once.
+    """
+    rows, n = a.shape
+    order = np.lexsort((-b, a), axis=1)
+    bs = np.take_along_axis(b, order, axis=1).astype(np.int64)
+    counts = np.zeros((rows, n), dtype=np.int64)
+    pos = np.arange(n, dtype=np.int64)
+    row = np.arange(rows, dtype=np.int64)[:, None]
+    half = 1
+    while half < n:
+        block = pos // (2 * half)
+        left = (pos // half) % 2 == 0
+        n_blocks = -(-n // (2 * half))
+        group = row * n_blocks + block[None, :]                     # (rows, n)
+        assert (rows * n_blocks + 1) * (n + 1) < 2 ** 62
+        keys = group * (n + 1) + bs
+        lk = np.sort(keys[:, left].ravel())
+        qk = keys[:, ~left].ravel()
+        qg = (group[:, ~left] * (n + 1)).ravel()
+        found = np.searchsorted(lk, qk, side="left") - np.searchsorted(lk, qg, side="left")
+        counts[:, ~left] += found.reshape(rows, -1)
+        half *= 2
+    out = np.empty_like(counts)
+    np.put_along_axis(out, order, counts, axis=1)
+    return out
+
+
+def _pair_counts(g_oth: np.ndarray, g_ref: np.ndarray, top: np.ndarray, size: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item i of each row, counted over the other items j (groups: 0 is the best):
+
+    - ``concordant``: j above i in both rankings, minus j above i in ``other`` and below in ``reference``;
+    - ``ordered``: j above i in ``other``, not tied with i in ``reference``;
+    - ``within``: j tied with i in ``other``, not in ``reference``.
+
+    From (B, n, n) matrices for small inputs (:data:`DENSE_PAIRS`), else from sorted counts: with
+    A_i = #{j above i in other} = top_i - 1, D_i = #{j above in both} (:func:`_dominated`),
+    E_i = #{j above i in other, tied in reference} and F_i = #{j tied with i in both, i included},
+    concordant = 2 D - A + E, ordered = A - E and within = size - F (integers: both ways agree exactly).
+    """
+    rows, n = g_oth.shape
+    if rows * n * n <= DENSE_PAIRS:
+        return _dense_counts(g_oth, g_ref)
+    if n * n <= DENSE_PAIRS:
+        step = max(1, DENSE_PAIRS // (n * n))
+        parts = [_dense_counts(g_oth[i:i + step], g_ref[i:i + step]) for i in range(0, rows, step)]
+        return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))   # type: ignore[return-value]
+    above = top - 1
+    dominated = _dominated(g_oth, g_ref)
+    # E and F: items sorted by (reference group, other group); runs of equal keys
+    order = np.lexsort((g_oth, g_ref), axis=1)
+    ref_s = np.take_along_axis(g_ref, order, axis=1)
+    oth_s = np.take_along_axis(g_oth, order, axis=1)
+    pos = np.broadcast_to(np.arange(n), (rows, n))
+    new_ref = np.ones((rows, n), dtype=bool)
+    new_ref[:, 1:] = ref_s[:, 1:] != ref_s[:, :-1]
+    new_pair = new_ref.copy()
+    new_pair[:, 1:] |= oth_s[:, 1:] != oth_s[:, :-1]
+    ref_start = np.maximum.accumulate(np.where(new_ref, pos, 0), axis=1)
+    pair_start = np.maximum.accumulate(np.where(new_pair, pos, 0), axis=1)
+    ends = np.ones((rows, n), dtype=bool)
+    ends[:, :-1] = new_pair[:, 1:]
+    pair_end = np.minimum.accumulate(np.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
+    e_sorted, f_sorted = pair_start - ref_start, pair_end - pair_start + 1
+    e, f = np.empty((rows, n), dtype=np.int64), np.empty((rows, n), dtype=np.int64)
+    np.put_along_axis(e, order, e_sorted, axis=1)
+    np.put_along_axis(f, order, f_sorted, axis=1)
+    return 2 * dominated - above + e, above - e, size - f
+
+
 def tau_ap_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     """tau_AP of ``other`` against ``reference`` for every row (``(B, n)`` each): ``(B,)``.
 
     See the module docstring for the definition and the treatment of ties; NaN where the
-    reference ties every item.
+    reference ties every item. Memory is O(B n) (the pair counts are sorted counts for large
+    rankings, :func:`_pair_counts`), so rankings of hundreds of thousands of items are cheap.
     """
     reference, other = _pair_of_rows(reference, other)
     b, n = reference.shape
@@ -133,12 +232,6 @@ def tau_ap_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
         return np.full(b, np.nan)
     g_ref = tie_groups(reference)[0]
     g_oth, top, size = tie_groups(other)
-    # [row, i, j]: is j above i in `other`; does `reference` put j above i (+1), below (-1), tie (0)
-    above = g_oth[:, None, :] < g_oth[:, :, None]
-    same = g_oth[:, None, :] == g_oth[:, :, None]
-    ref_above = g_ref[:, None, :] < g_ref[:, :, None]
-    ref_below = g_ref[:, None, :] > g_ref[:, :, None]
-    ref_untied = ref_above | ref_below
     harmonic = _harmonic(n)
     # item i below other items in `other`: its expected 1 / (rank - 1) over its group's random
     # orderings, (H(top + size - 2) - H(top - 2)) / size; (the top group is above nothing)
@@ -150,9 +243,7 @@ def tau_ap_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         inside = np.where(size > 1, 2.0 / (size * (size - 1)) * (
             (size - 1) - (top - 1) * (harmonic[np.maximum(top + size - 2, 0)] - harmonic[np.maximum(top - 1, 0)])), 0.0)
-    concordant = np.count_nonzero(above & ref_above, axis=2) - np.count_nonzero(above & ref_below, axis=2)
-    ordered = np.count_nonzero(above & ref_untied, axis=2)
-    within = np.count_nonzero(same & ref_untied, axis=2)          # each pair counted from both ends
+    concordant, ordered, within = _pair_counts(g_oth, g_ref, top, size)   # each pair of `within` counted from both ends
     # row sums by numpy's own reduction (not BLAS), so a row's value never depends on the batch
     num = (across * concordant).sum(axis=1)
     den = (across * ordered).sum(axis=1) + 0.5 * (inside * within).sum(axis=1)
@@ -179,6 +270,8 @@ def tau_ap(reference: Any, other: Any) -> float:
     Returns NaN when ``reference`` ties all systems.
     """
     x, y = _aligned(reference, other, "tau_ap")
+    if len(x) < 2:
+        raise DataError(f"tau_ap: needs rankings of at least 2 systems, got {len(x)}")
     return float(tau_ap_rows(x[None, :], y[None, :])[0])
 
 
@@ -193,7 +286,7 @@ def rbo_rows(x: np.ndarray, y: np.ndarray, p: float = PERSISTENCE) -> np.ndarray
     x, y = _pair_of_rows(x, y)
     b, n = x.shape
     if n == 0:
-        return np.full(b, np.nan)
+        raise DataError("rbo: the rankings are empty; RBO compares two non-empty rankings")
     top_x = tie_groups(x)[1]
     top_y = tie_groups(y)[1]
     offsets = (np.arange(b) * (n + 1))[:, None]
@@ -205,8 +298,19 @@ def rbo_rows(x: np.ndarray, y: np.ndarray, p: float = PERSISTENCE) -> np.ndarray
 
     overlap = prefix_counts(np.maximum(top_x, top_y))
     agreement = 2.0 * overlap / (prefix_counts(top_x) + prefix_counts(top_y))
-    powers = p ** np.arange(1, n + 1)
-    return (1 - p) / p * (agreement * powers).sum(axis=1) + agreement[:, -1] * powers[-1]
+    return _rbo_ext_sum(agreement, p)
+
+
+def _rbo_ext_sum(agreement: np.ndarray, p: float) -> np.ndarray:
+    """RBO_ext from the agreements A_1..A_l (last axis): (1 - p) sum_d A_d p^(d-1) + A_l p^l,
+    the paper's (1 - p) / p sum_d A_d p^d written without dividing by p, so that every p in
+    (0, 1), however small, gives a value in [0, 1] (p = 5e-324 made (1 - p) / p infinite; the
+    sum is clipped to [0, 1], which its rounding may leave by one unit in the last place)."""
+    length = agreement.shape[-1]
+    with np.errstate(under="ignore"):
+        powers = p ** np.arange(length + 1, dtype=np.float64)          # p^0 .. p^l
+    value = (1 - p) * (agreement * powers[:-1]).sum(axis=-1) + agreement[..., -1] * powers[-1]
+    return np.clip(value, 0.0, 1.0)         # a value of 1 may round to 1 + 2^-52
 
 
 def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
@@ -228,11 +332,14 @@ def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
         the next depth (0.9 weighs about the top 10).
 
     Returns RBO_ext, the paper's extrapolated point estimate (Eq. 32; ties as in its Section
-    4.3), in [0, 1]. RBO is symmetric: which ranking comes first does not matter.
+    4.3), in [0, 1]. RBO is symmetric: which ranking comes first does not matter. An empty
+    ranking is a :class:`DataError`, a ``p`` outside (0, 1) a :class:`ParameterError`.
     """
     p = check_persistence(p)
     if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
         x, y = _aligned(first, second, "rbo")
+        if not len(x):
+            raise DataError("rbo: the rankings are empty; RBO compares two non-empty rankings")
         return float(rbo_rows(x[None, :], y[None, :], p)[0])
     return rbo_ext(_tops(first, "first"), _tops(second, "second"), p)
 
@@ -257,8 +364,7 @@ def rbo_ext(first: Mapping[Hashable, int], second: Mapping[Hashable, int], p: fl
     a_s = agreement[s - 1]
     extra = depth[s:]
     agreement[s:] = 2.0 * (overlap[s:] + (extra - s) * a_s) / (extra + size_long[s:])
-    powers = p ** depth
-    return float((1 - p) / p * (agreement * powers).sum() + agreement[-1] * powers[-1])
+    return float(_rbo_ext_sum(agreement, p))
 
 
 def _tops(ranking: Any, what: str) -> dict[Hashable, int]:
