@@ -422,13 +422,16 @@ def _strings(column: pd.Series) -> np.ndarray:
 
 
 def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
-             name: str = "run", doc_ids: bool = False) -> Rankings:
+             name: str = "run", doc_ids: bool = False, ties: str = "float32") -> Rankings:
     """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
 
     Topics absent from the qrels are ignored. ``max_depth`` keeps only the first ranks
     (None keeps whole rankings). The cells keep their element type if the run has an
-    ``element_type`` column, and their doc_id if ``doc_ids``.
+    ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the precision scores
+    are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the default) or
+    ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
     """
+    io.check_ties(ties)
     if not io.is_checked_run(run):
         # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once
         run = io.as_run_frame(run, name, element_type=io.ELEMENT_TYPE in run.columns)
@@ -440,7 +443,7 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
     docs = _strings(run["doc_id"])
-    order = io.trec_order(t, io.float32_scores(run["score"].to_numpy(dtype=np.float64), name), docs)
+    order = io.trec_order(t, io.compared_scores(run["score"].to_numpy(dtype=np.float64), ties, name), docs)
     t = t[order]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])

@@ -1170,9 +1170,58 @@ def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> 
     return narrow
 
 
+#: The precisions scores may be compared in (``ties=``, ``ir-cwla eval --ties``): ``'float32'``
+#: as trec_eval up to 9.0.8, pytrec_eval and ir-measures (scores equal to about 7 significant
+#: digits tie), ``'float64'`` as trec_eval 10.0 (scores tie only when equal as doubles).
+TIES = ("float32", "float64")
+
+
+def check_ties(ties: str) -> str:
+    """``ties`` if it is one of :data:`TIES`, else a :class:`ParameterError` listing them."""
+    if ties not in TIES:
+        raise ParameterError(f"ties must be one of {', '.join(map(repr, TIES))} (the precision scores are compared "
+                             f"in: trec_eval up to 9.0.8 float32, trec_eval 10 float64), got {ties!r}")
+    return ties
+
+
+def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run", warn: bool = True) -> np.ndarray:
+    """Scores as they are compared when ranking: :func:`float32_scores` (``ties='float32'``,
+    the default, as trec_eval up to 9.0.8 and ir-measures), or as they are (``'float64'``,
+    as trec_eval 10.0)."""
+    if check_ties(ties) == "float64":
+        return np.asarray(scores, dtype=np.float64)
+    return float32_scores(scores, name, warn)
+
+
+def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
+    """The run with each score replaced by ``n - rank`` (its topic's ``n`` documents ranked in
+    trec_eval's order with scores compared as ``ties`` says), so that a backend that compares
+    scores in float32 (trec_eval through pytrec_eval) ranks the documents in that order: how
+    ``ties='float64'`` reaches the measures of ir-measures. Exact up to 2^24 documents per topic
+    (integers a float32 holds); rows keep their order."""
+    if not len(run):
+        return run
+    q_codes, _ = pd.factorize(run["query_id"])
+    order = trec_order(q_codes, compared_scores(run["score"].to_numpy(dtype=np.float64), ties, warn=False),
+                       run["doc_id"].to_numpy(dtype=object))
+    sq = q_codes[order]
+    starts = np.r_[0, np.flatnonzero(sq[1:] != sq[:-1]) + 1]
+    counts = np.diff(np.r_[starts, len(order)])
+    if counts.max() > 2 ** 24:
+        raise InputError(f"a topic ranks {int(counts.max())} documents: beyond 2^24 ranks a float32 cannot tell "
+                         "apart, so ties='float64' cannot reach trec_eval's measures")
+    rank = np.arange(len(order)) - np.repeat(starts, counts)
+    scores = np.empty(len(run), dtype=np.float64)
+    scores[order] = (np.repeat(counts, counts) - rank).astype(np.float64)
+    out = run.assign(score=scores)
+    out.attrs = dict(run.attrs)
+    return _mark_checked(out) if is_checked_run(run) else out
+
+
 def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """The permutation sorting rows by topic code ascending, score descending, doc_id
-    descending (string order): trec_eval's order, given :func:`float32_scores`.
+    descending (string order): trec_eval's order, given :func:`compared_scores` (float32 by
+    default, :func:`float32_scores`; float64 as trec_eval 10).
 
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
     """
@@ -1188,15 +1237,16 @@ def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.n
     return order
 
 
-def top_ranked(run: pd.DataFrame, depth: int) -> pd.DataFrame:
-    """The first ``depth`` documents of every topic in trec_eval's order (:func:`trec_order`):
-    trec_eval's ``-M``. Rows keep their order. (Scores beyond float32's range are not warned
-    about here: the scoring that follows says so, naming the run.)
+def top_ranked(run: pd.DataFrame, depth: int, ties: str = "float32") -> pd.DataFrame:
+    """The first ``depth`` documents of every topic in trec_eval's order (:func:`trec_order`,
+    scores compared as ``ties`` says): trec_eval's ``-M``. Rows keep their order. (Scores
+    beyond float32's range are not warned about here: the scoring that follows says so,
+    naming the run.)
     """
     if depth < 1:
         raise ParameterError(f"depth must be >= 1, got {depth}")
     q_codes, _ = pd.factorize(run["query_id"])
-    order = trec_order(q_codes, float32_scores(run["score"].to_numpy(dtype=np.float64), warn=False),
+    order = trec_order(q_codes, compared_scores(run["score"].to_numpy(dtype=np.float64), ties, warn=False),
                        run["doc_id"].to_numpy(dtype=object))
     sq = q_codes[order]
     starts = np.r_[0, np.flatnonzero(sq[1:] != sq[:-1]) + 1]

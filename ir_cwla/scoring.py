@@ -31,7 +31,7 @@ from ir_cwla.browsing import BrowsingModel, get_browsing_model
 from ir_cwla.costs import CostSpec
 from ir_cwla.errors import DataError, InputError, MeasureError
 from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
-from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame, source_name
+from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame, check_ties, source_name
 from ir_cwla.measure import _CWLA, is_cwla, needs_element_types
 from ir_cwla.names import short_name
 from ir_cwla.params import Params
@@ -115,6 +115,10 @@ class Scorer:
         Validated here (:class:`~ir_cwla.errors.MeasureError` says what to change).
     qrels : qrels input or Qrels
         Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.gains.Qrels`.
+    ties : {'float32', 'float64'}
+        The precision scores are compared in when runs are ranked: float32 (the default), as
+        trec_eval up to 9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
+        (:func:`ir_cwla.io.compared_scores`).
 
     Attributes
     ----------
@@ -129,7 +133,8 @@ class Scorer:
 
     measures: list[_CWLA]
 
-    def __init__(self, measures: Iterable[Measure], qrels: Any):
+    def __init__(self, measures: Iterable[Measure], qrels: Any, *, ties: str = "float32"):
+        self.ties = check_ties(ties)
         given = list(measures)
         others = [str(m) for m in given if not is_cwla(m)]
         if others:
@@ -161,7 +166,7 @@ class Scorer:
                              "(a TREC run's second column: give the file's path, or read it with "
                              "ir_cwla.io.read_trec_run(path, element_type=True))")
         frame = as_run_frame(run, name, element_type=self.element_types)
-        return rank_run(frame, self.qrels, self.depth, name, doc_ids=self.doc_ids)
+        return rank_run(frame, self.qrels, self.depth, name, doc_ids=self.doc_ids, ties=self.ties)
 
     def score_run(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""

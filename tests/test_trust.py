@@ -275,3 +275,16 @@ def test_empty_rankings_are_refused_clearly():
         meta.rbo([], [])
     with pytest.raises(ir_cwla.DataError, match="at least 2 systems"):
         meta.tau_ap(np.array([]), np.array([]))
+
+
+def test_an_empty_system_name_is_refused_everywhere_it_enters():
+    runs = {"": _run(["1", "2", "3"]), "b": _run(["1", "2", "3"])}
+    with pytest.raises(InputError, match="a system name is empty"):
+        meta.evaluate(runs, QRELS, ["RBP_ERG@10"], progress=False)
+    frame = meta.evaluate({"a": _run(["1", "2", "3"]), "b": _run(["1", "2", "3"], ("b", "a"))}, QRELS,
+                          ["RBP_ERG@10", "P_ERG@10"], progress=False)
+    blank = frame.assign(name=frame["name"].replace({"a": " "}))
+    with pytest.raises(ir_cwla.DataError, match="empty system name"):
+        meta.similarity(blank)
+    with pytest.raises(ir_cwla.DataError, match="without a 'name'"):             # what a CSV round trip gives
+        meta.to_cube(frame.assign(name=frame["name"].replace({"a": np.nan})))

@@ -2,8 +2,8 @@
 
 ::
 
-    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [--runid]
-                              [--format trec|csv|json|jsonl] [-p PLACES]
+    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [-J]
+                              [--ties float32|float64] [--runid] [--format trec|csv|json|jsonl] [-p PLACES]
     ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
     ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
@@ -58,6 +58,7 @@ from ir_cwla.app.evaluate import (
     run_tag_names,
     stream_names,
     unique_run_names,
+    with_judged_only,
     with_relevance_level,
 )
 from ir_cwla.errors import IrCwlaError, UsageError
@@ -111,24 +112,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.no_summary and not args.per_query:
         raise UsageError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
-    measures = with_relevance_level(measures_arg(args.measures, ir_cwla.canonical()), args.level)
+    measures = with_judged_only(with_relevance_level(measures_arg(args.measures, ir_cwla.canonical()), args.level),
+                                args.judged_only)
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
     qrels = read_qrels_arg(args.qrels, measures)
     runs = [read_run_arg(spec, measures=measures) for spec in args.runs]
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
-        runs = [io.top_ranked(run, args.depth) for run in runs]
+        runs = [io.top_ranked(run, args.depth, args.ties) for run in runs]
     for name, run in zip(names, runs):
         check_topics(name, run, qrels, args.answered_only)
     results = evaluate_runs(dict(zip(names, runs)), qrels, measures, per_query=args.per_query,
                             summary=not args.no_summary, answered_only=args.answered_only,
-                            progress=len(runs) > 1 and sys.stderr.isatty())
+                            progress=len(runs) > 1 and sys.stderr.isatty(), ties=args.ties)
     if args.judged:
         from ir_cwla.app.coverage import coverage_frame, with_coverage
 
         coverage = coverage_frame(dict(zip(names, runs)), qrels, args.judged, per_query=args.per_query,
-                                  summary=not args.no_summary)
+                                  summary=not args.no_summary, ties=args.ties)
         results = with_coverage(results, coverage)
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
@@ -498,6 +500,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="score only the first DEPTH documents of every ranking (trec_eval -M)")
     p.add_argument("-l", "--level", type=int, metavar="LEVEL",
                    help="binary measures count grades >= LEVEL as relevant (trec_eval -l; default 1)")
+    p.add_argument("-J", "--judged-only", action="store_true",
+                   help="judged documents only (trec_eval -J): the unjudged are removed from every ranking "
+                        "first (after -M); C/W/L/A measures get unjudged='condense', ir-measures measures "
+                        "judged_only=True; a measure with neither is an error")
+    p.add_argument("--ties", choices=("float32", "float64"), default="float32",
+                   help="precision scores are compared in when ranking: float32 (default; trec_eval up to "
+                        "9.0.8, pytrec_eval, ir_measures: scores equal to ~7 digits tie) or float64 "
+                        "(trec_eval 10), for every measure")
     p.add_argument("--runid", action="store_true",
                    help="name runs by their run tag (sixth field of the first line), as trec_eval does")
     p.add_argument("--format", choices=FORMATS, default="trec",

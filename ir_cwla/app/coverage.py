@@ -17,14 +17,14 @@ from ir_cwla.gains import Qrels, rank_run
 
 
 def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths: Sequence[int],
-                   per_query: bool = True, summary: bool = True) -> pd.DataFrame:
+                   per_query: bool = True, summary: bool = True, ties: str = "float32") -> pd.DataFrame:
     """Rows ``name, qid, measure, value, short`` with measure ``Judged@k`` for every run and
     depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
-    'all', when ``summary``)."""
+    'all', when ``summary``); runs ranked with scores compared as ``ties`` says."""
     prepared = Qrels(qrels)
     rows: list[tuple] = []
     for name, run in runs.items():
-        ranked = rank_run(run, prepared, max(depths), name)
+        ranked = rank_run(run, prepared, max(depths), name, ties=ties)
         for k in depths:
             share = ranked.judged_share(k)
             if per_query:

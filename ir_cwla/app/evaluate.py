@@ -180,6 +180,37 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
     return out
 
 
+def with_judged_only(measures: Sequence[Any], judged_only: bool = True) -> list[Any]:
+    """trec_eval's ``-J``: every measure computed over the judged documents only (the unjudged
+    ones removed from each ranking before any measure looks at it).
+
+    - C/W/L/A measures: ``unjudged='condense'`` (Sakai's condensed lists; a cutoff k then
+      counts the first k judged documents), for those with the default ``unjudged='zero'``;
+    - ir-measures measures with a ``judged_only`` parameter (P, AP, nDCG, RR, R, ... computed by
+      trec_eval): ``judged_only=True``, trec_eval's ``-J``;
+    - any other measure (one whose unjudged policy is set otherwise, or an ir-measures measure
+      without a judged-only form, such as Judged@k, ERR, Bpref): a :class:`ParameterError`
+      naming it, since ``-J`` could not apply to it.
+    """
+    if not judged_only:
+        return list(measures)
+    out, refused = [], []
+    for m in measures:
+        if is_cwla(m):
+            if m["unjudged"] in ("zero", "condense"):
+                out.append(m(unjudged="condense"))
+                continue
+            refused.append(f"{short_name(m)} (its unjudged={m['unjudged']!r})")
+        elif "judged_only" in getattr(m, "SUPPORTED_PARAMS", {}):
+            out.append(m(judged_only=True))
+        else:
+            refused.append(f"{m} (no judged-only form)")
+    if refused:
+        raise ParameterError(f"-J (judged documents only) cannot apply to {', '.join(refused)}; drop -J or the "
+                             "measure")
+    return out
+
+
 def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
     """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate`
     applies too): an empty run, or one that shares no topic with the qrels, is an error; one that
@@ -194,7 +225,7 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
 
 def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measures: Sequence[Any],
                   per_query: bool = True, summary: bool = True, answered_only: bool = False,
-                  progress: bool = False) -> pd.DataFrame:
+                  progress: bool = False, ties: str = "float32") -> pd.DataFrame:
     """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value, short``.
 
     Rows per query (when ``per_query``) and, when ``summary``, for each run and measure a
@@ -205,10 +236,12 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
     The commands check each run's topics first (:func:`check_topics`, whose warning says how
     these means count the missing ones), so :func:`ir_cwla.meta.evaluate` does not warn again.
+    ``ties``: the precision scores are compared in (``--ties``, :func:`ir_cwla.meta.evaluate`).
     """
     by_str = {str(m): m for m in measures}
     try:
-        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress, missing_topics="ignore")
+        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress, missing_topics="ignore",
+                               ties=ties)
     except (AssertionError, NotImplementedError) as ex:
         raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
     if answered_only:

@@ -97,7 +97,8 @@ def run_files(folder: Path) -> list[Path]:
 
 
 def as_run_mapping(runs: Runs) -> dict[str, Any]:
-    """``{name: run}`` from a mapping, a list of run files, or a directory of run files (:func:`run_files`)."""
+    """``{name: run}`` from a mapping, a list of run files, or a directory of run files (:func:`run_files`).
+    Names are strings; an empty (or blank) name is an :class:`InputError`."""
     if isinstance(runs, (str, os.PathLike)):
         folder = Path(runs)
         if not folder.is_dir():
@@ -121,6 +122,10 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
                         f"got {type(runs).__name__}")
     if not out:
         raise InputError("runs: no runs given")
+    blank = [k for k in out if not k.strip()]
+    if blank:
+        raise InputError(f"runs: a system name is empty ({blank[0]!r}); name every run (an empty name cannot "
+                         "survive a CSV file: pandas reads it back as NaN)")
     return out
 
 
@@ -150,10 +155,11 @@ def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
 class EvaluationContext:
     """Qrels and measures shipped once to each worker; scorers are built there on first use."""
 
-    def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str]):
+    def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str], ties: str = "float32"):
         self.qrels = qrels
         self.measures = measures
         self.names = names
+        self.ties = ties
         self.topics = set(pd.unique(qrels["query_id"]).astype(str).tolist())
         self._scorers: dict[tuple[int, ...], tuple[Optional[Scorer], Any]] = {}
 
@@ -163,7 +169,7 @@ class EvaluationContext:
         if block not in self._scorers:
             cwla = [self.measures[i] for i in block if is_cwla(self.measures[i])]
             others = [self.measures[i] for i in block if not is_cwla(self.measures[i])]
-            self._scorers[block] = (Scorer(cwla, self.qrels) if cwla else None,
+            self._scorers[block] = (Scorer(cwla, self.qrels, ties=self.ties) if cwla else None,
                                     ir_measures.evaluator(others, self.qrels) if others else None)
         return self._scorers[block]
 
@@ -198,7 +204,9 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
             measures.extend([names[measure]] * (len(answered) + len(missing)))
             values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
     if others is not None:
-        for metric in others.iter_calc(frame):
+        # ir-measures' backends compare scores in float32: under ties='float64' they are given
+        # the ranks of the float64 order as scores (io.rank_scores), which they rank alike
+        for metric in others.iter_calc(io.rank_scores(frame) if ctx.ties == "float64" else frame):
             qids.append(metric.query_id)
             measures.append(names[metric.measure])
             values.append(float(metric.value))
@@ -219,10 +227,12 @@ MISSING_TOPICS = ("warn", "ignore")
 
 
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any,
-                         progress: bool = True, missing_topics: str = "warn") -> dict[Any, pd.DataFrame]:
+                         progress: bool = True, missing_topics: str = "warn", ties: str = "float32"
+                         ) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
     ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`);
-    ``missing_topics`` as in :func:`evaluate`."""
+    ``missing_topics`` and ``ties`` as in :func:`evaluate`."""
+    io.check_ties(ties)
     if missing_topics not in MISSING_TOPICS:
         raise ParameterError(f"missing_topics must be one of {MISSING_TOPICS}, got {missing_topics!r}")
     workers = executor
@@ -231,7 +241,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
-        contexts[key] = EvaluationContext(qrels_frame, parsed, names)
+        contexts[key] = EvaluationContext(qrels_frame, parsed, names, ties)
         blocks = item_blocks(len(parsed), len(named), workers.parallelism)
         tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
     results = workers.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
@@ -253,7 +263,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
 
 def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,
              n_jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = True,
-             missing_topics: str = "warn") -> pd.DataFrame:
+             missing_topics: str = "warn", ties: str = "float32") -> pd.DataFrame:
     """Per-query scores of every run under every measure (``name, qid, measure, value``).
 
     Parameters
@@ -272,6 +282,10 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
         ir-measures and ``pt.Experiment``); ``'ignore'``: no warning. Whatever its value, an
         empty run and a run that shares no topic with the qrels are an
         :class:`~ir_cwla.errors.InputError` naming the run (:func:`ir_cwla.io.topic_coverage`).
+    ties: the precision scores are compared in when runs are ranked: ``'float32'`` (default),
+        as trec_eval up to 9.0.8, pytrec_eval and ir-measures; ``'float64'`` as trec_eval 10.0
+        (for every measure: the ir-measures ones are given the ranks of the float64 order as
+        scores, :func:`ir_cwla.io.rank_scores`).
     """
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress, missing_topics)[None]
+    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress, missing_topics, ties)[None]

@@ -92,7 +92,8 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
         every measure and otherwise names the topics that differ; ``'intersection'`` keeps
         the topics that every system has for every measure.
     Summary rows (qid ``'all'``) are dropped first; other columns (``short``) are ignored.
-    Raises ``ValueError`` for missing columns, NaN/infinite values, duplicate rows, a
+    Raises ``ValueError`` for missing columns, NaN/infinite values, an empty or missing system
+    name, duplicate rows, a
     system without scores for a measure, differing topic sets (``'strict'``), or fewer
     systems, topics or measures than required.
     """
@@ -115,6 +116,10 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
         per_query = per_query[~summary]
 
     s_codes, systems = _codes(per_query, "name", sort=True)
+    blank = [str(n) for n in systems if not str(n).strip()]
+    if blank:
+        raise DataError(f"per-query frame has an empty system name ({blank[0]!r}); name every system (an empty "
+                        "name does not survive a CSV file, which pandas reads back as NaN)")
     t_codes, all_topics = _codes(per_query, "qid", sort=True)
     m_codes, found = _codes(per_query, "measure", sort=False)
     try:
