@@ -50,9 +50,13 @@ Where cwl_eval differs (``ir-cwla cwl`` documents each):
 - U: cwl_eval sets the weight of its last rank (1000) to 0; ``ir-cwla cwl`` evaluates the
   U-measure at depth 999 to match.
 
-Tails: NPV, NERR10 and TBG past the ranking are geometric (RBP's closed form), NERR11 is
-INSQ's, NERR8 P's, IFTgoal geometric with a per-topic ratio; the others are summed
-numerically (their matrices are padded to a cutoff deeper than the ranking).
+Tails (the ranks past the ranking: under tail='pad', or a cutoff deeper than the ranking): NPV,
+NERR10 and TBG are geometric (RBP's closed form), NERR11 is INSQ's, NERR8 P's, IFTgoal
+geometric with a per-topic ratio; NERR9 and SET have closed forms (V ~ 1/i, V ~ w(i)), U falls
+linearly to 0 and BPM, BPMD are flat until a budget runs out (everyone stops within a number of
+ranks known in advance), IFTrate and IFT converge to a geometric decay and are summed rank by
+rank until V is negligible. None builds a matrix as wide as the cutoff: a cutoff of 10^9 costs
+what the ranking costs.
 """
 from __future__ import annotations
 
@@ -68,6 +72,7 @@ from ir_cwla.browsing import (
     TailInput,
     TailSums,
     _ap_like_tail,
+    _flat_tail,
     _insq_tail,
     _lerch_phi_1,
     _precision_tail,
@@ -75,6 +80,7 @@ from ir_cwla.browsing import (
     _rbp_tail,
     register_browsing_model,
 )
+from ir_cwla.errors import KernelError
 from ir_cwla.params import Param, Params
 
 
@@ -119,6 +125,288 @@ def _per_topic_geometric_tail(inp: TailInput, q: np.ndarray) -> TailSums:
         for part, got in zip(parts, (stop, depth, inv, sub.depth * stop + depth)):
             part[rows] = got
     return TailSums(*parts)
+
+
+# ------------------------------------------------------------------------------ finite tails
+#
+# Past E (the last rank a row's matrix holds) every gain is 0 and every document costs
+# ``pad_cost``; ``horizon`` ranks are looked at (inf under tail='pad'; D - E under 'stop', the
+# user stopping at D at the latest). The models below reach a closed form there (NERR9, SET,
+# U), or everybody stops within a number of ranks known in advance (BPM, BPMD: a flat tail), or
+# C converges geometrically and is summed rank by rank until V is negligible (IFTrate, IFT):
+# the work depends on the rankings, never on the cutoff.
+
+#: Up to this many ranks, the sums of a stretch are taken term by term (no cancellation).
+DIRECT_SPAN = 256
+
+
+def _span_terms(a: np.ndarray, n: np.ndarray, f) -> np.ndarray:
+    """sum_{j=a..a+n-1} f(j) per row, term by term (n <= DIRECT_SPAN)."""
+    m = np.arange(DIRECT_SPAN, dtype=np.float64)[None, :]
+    j = a[:, None] + m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(m < n[:, None], f(np.maximum(j, 1.0)), 0.0)
+    return terms.sum(axis=1)
+
+
+def _psi_diff(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """psi(y) - psi(x) for y >= x >= 1 (digamma): scipy's where x <= 50, else the asymptotic
+    expansion of the difference (log1p and inverse powers, no cancellation of large logs)."""
+    out = np.empty_like(x)
+    small = x <= 50
+    out[small] = special.digamma(y[small]) - special.digamma(x[small])
+    xb, yb = x[~small], y[~small]
+    series = 0.0
+    for k, coef in ((1, 0.5), (2, 1 / 12), (4, -1 / 120), (6, 1 / 252)):
+        series = series + coef * (xb ** -k - yb ** -k)
+    out[~small] = np.log1p((yb - xb) / xb) + series
+    return out
+
+
+def _harmonic_span(a: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """sum_{j=a..a+n-1} 1 / j (0 for n = 0)."""
+    direct = n <= DIRECT_SPAN
+    out = np.zeros_like(a)
+    if direct.any():
+        out[direct] = _span_terms(a[direct], n[direct], lambda j: 1.0 / j)
+    if (~direct).any():
+        out[~direct] = _psi_diff(a[~direct], a[~direct] + n[~direct])
+    return out
+
+
+def _inv_sq_tail(a: np.ndarray) -> np.ndarray:
+    """sum_{j>=a} 1 / (j^2 (j+1)) = psi1(a) - 1/a (its asymptotic series beyond a = 100)."""
+    out = np.empty_like(a)
+    small = a <= 100
+    out[small] = special.polygamma(1, a[small]) - 1.0 / a[small]
+    ab = a[~small]
+    out[~small] = 1 / (2 * ab**2) + 1 / (6 * ab**3) - 1 / (30 * ab**5) + 1 / (42 * ab**7) - 1 / (30 * ab**9)
+    return out
+
+
+def _horizon(inp: TailInput, limit: Optional[np.ndarray] = None) -> np.ndarray:
+    """Ranks looked at past E (at most ``limit``, e.g. up to a model's own cutoff), >= 0."""
+    h = inp.horizon if limit is None else np.minimum(inp.horizon, limit)
+    return np.maximum(h, 0.0)
+
+
+def _spent(inp: TailInput) -> np.ndarray:
+    """CC(E), the cost of the E documents each row's matrix holds (1 each without costs)."""
+    e = inp.depth.astype(np.int64)
+    if inp.costs is None or not inp.costs.shape[1]:
+        return e.astype(np.float64) if inp.costs is None else np.zeros(len(e))
+    cc = np.cumsum(inp.costs, axis=1)
+    return np.where(e > 0, cc[np.arange(len(e)), np.maximum(e - 1, 0)], 0.0)
+
+
+def _nerr9_tail(inp: TailInput, params: Params) -> TailSums:
+    """NERR9 past E: C(j) = j / (j+1) below k, so V(j) = V(a) a / j for j = a..b (a = E+1, b =
+    min(k, E + horizon)), where everyone left stops. sum V = V(a) a (H_b - H_{a-1}); sum L(j) / j
+    = V(a) a [sum_{j=a}^{b-1} 1 / (j^2 (j+1)) + 1 / b^2] (L(j) = V(a) a / (j (j+1)) below b)."""
+    k = float(params["cutoff"])
+    h = np.floor(_horizon(inp, k - inp.depth))
+    v = inp.v_next
+    active = (h >= 1) & (v > 0)
+    z = np.zeros_like(v)
+    stop, depth, inv = z.copy(), z.copy(), z.copy()
+    if active.any():
+        a = inp.depth[active].astype(np.float64) + 1
+        n = h[active]
+        b = a + n - 1
+        va = v[active]
+        near = n - 1 <= DIRECT_SPAN
+        s2 = np.empty_like(a)
+        s2[near] = _span_terms(a[near], n[near] - 1, lambda j: 1.0 / (j * j * (j + 1)))
+        s2[~near] = _inv_sq_tail(a[~near]) - _inv_sq_tail(b[~near])
+        stop[active] = va
+        depth[active] = va * a * _harmonic_span(a, n)
+        inv[active] = va * a * (s2 + 1.0 / b**2)
+    return TailSums(stop, depth, inv)
+
+
+def _set_w(x, e: float):
+    """w(x) = (x+1)^e - x^e of SET, as x^e expm1(e log1p(1/x)) (no cancellation for large x)."""
+    return x ** e * np.expm1(e * np.log1p(1.0 / x))
+
+
+def _set_tail(inp: TailInput, params: Params) -> TailSums:
+    """SET past E: V(j) = V(a) w(j) / w(a) for j = a..b (a = E+1, b = min(k, E + horizon)), where
+    everyone left stops. sum V telescopes: V(a) ((b+1)^e - a^e) / w(a); sum L(j) / j = V(a) / a -
+    sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`_range_sum`
+    (term by term for the first 65,536 ranks, then Euler-Maclaurin)."""
+    from ir_cwla.browsing import _range_sum
+
+    k = float(params["cutoff"])
+    e = float(params["exponent"])
+    h = np.floor(_horizon(inp, k - inp.depth))
+    v = inp.v_next
+    active = (h >= 1) & (v > 0)
+    z = np.zeros_like(v)
+    stop, depth, inv = z.copy(), z.copy(), z.copy()
+    if active.any():
+        a = inp.depth[active].astype(np.float64) + 1
+        b = a + h[active] - 1
+        va = v[active]
+        wa = _set_w(a, e)
+
+        def f(x):
+            return _set_w(x, e) / (x * (x - 1.0))
+
+        def df(x):
+            dw = e * x ** (e - 1) * np.expm1((e - 1) * np.log1p(1.0 / x))    # w'(x) = e ((x+1)^(e-1) - x^(e-1))
+            return (dw * (x * x - x) - _set_w(x, e) * (2 * x - 1)) / (x * x - x) ** 2
+
+        pairs, where = np.unique(np.stack([a, b]), axis=1, return_inverse=True)
+        sums = np.array([_range_sum(f, df, int(pa) + 1, int(pb)) for pa, pb in pairs.T])[where.ravel()]
+        stop[active] = va
+        depth[active] = va * a ** e * np.expm1(e * np.log1p((b + 1 - a) / a)) / wa
+        inv[active] = va / a - va / wa * sums
+    return TailSums(stop, depth, inv)
+
+
+def _u_tail(inp: TailInput, params: Params) -> TailSums:
+    """U past E: V(E+1+m) = u(CC(E) + m c) = V(E+1) - m c / L (c the padding cost) while > 0, so
+    V falls linearly to 0 within M = ceil(V(E+1) L / c) ranks (or the horizon): n ranks with
+    sum V = n V(E+1) - (c/L) n (n-1) / 2, L(j) = c/L but at the last rank (V there), so sum L(j)/j
+    = (c/L) sum_{j=a}^{a+n-2} 1/j + V_last / (a+n-1); everyone stops within them."""
+    slope = inp.pad_cost / float(params["L"])
+    v = inp.v_next
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        natural = np.where(v > 0, np.ceil(v / slope), 0.0)
+    n = np.floor(np.minimum(_horizon(inp), natural))
+    active = (n >= 1) & (v > 0)
+    z = np.zeros_like(v)
+    stop, depth, inv = z.copy(), z.copy(), z.copy()
+    if active.any():
+        a = inp.depth[active].astype(np.float64) + 1
+        na, va = n[active], v[active]
+        last = va - (na - 1) * slope
+        stop[active] = va
+        depth[active] = na * va - slope * na * (na - 1) / 2
+        inv[active] = slope * _harmonic_span(a, na - 1) + last / (a + na - 1)
+    return TailSums(stop, depth, inv)
+
+
+def _first_failure(budget: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """The smallest m >= 1 with m * slope >= budget (inf if there is none)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where(slope > 0, np.maximum(1.0, np.ceil(budget / np.where(slope > 0, slope, 1.0))),
+                     np.where(slope >= budget, 1.0, np.inf))
+    return m
+
+
+def _budget_tail(inp: TailInput, T: float, K: float, hb: float, hc: float, gain_med: float) -> TailSums:
+    """BPM(D) past E: CG stays CG(E) and each padding document costs c, and both budgets move by
+    -h gain_med per rank (BPMD; h = 0 for BPM): C = 1 while CG(E) < T_{E+m} and CC(E) + m c <
+    K_{E+m}, both linear in m, so everyone left stops at the first rank m* that breaks one (a flat
+    tail of m* ranks), or never, where neither budget ever runs out (V+ infinite under 'pad')."""
+    cg, cc = inp.cg, _spent(inp)
+    e = inp.depth.astype(np.float64)
+    t_next = T + hb * (cg - gain_med * e)          # T_{E+1}, K_{E+1}: each rank moved them by h (r - gain_med)
+    k_next = K + hc * (cg - gain_med * e)
+    # CG(E) < T_{E+1} - hb gm (m-1)  <=>  (m-1) hb gm < T_{E+1} - CG(E)
+    goal = 1 + _first_failure(t_next - cg, np.full_like(cg, hb * gain_med))
+    goal = np.where(t_next - cg <= 0, 1.0, goal)
+    # CC(E) + m c < K_{E+1} - hc gm (m-1)  <=>  m (c + hc gm) < K_{E+1} - CC(E) + hc gm
+    cost = _first_failure(k_next - cc + hc * gain_med, np.full_like(cg, inp.pad_cost + hc * gain_med))
+    ends = np.minimum(goal, cost)
+    h = _horizon(inp)
+    never = np.isinf(ends) & np.isinf(h) & (inp.v_next > 0)
+    flat = _flat_tail(inp, np.where(never, 0.0, np.minimum(h, ends)), inp.v_next)
+    if not never.any():
+        return flat
+    z = np.zeros_like(cg)
+    rank = e * flat.stop + flat.depth
+    return TailSums(np.where(never, z, flat.stop), np.where(never, np.inf, flat.depth),
+                    np.where(never, z, flat.inverse_rank), np.where(never, z, rank))
+
+
+def _bpm_tail(inp: TailInput, params: Params) -> TailSums:
+    return _budget_tail(inp, float(params["T"]), float(params["K"]), 0.0, 0.0, 0.0)
+
+
+def _bpmd_tail(inp: TailInput, params: Params) -> TailSums:
+    return _budget_tail(inp, float(params["T"]), float(params["K"]), float(params["hb"]), float(params["hc"]),
+                        float(params["gain_med"]))
+
+
+#: Ranks summed at a time by :func:`_streamed_tail`, and the most it sums past a ranking.
+STREAM_CHUNK = 4096
+STREAM_LIMIT = 1 << 22
+#: V past which the rest of a tail is negligible: its sum is below this share of V+.
+STREAM_TOL = 2.0 ** -60
+
+
+def _streamed_tail(inp: TailInput, continuation, name: str, rows: Optional[np.ndarray] = None) -> TailSums:
+    """The sums past E of a model whose C there, ``continuation(rows, m)`` for the m-th rank past E
+    (m >= 1, an array of columns), does not grow with m and tends to a limit below 1: rank by
+    rank, a chunk of ranks at a time and only for the rows still going, until the rest is below
+    :data:`STREAM_TOL` of V+ (bounded by V / (1 - C), as C does not grow) or the horizon ends
+    (C(D) := 0). Memory is rows x :data:`STREAM_CHUNK`; time follows how fast V falls, not the
+    cutoff. A tail that has not converged after :data:`STREAM_LIMIT` ranks is a KernelError.
+    ``rows`` (a boolean mask) limits the work to some rows (the others get zeros)."""
+    n = len(inp.v_next)
+    stop, depth, inv, rank = (np.zeros(n) for _ in range(4))
+    v = inp.v_next.astype(np.float64).copy()
+    h = _horizon(inp)
+    e = inp.depth.astype(np.float64)
+    going = np.flatnonzero((v > 0) & (h >= 1) & (True if rows is None else rows))
+    start = 1
+    while len(going):
+        if start > STREAM_LIMIT:
+            raise KernelError(f"browsing model {name!r}: its tail past the ranking does not converge within "
+                              f"{STREAM_LIMIT} ranks (C stays close to 1); use a smaller cutoff or tail='stop', "
+                              "or parameters under which users stop sooner")
+        m = np.arange(start, start + STREAM_CHUNK, dtype=np.float64)[None, :]
+        c = np.asarray(continuation(going, m), dtype=np.float64)
+        c = np.where(m >= h[going, None], 0.0, c)                     # the user stops at D at the latest
+        within = m <= h[going, None]
+        vv = v[going, None] * np.concatenate([np.ones((len(going), 1)), np.cumprod(c, axis=1)[:, :-1]], axis=1)
+        vv = np.where(within, vv, 0.0)
+        ll = vv * (1 - c)
+        j = e[going, None] + m
+        stop[going] += ll.sum(axis=1)
+        depth[going] += vv.sum(axis=1)
+        inv[going] += (ll / j).sum(axis=1)
+        rank[going] += (ll * j).sum(axis=1)
+        v_next = vv[:, -1] * c[:, -1]
+        v[going] = v_next
+        last_c = c[:, -1]
+        with np.errstate(divide="ignore"):
+            rest = np.where(last_c < 1, v_next / (1 - last_c), np.inf)
+        keep = (v_next > 0) & (rest > STREAM_TOL * depth[going]) & (h[going] > start + STREAM_CHUNK - 1)
+        going = going[keep]
+        start += STREAM_CHUNK
+    return TailSums(stop, depth, inv, rank)
+
+
+def _ift_tail(inp: TailInput, params: Params, goal: bool) -> TailSums:
+    """IFTrate / IFT past E: the rate CG(E) / (CC(E) + m c) falls towards 0, so C2 falls towards
+    1 / (1 + b2 e^(R2 rate)) < 1, and C1 (IFT's goal term) stays at its value at E: summed by
+    :func:`_streamed_tail` (geometric decay at the limit's rate). Where C is constant past E (no
+    gain gathered, CG(E) = 0, or R2 = 0) the tail is geometric, with q = 1 - C1 C2 =
+    expit(-x1) + C1 expit(x2) computed without cancellation (:func:`_per_topic_geometric_tail`)."""
+    cg, cc, c = inp.cg, _spent(inp), inp.pad_cost
+    r2, rate, lb2 = float(params["R2"]), float(params["rate"]), math.log(float(params["b2"]))
+    x1 = float(params["R1"]) * (float(params["T"]) - cg) + math.log(float(params["b1"])) if goal else None
+    c1 = _logistic(x1) if x1 is not None else np.ones_like(cg)
+
+    def continuation(rows: np.ndarray, m: np.ndarray) -> np.ndarray:
+        ratio = cg[rows, None] / (cc[rows, None] + m * c)
+        return c1[rows, None] * _logistic(-(r2 * (rate - ratio) + lb2))
+
+    constant = (cg == 0) | (r2 == 0)
+    streamed = _streamed_tail(inp, continuation, "IFT" if goal else "IFTrate", rows=~constant)
+    if not constant.any():
+        return streamed
+    x2 = r2 * (rate - np.where(cc + c > 0, cg / np.maximum(cc + c, 1e-300), 0.0)) + lb2
+    q = _logistic(x2) * c1 + (_logistic(-x1) if x1 is not None else 0.0)
+    geometric = _per_topic_geometric_tail(inp, np.where(constant, q, 0.5))
+    rank = geometric.rank if geometric.rank is not None else inp.depth * geometric.stop + geometric.depth
+    assert streamed.rank is not None
+    return TailSums(*(np.where(constant, g, t) for g, t in zip(
+        (geometric.stop, geometric.depth, geometric.inverse_rank, rank),
+        (streamed.stop, streamed.depth, streamed.inverse_rank, streamed.rank))))
 
 
 # ------------------------------------------------------------------------------ gain-only models
@@ -306,24 +594,27 @@ register_browsing_model("NPV", npv, params={"discount": _positive_param(0.1, "di
                         gain_dependent=False, finite_tail=True,
                         tail=lambda inp, params: _rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}))
 register_browsing_model("NERR8", nerr8, requires_cutoff=True, tail=_precision_tail, finite_tail=True)
-register_browsing_model("NERR9", nerr9, requires_cutoff=True)
+register_browsing_model("NERR9", nerr9, requires_cutoff=True, tail=_nerr9_tail, finite_tail=True)
 register_browsing_model("NERR10", nerr10, params={"phi": Param(0.9, bounds=(0.0, 1.0), closed="neither",
                                                                doc="persistence of NERR10")},
                         finite_tail=True, tail=lambda inp, params: _rbp_tail(inp, {"p": float(params["phi"])}))
 register_browsing_model("NERR11", nerr11, params={"T": TARGET}, tail=_insq_tail, finite_tail=True)
 register_browsing_model("SET", search_economic, requires_cutoff=True, gain_dependent=False,
-                        params={"exponent": Param(0.5, bounds=(0.0, 1.0), closed="right",
+                        tail=_set_tail, finite_tail=True, params={"exponent": Param(0.5, bounds=(0.0, 1.0), closed="right",
                                                   doc="diminishing returns e (above 1, C(i) > 1)")})
 register_browsing_model("IFTgoal", ift_goal, params=_GOAL, tail=_ift_goal_tail, finite_tail=True, check=_check_goal)
-register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True)
-register_browsing_model("IFT", ift, params={**_GOAL, **_RATE}, uses_costs=True, check=_check_goal)
+register_browsing_model("IFTrate", ift_rate, params=_RATE, uses_costs=True, finite_tail=True,
+                        tail=lambda inp, params: _ift_tail(inp, params, goal=False))
+register_browsing_model("IFT", ift, params={**_GOAL, **_RATE}, uses_costs=True, check=_check_goal, finite_tail=True,
+                        tail=lambda inp, params: _ift_tail(inp, params, goal=True))
 register_browsing_model("TBG", time_biased_gain, params={"halflife": _positive_param(224.0, "half-life H, in the "
                                                                                               "costs' unit")},
                         gain_dependent=False, uses_costs=True, tail=_tbg_tail, finite_tail=True)
 register_browsing_model("U", u_measure, params={"L": _positive_param(1000.0, "patience L, in the costs' unit")},
-                        gain_dependent=False, uses_costs=True)
-register_browsing_model("BPM", bpm_static, params={"T": _GAIN_BUDGET, "K": _COST_BUDGET}, uses_costs=True)
-register_browsing_model("BPMD", bpm_dynamic, uses_costs=True,
+                        gain_dependent=False, uses_costs=True, tail=_u_tail, finite_tail=True)
+register_browsing_model("BPM", bpm_static, params={"T": _GAIN_BUDGET, "K": _COST_BUDGET}, uses_costs=True,
+                        tail=_bpm_tail, finite_tail=True)
+register_browsing_model("BPMD", bpm_dynamic, uses_costs=True, tail=_bpmd_tail, finite_tail=True,
                         params={"T": _GAIN_BUDGET, "K": _COST_BUDGET,
                                 "hb": Param(1.0, doc="BPMD: how far a document moves the gain budget"),
                                 "hc": Param(1.0, doc="BPMD: how far a document moves the cost budget"),
