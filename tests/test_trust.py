@@ -288,3 +288,39 @@ def test_an_empty_system_name_is_refused_everywhere_it_enters():
         meta.similarity(blank)
     with pytest.raises(ir_cwla.DataError, match="without a 'name'"):             # what a CSV round trip gives
         meta.to_cube(frame.assign(name=frame["name"].replace({"a": np.nan})))
+
+
+# -- numpy's (and pandas') own warnings do not reach users -------------------------------------
+
+def test_import_and_scoring_raise_no_warning_of_numpy_or_pandas():
+    import subprocess
+    import sys
+
+    script = ("import ir_cwla, numpy as np, pandas as pd\n"
+              "from ir_cwla import meta\n"
+              "q = pd.DataFrame({'query_id': ['1', '1', '2'], 'doc_id': ['a', 'b', 'a'], 'relevance': [1, 0, 2]})\n"
+              "r = pd.DataFrame({'query_id': ['1', '1', '2'], 'doc_id': ['a', 'b', 'a'], 'score': [2.0, 1.0, 1.0]})\n"
+              "meta.rbo(np.array([3.0, 2.0, 1.0]), np.array([1.0, 2.0, 3.0]), p=5e-324)\n"
+              "ir_cwla.Scorer(list(ir_cwla.table1()), q).score_run(r)\n")
+    done = subprocess.run([sys.executable, "-W", "error", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_variance_beyond_a_float_is_a_clear_error_not_an_overflow_warning():
+    from ir_cwla.meta.anova import residual_variance
+
+    rng = np.random.default_rng(0)
+    x = rng.random((6, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v, df = residual_variance(x * 1e120)               # scaled: no overflow, the same up to rounding
+        assert v == pytest.approx(residual_variance(x)[0] * 1e120 * 1e120,
+                                  rel=1e-12)
+        with pytest.raises(ir_cwla.DataError, match="beyond a float's range"):
+            residual_variance(x * 1e300)
+    frame = pd.DataFrame([(s, str(t), m, float(rng.random() * 1e300)) for s in "abcde" for t in range(6)
+                          for m in ("RBP_ERG@10", "P_ERG@10")], columns=["name", "qid", "measure", "value"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ir_cwla.DataError, match="rescale the scores"):
+            meta.topic_set_sizes(frame)

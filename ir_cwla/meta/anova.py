@@ -21,21 +21,46 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_cwla.errors import DataError
 from ir_cwla.meta.tukey import pair_indices
+
+
+#: Beyond this magnitude, scores are scaled by their largest before being summed or squared
+#: (their squares would overflow); below it the plain formulas are used, bit for bit.
+SCALED = 1e100
+
+
+def _scale(x: np.ndarray) -> float:
+    top = float(np.max(np.abs(x))) if x.size else 0.0
+    return top if top > SCALED else 1.0
 
 
 def residuals(matrix: np.ndarray) -> np.ndarray:
     """``x_ij - xi. - x.j + x..`` of a topics x systems matrix."""
     x = np.asarray(matrix, dtype=np.float64)
+    s = _scale(x)
+    if s != 1.0:
+        return residuals(x / s) * s
     return x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
 
 
 def residual_variance(matrix: np.ndarray) -> tuple[float, int]:
-    """``(V_E, df_E)`` of the two-way ANOVA without replication of a topics x systems matrix."""
+    """``(V_E, df_E)`` of the two-way ANOVA without replication of a topics x systems matrix.
+
+    Scores beyond :data:`SCALED` are scaled first; a variance beyond a float's range is a
+    :class:`~ir_cwla.errors.DataError` (it would be ``inf``, with numpy's overflow warning)."""
     x = np.asarray(matrix, dtype=np.float64)
     n, m = x.shape
     df = (m - 1) * (n - 1)
-    return float((residuals(x) ** 2).sum() / df), df
+    s = _scale(x)
+    if s == 1.0:
+        return float((residuals(x) ** 2).sum() / df), df
+    with np.errstate(over="ignore"):
+        v = float((residuals(x / s) ** 2).sum() / df) * s * s
+    if not np.isfinite(v):
+        raise DataError(f"the residual variance of these scores (up to {s:.3g} in magnitude) is beyond a float's "
+                        "range; rescale the scores")
+    return v, df
 
 
 def tukey_hsd(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
