@@ -24,7 +24,6 @@ import numpy as np
 from ir_cwla.errors import DataError
 from ir_cwla.meta.tukey import pair_indices
 
-
 #: Beyond this magnitude, scores are scaled by their largest before being summed or squared
 #: (their squares would overflow); below it the plain formulas are used, bit for bit.
 SCALED = 1e100
