@@ -14,6 +14,7 @@ import pytest
 import ir_cwla
 from ir_cwla import io, meta
 from ir_cwla.errors import InputError, MissingTopicsWarning, ParameterError
+from tests import synthetic
 
 QRELS = pd.DataFrame({"query_id": ["1", "1", "2", "2", "3"], "doc_id": ["a", "b", "a", "c", "d"],
                       "relevance": [1, 0, 2, 1, 1]})
@@ -324,3 +325,72 @@ def test_a_variance_beyond_a_float_is_a_clear_error_not_an_overflow_warning():
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(ir_cwla.DataError, match="rescale the scores"):
             meta.topic_set_sizes(frame)
+
+
+# -- what grows with trials is bounded up front; incompleteness says how long it will take -------
+
+@pytest.fixture(scope="module")
+def small_frame():
+    rng = np.random.default_rng(5)
+    return pd.DataFrame([(s, str(t), m, float(rng.random())) for s in "abcdef" for t in range(8)
+                         for m in ("RBP_ERG@10", "P_ERG@10", "AP_ERG@10")], columns=["name", "qid", "measure", "value"])
+
+
+def test_consistency_refuses_trials_whose_taus_would_not_fit_saying_how_many_would(small_frame):
+    from ir_cwla.meta import montecarlo
+
+    with pytest.raises(ParameterError, match=r"consistency: 1,000,000,000,000 trials would keep about 65.5 TiB of "
+                                             r"taus .* pass at most 29,826,161 trials"):
+        meta.consistency(small_frame, trials=10 ** 12, progress=False)
+    with pytest.raises(ParameterError, match="MAX_RESULT_BYTES"):
+        meta.consistency(small_frame, trials=10 ** 9, progress=False)
+    assert montecarlo.MAX_RESULT_BYTES == 2 ** 31
+
+
+def test_the_memory_limit_is_a_setting(small_frame, monkeypatch):
+    from ir_cwla.meta import montecarlo
+
+    monkeypatch.setattr(montecarlo, "MAX_RESULT_BYTES", 3 * 8 * 3 * 50)
+    meta.consistency(small_frame, trials=50, test_trials=10, progress=False)
+    with pytest.raises(ParameterError, match="pass at most 50 trials"):
+        meta.consistency(small_frame, trials=51, test_trials=10, progress=False)
+
+
+def test_incompleteness_refuses_too_many_trials_and_estimates_its_time(monkeypatch):
+    from ir_cwla.meta import montecarlo
+
+    coll = synthetic.make_collection(n_topics=8, max_depth=30)
+    runs = {k: coll.runs[k] for k in ("graded", "ties", "short")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ir_cwla.IrCwlaWarning)
+        with pytest.raises(ParameterError, match="incompleteness: 1,000,000,000,000 trials would keep"):
+            meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=10 ** 12, progress=False)
+        quiet = meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=3, seed=1, progress=False)
+    monkeypatch.setattr(montecarlo, "WARN_AFTER_SECONDS", 0.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        timed = meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=3, seed=1, progress=False)
+    long = [w for w in caught if issubclass(w.category, ir_cwla.LongRunWarning)]
+    assert len(long) == 1 and str(long[0].message).startswith("incompleteness: 8 tasks will take about")
+    assert long[0].filename == __file__                       # the user's line
+    pd.testing.assert_frame_equal(quiet.trials, timed.trials)
+    pd.testing.assert_frame_equal(quiet.depths, timed.depths)
+
+
+def test_label_agreement_refuses_a_bootstrap_that_would_not_fit():
+    ref = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": list("abab"), "relevance": [1, 0, 2, 1]})
+    other = ref.assign(relevance=[1, 1, 2, 0])
+    with pytest.raises(ParameterError, match="label_agreement: 1,000,000,000,000 trials would keep"):
+        meta.label_agreement(ref, other, trials=10 ** 12)
+
+
+def test_the_command_line_refuses_them_in_one_line(small_frame, tmp_path, capsys):
+    from ir_cwla.app import cli
+
+    path = tmp_path / "per_query.csv"
+    small_frame.to_csv(path, index=False)
+    assert cli.main(["meta", str(path), "--criteria", "consistency", "--trials", "1000000000000",
+                     "--out", str(tmp_path / "report")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ir-cwla meta: error: consistency: 1,000,000,000,000 trials would keep about") and \
+        err.count("\n") == 1

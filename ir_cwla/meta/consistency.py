@@ -191,7 +191,9 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     Parameters
     ----------
     per_query: ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
-    trials: number B of random splits (the paper: 1000).
+    trials: number B of random splits (the paper: 1000). The B x |M| taus are kept (with two
+        copies), so B is refused up front beyond
+        :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES` (2 GiB: 9 million splits of 10 measures).
     seed: int or ``SeedSequence``; splits and test are exactly reproducible from it.
     test_trials: permutations of the randomised Tukey HSD test over the B x |M| taus (2000).
     alpha: significance level of the test.
@@ -213,10 +215,12 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     alpha = check_alpha(alpha)
     agreement, persistence = agreements.check_agreement(agreement, persistence)
     cube = to_cube(per_query, topics, min_measures=2)
+    n_m, n_t, n_s = cube.values.shape
+    # the taus are kept (trials x measures floats), with a copy each for the frame and the tests
+    montecarlo.check_result_memory("consistency", trials, 3 * 8 * n_m, f"taus ({n_m} measures, float64)")
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
 
-    n_m, n_t, n_s = cube.values.shape
     chunk = min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2)))
     tasks = montecarlo.plan(root, streams.SPLIT_STREAM, trials, chunk, n_m, workers.parallelism)
     taus = np.empty((trials, n_m))

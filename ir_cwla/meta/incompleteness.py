@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, streams
+from ir_cwla.meta import agreement, criteria, montecarlo, naming, rescoring, robustness, streams
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, resolve_groups
@@ -224,7 +224,10 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     measures: ir-measures measures or their names; C/W/L/A measures are re-scored by the
         engine without ranking again, others (e.g. ``nDCG@10``) by ir-measures.
     fractions: shares of each topic's judgments kept, in (0, 1].
-    trials: random subsets per fraction (nested across fractions within a trial).
+    trials: random subsets per fraction (nested across fractions within a trial). Every trial's
+        scores are kept, so ``trials`` is refused up front when they would exceed
+        :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES`; the first trial is timed and a
+        :class:`~ir_cwla.errors.LongRunWarning` gives the estimated wall time when it is long.
     seed: int or ``SeedSequence``; trial ``t`` draws from its own stream, so the result is
         the same on every executor and for every row order of the inputs.
     depths: pool depths of the deterministic variant (``()`` to skip it).
@@ -240,6 +243,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     fractions = check_fractions(fractions)
     trials = streams.check_trials(trials)
     depths = robustness.check_depths(depths)
+
     persistence = agreement.check_persistence(persistence)
     relevant = robustness.check_relevant(relevant)
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
@@ -248,6 +252,11 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     if len(collection.systems) < 2:
         raise DataError(f"need at least 2 systems, got {len(collection.systems)}: {list(collection.systems)}")
     measures_ = list(collection.measures)
+    # kept per trial, before any trial runs: the F x M x S mean scores, and a row of the long
+    # table (about 100 bytes) per (share, measure)
+    n_f, n_m, n_s = len(fractions), len(measures_), len(collection.systems)
+    montecarlo.check_result_memory("incompleteness", trials, n_f * n_m * (8 * n_s + 100),
+                                   f"scores and agreements ({n_f} shares x {n_m} measures x {n_s} systems)")
     families = resolve_groups(measures_, groups)          # a bad groups= fails before the work, not after
     labels_ = naming.resolve_labels(measures_, labels)
 
@@ -259,12 +268,16 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     plan = _Plan(collection, root, collection.judgment_order(), stratum, counts)
 
     tasks = [("trial", t) for t in range(trials)] + [("depth", d) for d in depths]
-    results = workers.map(_task, plan, tasks, desc="incompleteness", progress=progress)
+    results: list = [None] * len(tasks)
+
+    def store(index: int, result: Any) -> None:
+        results[index] = result
+
+    montecarlo.run_tasks(workers, _task, plan, tasks, store, what="incompleteness", progress=progress)
     parts, pooled = results[:trials], results[trials:]
     reduced = np.stack([p[0] for p in parts], axis=1)                     # (F, trials, M, S)
     kept = np.stack([p[1] for p in parts], axis=1) / collection.n_judgments  # (F, trials)
     stats = robustness.compare(full, reduced, persistence)
-    n_f, n_m = len(fractions), len(measures_)
     long = pd.DataFrame({
         "fraction": np.repeat(fractions, trials * n_m),
         "trial": np.tile(np.repeat(np.arange(trials), n_m), n_f),

@@ -70,7 +70,7 @@ from ir_cwla.errors import (
     UndefinedStatisticWarning,
 )
 from ir_cwla.io import STDIN, SUMMARY_QID, as_qrels_frame, input_name, is_named_source
-from ir_cwla.meta import streams
+from ir_cwla.meta import montecarlo, streams
 
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",
@@ -499,6 +499,9 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
         values = np.asarray(cats, dtype=np.float64)
         per_topic = statistics_of(conf, values)                      # (T, 7)
         overall = statistics_of(conf.sum(axis=0), values)            # (7,)
+        # the resamples are kept, (trials, T, 7) floats and their concatenation: refused up front if too many
+        montecarlo.check_result_memory("label_agreement", trials, 2 * 8 * len(STATISTICS) * len(conf),
+                                       f"bootstrap statistics ({len(conf)} topics)")
         pair_reps = bootstrap_pairs(conf, values, trials, root)      # (trials, T, 7)
         p_low, p_high, p_defined = percentile_interval(pair_reps, level)
         if len(alt_topics) >= 2:

@@ -14,7 +14,14 @@ exactly the same in whatever order the tasks finish.
 Up front, the first task to finish is timed (inside the worker, so that the start-up of a
 process pool or a cluster does not count), the wall time of the whole run is estimated from
 it, and one :class:`LongRunWarning` states the estimate when it exceeds
-:data:`WARN_AFTER_SECONDS`. ``progress=True`` shows a tqdm bar counting trials.
+:data:`WARN_AFTER_SECONDS` (:func:`run` for trial chunks, :func:`run_tasks` for other tasks,
+e.g. incompleteness's trials). ``progress=True`` shows a tqdm bar counting trials.
+
+What a procedure keeps per trial (consistency's trials x measures taus, incompleteness's
+scores of every trial, a bootstrap's resamples) is estimated before any work
+(:func:`check_result_memory`): beyond :data:`MAX_RESULT_BYTES` (2 GiB; a module setting) the
+call is a :class:`~ir_cwla.errors.ParameterError` that states the estimate and the most trials
+the limit allows, instead of a MemoryError after minutes of work.
 """
 from __future__ import annotations
 
@@ -30,7 +37,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ir_cwla.errors import LongRunWarning
+from ir_cwla.errors import LongRunWarning, ParameterError
 from ir_cwla.meta import executors, streams
 from ir_cwla.progress import progress_bar
 
@@ -42,6 +49,31 @@ MAX_CHUNKS_PER_TASK = 25
 TASKS_PER_WORKER = 4
 #: Tasks per worker submitted and not yet consumed: bounds the results held at once.
 WINDOW_PER_WORKER = 4
+#: The most memory (bytes) a randomised procedure may keep for its trials; a call estimated to
+#: keep more is refused before any work (:func:`check_result_memory`). Raise it to allow more.
+MAX_RESULT_BYTES = 2 ** 31
+
+
+def size_text(n_bytes: float) -> str:
+    """``'3.2 GiB'``, ``'120 MiB'``, ``'512 B'``."""
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def check_result_memory(what: str, trials: int, bytes_per_trial: int, kept: str = "results",
+                        name: str = "trials") -> None:
+    """Refuses, before any work, a call whose ``trials`` would keep more than
+    :data:`MAX_RESULT_BYTES` (``bytes_per_trial`` each, ``kept`` saying what): a
+    :class:`ParameterError` with the estimate and the most ``name`` the limit allows."""
+    need = trials * bytes_per_trial
+    if need > MAX_RESULT_BYTES:
+        most = max(1, MAX_RESULT_BYTES // max(1, bytes_per_trial))
+        raise ParameterError(f"{what}: {trials:,} {name} would keep about {size_text(need)} of {kept} "
+                             f"({size_text(bytes_per_trial)} per trial), above the limit of "
+                             f"{size_text(MAX_RESULT_BYTES)} (ir_cwla.meta.montecarlo.MAX_RESULT_BYTES); pass at "
+                             f"most {most:,} {name}, or raise the limit")
 
 
 @dataclass(frozen=True)
@@ -101,6 +133,29 @@ def run(executor: Any, fn: Callable[[Any, Task], Any], shared: Any, tasks: Seque
                 _announce(what, tasks, index, seconds, time.perf_counter() - start, workers)
             consume(tasks[index], result)
             bar.update(tasks[index].trials)
+
+
+def run_tasks(executor: Any, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
+              consume: Callable[[int, Any], None], *, what: str, progress: bool) -> None:
+    """:func:`run` for tasks that are not trial chunks: ``consume(index, result)`` as results
+    arrive, the first task timed and one :class:`LongRunWarning` when the estimated wall time
+    of all of them (each taken to cost what the first did) exceeds :data:`WARN_AFTER_SECONDS`."""
+    workers = max(1, int(executor.parallelism))
+    start = time.perf_counter()
+    with progress_bar(progress=progress, total=len(tasks), desc=what, leave=False) as bar:
+        results = executors.stream(executor, _timed, shared, [(fn, task) for task in tasks],
+                                   window=WINDOW_PER_WORKER * workers)
+        for done, (index, (seconds, result)) in enumerate(results):
+            if done == 0:
+                estimate = estimate_seconds(len(tasks), seconds, time.perf_counter() - start, workers)
+                if estimate > WARN_AFTER_SECONDS:
+                    warnings.warn(f"{what}: {len(tasks):,} tasks will take {duration(estimate)} (the first took "
+                                  f"{seconds:.2f} s; {workers} worker(s)). Pass fewer trials, or more workers "
+                                  "(n_jobs=, scheduler=); ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS "
+                                  f"({WARN_AFTER_SECONDS:g} s) sets when this is said.", LongRunWarning,
+                                  stacklevel=_caller_level())
+            consume(index, result)
+            bar.update()
 
 
 def sum_counts(executor: Any, fn: Callable[[Any, Task], np.ndarray], shared: Any, tasks: Sequence[Task],
