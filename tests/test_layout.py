@@ -139,3 +139,11 @@ def test_the_engine_loads_no_room_above_it():
     rooms = {m.split(".")[1] for m in loaded if m.count(".") >= 1}
     assert "ir_cwla.kernel" in loaded
     assert not rooms & {"datasets", "meta", "leaderboard", "comparison", "app"}, loaded
+
+
+@pytest.mark.parametrize("module", ["ir_cwla.provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring",
+                                    "ir_cwla.app.cwl"])
+def test_every_path_scores_through_the_scoring_api(module):
+    """The provider, meta.evaluate, the robustness re-scoring and ir-cwla cwl score C/W/L/A measures
+    through ir_cwla.scoring, never the kernel's internals."""
+    assert "ir_cwla.scoring" in GRAPH[module] and "ir_cwla.kernel" not in GRAPH[module]
