@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -61,11 +60,15 @@ COST_KINDS = ("grade", "type", "doc")
 ANY = "*"
 #: Characters a costs spec may not hold: they would break the measure's short name.
 _RESERVED = ",=[]@"
-#: The largest cost: a sum of costs over a ranking of up to 2^64 documents stays finite
-#: (about 9.7e288).
-MAX_COST = sys.float_info.max / 2.0 ** 64
-#: The smallest cost: the inverse of a cost, and of a cumulated cost, stays finite (about 1e-289).
-MIN_COST = 1.0 / MAX_COST
+#: The largest cost, 2^40 (about 1.1e12: beyond any count of characters, seconds or cents a
+#: document costs): a sum of costs over a ranking of up to 2^64 documents, and its product with
+#: any other such sum or inverse, stays far below the float range (1.8e308), so no expectation
+#: overflows to inf or nan.
+MAX_COST = 2.0 ** 40
+#: The smallest cost, 2^-40 (about 9.1e-13): the inverse of a cost or of a cumulated cost (TrAP
+#: and IFT's rate divide by them) is at most MAX_COST, and the models that compare costs with
+#: 1 keep their precision (TrAP's tail under 'pad' loses it below about 1e-16).
+MIN_COST = 2.0 ** -40
 #: The environment variable listing the cost files (or directories) that measure strings may
 #: read, separated by ``os.pathsep`` (see the module docstring and :func:`allow_cost_files`).
 COST_FILES_ENV = "IR_CWLA_COST_FILES"

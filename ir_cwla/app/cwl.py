@@ -372,12 +372,18 @@ def _warn_line_order(run: pd.DataFrame, starts: np.ndarray, block: np.ndarray, n
     if notes:
         warnings.warn(f"{name}: {'; '.join(notes)}. Rankings follow the line order, as in cwl_eval; --order trec "
                       "ranks each topic by score, as trec_eval does", LineOrderWarning, stacklevel=3)
-    repeated = pd.DataFrame({"b": block, "d": run["doc_id"].to_numpy(dtype=object)}).duplicated()
-    if repeated.any():
-        i = int(np.argmax(repeated.to_numpy()))
+    keys = pd.Index(_pair_keys(pd.Series(block), run["doc_id"]))
+    if keys.has_duplicates:
+        repeated = keys.duplicated()
+        i = int(np.argmax(repeated))
         warnings.warn(f"{name}: {int(repeated.sum())} line(s) repeat a doc_id of their ranking (first: topic "
                       f"{topics[i]!r}, document {run['doc_id'].iat[i]!r}); each line is ranked and counted, as in "
                       "cwl_eval (--order trec keeps the best-scored line)", InputWarning, stacklevel=3)
+
+
+def _pair_keys(topics: pd.Series, docs: pd.Series) -> list[str]:
+    """One string per (topic, doc_id): ids hold no whitespace, so a space separates them."""
+    return [f"{t} {d}" for t, d in zip(topics.tolist(), docs.tolist())]
 
 
 def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_depth: int,
@@ -400,9 +406,8 @@ def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_d
     rank = np.arange(len(run)) - starts[block]
     kept = rank < max_depth
     run, block, rank = run[kept], block[kept], rank[kept]
-    judged = pd.MultiIndex.from_frame(qrels[["query_id", "doc_id"]])
-    where = judged.get_indexer(pd.MultiIndex.from_arrays([run["query_id"].to_numpy(dtype=object),
-                                                          run["doc_id"].to_numpy(dtype=object)]))
+    judged = pd.Index(_pair_keys(qrels["query_id"], qrels["doc_id"]))      # unique: the last line kept
+    where = judged.get_indexer(_pair_keys(run["query_id"], run["doc_id"]))
     gains = qrels["relevance"].to_numpy(dtype=np.float64)
     gain = np.where(where >= 0, gains[np.maximum(where, 0)], np.nan)
     types = run[io.ELEMENT_TYPE].astype(str)
