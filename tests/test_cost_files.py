@@ -138,7 +138,8 @@ def test_proc_environ_allowed_still_never_quoted(frames):
         _score(CWLA(C="U", A="ERG", costs="doc:/proc/self/environ") @ 10, qrels, run)
     text = str(caught.value)
     assert text.startswith("/proc/self/environ:1: ") and entries
-    assert not [e for e in entries if e in text or e.partition("=")[2][:12] in text.partition(": ")[2]]
+    values = [e.partition("=")[2][:12] for e in entries if len(e.partition("=")[2]) >= 4]
+    assert not [e for e in entries if e in text] and not [v for v in values if v in text.partition(": ")[2]]
 
 
 def test_the_command_line_allows_the_files_its_user_names(synthetic_files, tmp_path, capsys):

@@ -5,9 +5,9 @@ Accepts cwl_eval's arguments (``GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST
 [--max_depth]``), its metrics-file syntax (one ``ClassName(arg, ...)`` per line, positional
 arguments as in its classes, an argument with a '.' a float, else an int) and its default 16
 metrics, and prints its table: per ranking and metric, EU, ETU, EC, ETC and ED, and with
-``-r`` their residuals (best case minus worst case), to four decimals. On cwl_eval 1.0.12's
-inputs the output is byte for byte cwl_eval's (the tests check it on real DL19 runs, for every
-metric class, with and without ``-r`` and a cost file), plus ``--order``.
+``-r`` their residuals (best case minus worst case), to four decimals. The output is cwl_eval
+1.0.12's byte for byte (the tests check it on real DL19 runs, for every metric class, with and
+without ``-r`` and a cost file); one option is ir_cwla's own, ``--order``.
 
 Every input (gain, result, cost and metrics file) may be a path, ``-`` (standard input, for
 one of them), ``/dev/stdin``, a process substitution or a FIFO, plain or compressed (gzip,
@@ -49,8 +49,9 @@ cwl_eval's conventions, reproduced (Azzopardi, Thomas & Moffat 2019):
   Zhang et al.'s model); TrAP's columns are cwl_eval's, whose W is not a distribution (its ETU
   can be negative); the U-measure gives its last rank no weight.
 
-Where ``ir-cwla cwl`` differs from cwl_eval, deliberately (each where cwl_eval stops with a
-Python error or prints a number that means nothing):
+Where ``ir-cwla cwl`` differs from cwl_eval, deliberately (the tables of the inputs both
+accept are the same; these are inputs cwl_eval reads differently, stops on with a Python error,
+or answers with numbers that mean nothing):
 
 - a cost file's ``* COST`` line prices every element type the file does not list, and the
   missing documents past a ranking's end, in both cases (cwl_eval reads ``*`` as one more
@@ -58,10 +59,12 @@ Python error or prints a number that means nothing):
 - an empty gain file, an empty result file and an empty metrics file are errors (cwl_eval
   stops with an AttributeError on an empty result file and prints zeros for an empty gain file);
 - input lines are checked: a gain file line has 4 fields, a result line 6 with a finite
-  number as its score; a gain must lie in [--min_gain, --max_gain] (NaN too); blank lines
-  and ``#`` comments of a metrics file are skipped;
-- costs and ``--max_cost``/``--min_cost`` lie in [:data:`ir_cwla.costs.MIN_COST`,
-  :data:`ir_cwla.costs.MAX_COST`], so that no sum of costs overflows to ``inf`` or ``nan``;
+  number as its score (cwl_eval does not read it, but ``--order trec`` and the line-order
+  warning do); a gain must lie in [--min_gain, --max_gain] (NaN too) and --min_gain >= 0;
+  blank lines, and ``#`` comments of a metrics file, are skipped;
+- costs, ``--max_cost`` and ``--min_cost`` lie in [:data:`ir_cwla.costs.MIN_COST`,
+  :data:`ir_cwla.costs.MAX_COST`] = [2^-40, 2^40], so that no sum of costs overflows to ``inf``
+  or ``nan`` (cwl_eval prints them, exit 0), and --min_cost <= --max_cost;
   ``PrecisionCWLMetric(k)`` needs k <= --max_depth + 1 and the U-measure --max_depth >= 2 (cwl_eval
   stops with a numpy error); a metric's parameters are checked as ``CWLA``'s (RBP's theta in
   (0, 1), ...); a C/W/L exponential that overflows is read as infinite (cwl_eval stops with an
@@ -424,7 +427,7 @@ def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bo
     --max_gain (best); unpriced and missing ones cost --max_cost (worst) or --min_cost (best),
     or the cost file's ``*`` price."""
     count = rows.stop - rows.start
-    cells = (r.row >= rows.start) & (r.row < rows.stop)
+    cells = slice(*np.searchsorted(r.row, [rows.start, rows.stop]))      # rows are in ranking order
     i, j = r.row[cells] - rows.start, r.rank[cells]
     unknown_gain = max_gain if best else 0.0
     unknown_cost = star if star is not None else (min_cost if best else max_cost)
