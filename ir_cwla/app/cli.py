@@ -47,6 +47,7 @@ from ir_cwla.app.evaluate import (
     FORMATS,
     check_stdin_once,
     check_topics,
+    command_line_measures,
     evaluate_runs,
     format_results,
     note_conventions,
@@ -60,8 +61,8 @@ from ir_cwla.app.evaluate import (
     unique_run_names,
     with_relevance_level,
 )
+from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import IrCwlaError, UsageError
-from ir_cwla.names import parse_measures
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,8 +101,9 @@ def _ints(text: str) -> list[int]:
 
 
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
-    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`); ``default`` if none."""
-    return parse_measures(list(texts)) if texts else list(default)
+    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`, the cost files they name
+    allowed: :func:`ir_cwla.app.evaluate.command_line_measures`); ``default`` if none."""
+    return command_line_measures(list(texts)) if texts else list(default)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -146,7 +148,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
 
     if args.no_summary and not args.by_query:
         raise UsageError("--no_summary (-n) only supported with --by_query (-q)")
-    measures = parse_measures(args.measures)
+    measures = command_line_measures(args.measures)
     check_stdin_once([args.qrels, args.run])
     spec = qrels_spec(args.qrels)
     qrels = read_qrels_arg(spec, measures)
@@ -364,10 +366,12 @@ def cmd_cwl(args: argparse.Namespace) -> int:
     """``ir-cwla cwl``: cwl_eval's command and output (see :mod:`ir_cwla.app.cwl`)."""
     from ir_cwla.app import cwl
 
+    check_stdin_once([s for s in (args.gain_file, args.result_file, args.cost_file, args.metrics_file) if s])
     metrics = cwl.read_metrics_file(args.metrics_file) if args.metrics_file else cwl.DEFAULT_METRICS
     table = cwl.evaluate(args.gain_file, args.result_file, metrics, cost_file=args.cost_file,
                          residuals=args.residuals, max_gain=args.max_gain, min_gain=args.min_gain,
-                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth)
+                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth,
+                         order=args.order)
     sys.stdout.write(cwl.format_table(table, colnames=args.colnames))
     if args.bib_file:
         cwl.write_bibtex(metrics, args.bib_file)
@@ -565,11 +569,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("cwl", help="cwl_eval's command: EU, ETU, EC, ETC, ED (and residuals) per topic",
-                       description="cwl_eval's arguments, metrics files and output, computed by ir_cwla (rankings "
-                                   "in trec_eval order). Gains are real values, costs priced by element type.")
+                       description="cwl_eval's arguments, metrics files and output (byte for byte, see "
+                                   "ir_cwla.app.cwl): rankings in the result file's line order, as cwl_eval, unless "
+                                   "--order trec. Gains are real values, costs priced by element type. Every file "
+                                   "may be a path, '-', a pipe or a FIFO, plain or compressed.")
     p.add_argument("gain_file", help="TREC qrels whose fourth column is a gain in [--min_gain, --max_gain]")
     p.add_argument("result_file", help="TREC run: topic element_type doc_id rank score run_id")
-    p.add_argument("-c", "--cost_file", help="costs of the element types (lines: element_type cost)")
+    p.add_argument("-c", "--cost_file", help="costs of the element types (lines: element_type cost; a line "
+                                             "'* COST' prices the types it does not list and missing documents)")
     p.add_argument("-m", "--metrics_file", help="cwl_eval metrics, one ClassName(args) per line "
                                                 "(default: cwl_eval's 16 default metrics)")
     p.add_argument("-b", "--bib_file", help="write the BibTeX of the metrics used to this file")
@@ -583,6 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min_cost", type=float, default=1.0, help="cost of an unpriced element in the best case "
                                                                "(default 1.0)")
     p.add_argument("--max_depth", type=int, default=1000, help="depth of every ranking (default 1000)")
+    p.add_argument("--order", choices=("file", "trec"), default="file",
+                   help="the ranking: 'file' (default), each topic's lines in the order they come, as cwl_eval; "
+                        "'trec', by score as trec_eval (score desc compared in float32, ties by doc_id desc)")
     p.set_defaults(func=cmd_cwl)
 
     p = sub.add_parser("demo", help="the offline end-to-end demo on Cranfield (what `make demo` runs)",
@@ -630,7 +640,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
     try:
-        with _warnings_on_stderr(prog):
+        with _warnings_on_stderr(prog), allow_cost_files():   # what a command allows ends with it
             return args.func(args)
     except KeyboardInterrupt:
         print("ir-cwla: interrupted", file=sys.stderr)
