@@ -10,7 +10,7 @@ checks every registered model, aggregation, parameter, criterion and option agai
 output). Nothing here lists a model, an option or a criterion by hand.
 
 Directives: ``measure-params``, ``browsing-models``, ``aggregations``, ``measure-names``,
-``criteria``, ``criterion NAME``, ``cli-reference``, ``cwl-metrics``, ``page-index``.
+``criteria``, ``criterion NAME``, ``compare-options``, ``cli-reference``, ``cwl-metrics``.
 """
 from __future__ import annotations
 
@@ -175,11 +175,29 @@ def criterion(name: str) -> str:
     c = meta.CRITERIA[name]
     needs = " and ".join(c.needs) if c.needs else "only the per-query frame"
     lines = [f"!!! question \"{_cell(c.question)}\"", "",
-             f"    `--criteria {name}` (Python: `{c.compute.__module__}`); needs {needs}; options: "
+             f"    `ir-cwla meta --criteria {name}`; needs {needs}; options: "
              f"{_options(c)}."]
     for o in c.options:
         lines.append(f"    - `{o.flag}`: {_cell(o.help)}")
     return "\n".join(lines)
+
+
+# -- comparisons ---------------------------------------------------------------------------------
+
+def compare_options() -> str:
+    """The tests, corrections and families ``ir_cwla.compare`` accepts, with their aliases."""
+    from ir_cwla.comparison import api
+
+    def aliases(table: dict, name: str) -> str:
+        other = sorted(a for a, n in table.items() if n == name)
+        return f" (also {', '.join(f'`{a}`' for a in other)})" if other else ""
+
+    rows = ["| option | accepted values |", "|---|---|",
+            "| `test=` / `--test` | " + ", ".join(f"`{t}`{aliases(api.TEST_ALIASES, t)}" for t in api.TESTS) + " |",
+            "| `correction=` / `--correction` | " + ", ".join(f"`{c}`{aliases(api.CORRECTION_ALIASES, c)}"
+                                                             for c in api.CORRECTIONS) + " |",
+            "| `family=` / `--family` | " + ", ".join(f"`{f}`" for f in api.FAMILIES) + " |"]
+    return "\n".join(rows)
 
 
 # -- command line --------------------------------------------------------------------------------
@@ -283,6 +301,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "criteria": criteria,
     "criterion": criterion,
     "cli-reference": cli_reference,
+    "compare-options": compare_options,
     "cwl-metrics": cwl_metrics,
 }
 
