@@ -45,7 +45,7 @@ class Block:
     code: str
     marker: Optional[str] = None      # the reason of a ``norun`` marker
     kind: str = ""                    # python, shell, output, norun
-    output: Optional["Block"] = None  # the output block that follows a runnable one
+    output: Optional[Block] = None    # the output block that follows a runnable one
 
     @property
     def where(self) -> str:

@@ -177,6 +177,8 @@ def criterion(name: str) -> str:
     lines = [f"!!! question \"{_cell(c.question)}\"", "",
              f"    `ir-cwla meta --criteria {name}`; needs {needs}; options: "
              f"{_options(c)}."]
+    if c.options:
+        lines.append("")
     for o in c.options:
         lines.append(f"    - `{o.flag}`: {_cell(o.help)}")
     return "\n".join(lines)
