@@ -328,6 +328,8 @@ DEEP_PAGES = ("measures.html", "meta-evaluation.html", "cli-reference.html")
 
 @pytest.mark.slow
 def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_site, browser, artifacts):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     for path in ("index.html", *DEEP_PAGES):
         for width in (1280, 800):
             page_ = browser.new_page(viewport={"width": width, "height": 900})
@@ -362,9 +364,17 @@ def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_
         toggle = "label.md-header__button[for='__search']"
         if page_.is_visible(toggle):            # narrow windows hide the search field behind a button
             page_.click(toggle)
-        page_.click("input.md-search__input")
-        page_.fill("input.md-search__input", query)
-        page_.wait_for_selector(".md-search-result__item", timeout=120_000)   # lunr builds its index in a worker
+        # the query is typed again until lunr, which builds its index in a web worker, answers
+        # (a busy machine takes its time; no tight timeout)
+        for _ in range(60):
+            page_.click("input.md-search__input")
+            page_.fill("input.md-search__input", "")
+            page_.type("input.md-search__input", query)
+            try:
+                page_.wait_for_selector(".md-search-result__item", timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                continue
         hits = page_.evaluate("Array.from(document.querySelectorAll('.md-search-result__item a'))"
                               ".map(a => a.href)")
         assert any(expected_page in h for h in hits), (query, hits[:10])
