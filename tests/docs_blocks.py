@@ -15,7 +15,7 @@ A page (``docs/*.md``, the README) is read as the site shows it (generated parts
 
 Page markers, anywhere in a page: ``<!-- test: slow -->`` (the page's test is marked slow) and
 ``<!-- test: needs shared-data -->`` (the page runs in a directory holding the real TREC DL 2019
-passage files, linked from ``../shared/data``: ``qrels.dl19-passage.txt``,
+passage files, linked from the fixtures of tests/conftest.py: ``qrels.dl19-passage.txt``,
 ``topics.dl19-passage.txt``, ``runs/`` and every ``input.RUN.gz``; skipped where they are absent).
 Every page runs in a fresh temporary directory in which ``examples/`` of the repository is
 linked, so ``python examples/...`` works as written.

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -121,9 +122,8 @@ def _link_shared_data(workdir: Path, dl19: Path) -> None:
         (workdir / run.name).symlink_to(run)
 
 
-@pytest.mark.parametrize("name", [_param(n) for n in PAGES])
-def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_path):
-    found = page(name)
+def run_page(found: docs_blocks.Page, tmp_path: Path, dl19: Optional[Path] = None) -> None:
+    """Runs the blocks of ``found`` in page order in a fresh directory and checks every output block."""
     assert not found.problems, "\n".join(found.problems)
     blocks = found.runnable
     if not blocks:
@@ -132,7 +132,8 @@ def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_p
     workdir.mkdir()
     (workdir / "examples").symlink_to(ROOT / "examples", target_is_directory=True)
     if found.shared_data:
-        _link_shared_data(workdir, request.getfixturevalue("dl19_dir"))
+        assert dl19 is not None, f"{found.name} needs the real data"
+        _link_shared_data(workdir, dl19)
     (tmp_path / "blocks.json").write_text(json.dumps([{"kind": b.kind, "code": b.code, "where": b.where}
                                                       for b in blocks]))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -150,6 +151,36 @@ def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_p
                 f"{block.where}: the output differs from {block.output.where}\n--- the page shows ---\n"
                 f"{docs_blocks.normalise(block.output.code)}\n--- the block printed ---\n{docs_blocks.normalise(shown)}")
     assert len(results) == len(blocks)
+
+
+@pytest.mark.parametrize("name", [_param(n) for n in PAGES])
+def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_path):
+    found = page(name)
+    dl19 = request.getfixturevalue("dl19_dir") if found.shared_data else None
+    run_page(found, tmp_path, dl19)
+
+
+SHARED_DATA_PAGE = """<!-- test: needs shared-data -->
+A DL19 run scored as ir_measures scores it (`ir_measures` gives nDCG@10 0.6650 for these files):
+
+```bash
+zcat input.ICT-BERT2.gz | ir-cwla eval qrels.dl19-passage.txt - -m nDCG@10 RBP_max@10
+ls runs | wc -l
+```
+
+```text title="output"
+runid                 \tall\tICT-BERT2
+nDCG@10               \tall\t0.6650
+RBP_max@10            \tall\t0.8228
+37
+```
+"""
+
+
+def test_a_page_marked_shared_data_runs_among_the_dl19_files(dl19_dir, tmp_path):
+    found = docs_blocks.parse("shared.md", SHARED_DATA_PAGE)
+    assert found.shared_data and not found.slow
+    run_page(found, tmp_path, dl19_dir)
 
 
 # -- the references are the code's ---------------------------------------------------------------
