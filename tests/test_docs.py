@@ -160,7 +160,7 @@ def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_p
     run_page(found, tmp_path, dl19)
 
 
-SHARED_DATA_PAGE = """<!-- test: needs shared-data -->
+REAL_DATA_PAGE = """<!-- test: needs shared-data -->
 A DL19 run scored as ir_measures scores it (`ir_measures` gives nDCG@10 0.6650 for these files):
 
 ```bash
@@ -178,7 +178,7 @@ RBP_max@10            \tall\t0.8228
 
 
 def test_a_page_marked_shared_data_runs_among_the_dl19_files(dl19_dir, tmp_path):
-    found = docs_blocks.parse("shared.md", SHARED_DATA_PAGE)
+    found = docs_blocks.parse("shared.md", REAL_DATA_PAGE)
     assert found.shared_data and not found.slow
     run_page(found, tmp_path, dl19_dir)
 
