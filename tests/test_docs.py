@@ -153,36 +153,6 @@ def run_page(found: docs_blocks.Page, tmp_path: Path, dl19: Optional[Path] = Non
     assert len(results) == len(blocks)
 
 
-@pytest.mark.parametrize("name", [_param(n) for n in PAGES])
-def test_page_code_blocks_run_and_print_what_the_page_shows(name, request, tmp_path):
-    found = page(name)
-    dl19 = request.getfixturevalue("dl19_dir") if found.shared_data else None
-    run_page(found, tmp_path, dl19)
-
-
-REAL_DATA_PAGE = """<!-- test: needs shared-data -->
-A DL19 run scored as ir_measures scores it (`ir_measures` gives nDCG@10 0.6650 for these files):
-
-```bash
-zcat input.ICT-BERT2.gz | ir-cwla eval qrels.dl19-passage.txt - -m nDCG@10 RBP_max@10
-ls runs | wc -l
-```
-
-```text title="output"
-runid                 \tall\tICT-BERT2
-nDCG@10               \tall\t0.6650
-RBP_max@10            \tall\t0.8228
-37
-```
-"""
-
-
-def test_a_page_marked_shared_data_runs_among_the_dl19_files(dl19_dir, tmp_path):
-    found = docs_blocks.parse("shared.md", REAL_DATA_PAGE)
-    assert found.shared_data and not found.slow
-    run_page(found, tmp_path, dl19_dir)
-
-
 # -- the references are the code's ---------------------------------------------------------------
 
 def _sections(markdown: str, level: str) -> dict[str, str]:
