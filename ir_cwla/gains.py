@@ -98,7 +98,9 @@ class Qrels:
 
     Judgments are numbered 0..J-1 (one per judged (topic, document) pair); ``mask`` (over
     those ids) marks the judgments in force, so that :meth:`subset` gives qrels that share
-    the numbering and a ranked run can be re-graded under them.
+    the numbering and a ranked run can be re-graded under them. :meth:`regraded` gives qrels
+    that share the numbering with other grades: those of another assessor of the same pairs
+    (:meth:`grades_from` reads them from that assessor's qrels).
     """
 
     def __init__(self, qrels: pd.DataFrame):
@@ -132,11 +134,60 @@ class Qrels:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != self.grades.shape:
             raise ParameterError(f"mask has shape {mask.shape}, the qrels have {len(self.grades)} judgments")
+        out = self._copy()
+        out.mask = mask if self.mask is None else (mask & self.mask)
+        return out
+
+    def regraded(self, grades: np.ndarray, mask: Optional[np.ndarray] = None) -> Qrels:
+        """The same judgments, numbered as here, with other grades: judgment ``j`` has grade
+        ``grades[j]`` (a negative grade counts as 0, as when qrels are read) and is in force
+        where ``mask`` is True (None: the judgments in force here; a mask is combined with
+        this qrels' own, as :meth:`subset` does).
+
+        This is how several assessors of the same (topic, doc_id) pairs share one numbering:
+        build the qrels from the union of the pairs of all of them, and each assessor's qrels is
+        ``union.regraded(*union.grades_from(its_frame))``. A run ranked once against the union
+        (:func:`rank_run`) is graded by any of them with :meth:`Rankings.regrade`, and scores
+        exactly as if it had been ranked and scored with that assessor's qrels alone (x_max, R
+        and the judged documents come from the grades in force).
+        """
+        grades = np.asarray(grades, dtype=np.float64)
+        if grades.shape != self.grades.shape:
+            raise ParameterError(f"grades has shape {grades.shape}, the qrels have {len(self.grades)} judgments")
+        if np.isnan(grades).any():
+            raise ParameterError("grades: NaN is no grade (mask out the judgments an assessor did not make)")
+        out = self.subset(mask) if mask is not None else self._copy()
+        out.grades = np.maximum(grades, 0.0)
+        return out
+
+    def _copy(self) -> Qrels:
+        """A shallow copy without the caches that depend on the grades in force."""
         out = object.__new__(Qrels)
         out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("x_max", "_gain_totals")})
-        out.mask = mask if self.mask is None else (mask & self.mask)
         out._gain_totals = {}
         return out
+
+    def grades_from(self, qrels: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """The grades and the mask (over this qrels' numbering) of another qrels frame
+        (``query_id, doc_id, relevance``, each pair once, as :func:`ir_cwla.io.as_qrels_frame`
+        returns) whose pairs are all judged here: ``grades[j]`` is its grade of judgment ``j``
+        (0 where it has none) and ``mask[j]`` whether it judged it. For :meth:`regraded`."""
+        topic_idx = self.topic_index.get_indexer(qrels["query_id"].astype(str).to_numpy())
+        docs = qrels["doc_id"].astype(str).to_numpy()
+        ids = np.where(topic_idx >= 0, self.judgment_ids(np.maximum(topic_idx, 0), docs), UNJUDGED)
+        if (ids < 0).any():
+            row = int(np.argmax(ids < 0))
+            raise DataError(f"qrels judge ({qrels['query_id'].iloc[row]!r}, {qrels['doc_id'].iloc[row]!r}) and "
+                            f"{int((ids < 0).sum())} other pair(s) these qrels do not number: build them from the "
+                            "union of the pairs of every qrels to be compared")
+        if len(np.unique(ids)) != len(ids):
+            raise DataError("qrels judge a (topic, doc_id) pair twice: read them with ir_cwla.io.as_qrels_frame, "
+                            "which keeps each pair's last line")
+        grades = np.zeros(len(self.grades), dtype=np.float64)
+        mask = np.zeros(len(self.grades), dtype=bool)
+        grades[ids] = qrels["relevance"].to_numpy(dtype=np.float64)
+        mask[ids] = True
+        return grades, mask
 
     def check_max_rel(self, max_rel: float) -> None:
         if self.x_max > max_rel:
@@ -248,8 +299,9 @@ class Rankings:
         return np.diff(self.offsets)
 
     def regrade(self, qrels: Qrels) -> Rankings:
-        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` of the qrels they were
-        ranked with: judgments not in force there become unjudged. No re-ranking."""
+        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` or :meth:`Qrels.regraded`
+        of the qrels they were ranked with (the same judgment numbering): judgments not in force
+        there become unjudged, the others take its grades. No re-ranking."""
         judgments = self.judgments
         if qrels.mask is not None and len(judgments):
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
