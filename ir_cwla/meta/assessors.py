@@ -410,6 +410,13 @@ def _union(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return first.sort_values(["query_id", "doc_id"], kind="stable").reset_index(drop=True)
 
 
+def _restricted(frame: pd.DataFrame, union: Any, keep: np.ndarray) -> pd.DataFrame:
+    """The lines of a qrels frame whose judgment (in ``union``'s numbering) ``keep`` marks, in their order."""
+    topic_idx = union.topic_index.get_indexer(frame["query_id"].astype(str).to_numpy())
+    ids = union.judgment_ids(topic_idx, frame["doc_id"].astype(str).to_numpy())
+    return frame[keep[ids]]
+
+
 def _check_ranking(means: np.ndarray, measures: Sequence[str], reference: str, alternative: str) -> None:
     tau = kendall.tau_b_rows(means, means)
     constant = [m for m, t in zip(measures, tau) if np.isnan(t)]
@@ -474,12 +481,14 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
     labels_ = naming.resolve_labels(measures_, labels)
     union = collection.qrels
     max_rels = [m["max_rel"] for m in collection.parsed if "max_rel" in m.params]
-    ref_grades, ref_mask = union.grades_from(reference)
+    ref_grading = union.grades_from(reference)
+    ref_mask = ref_grading.mask
     topic_of = union.judgment_topic
     n_topics = len(collection.topics)
 
-    def variant(grades: np.ndarray, mask: np.ndarray, what: str):
-        graded = union.regraded(grades, mask)
+    def variant(frame: pd.DataFrame, what: str):
+        """The qrels ``frame`` as a re-grading of the union (R summed in the frame's own order)."""
+        graded = union.regraded(*union.grades_from(frame))
         for max_rel in max_rels:
             try:
                 graded.check_max_rel(max_rel)
@@ -487,13 +496,13 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
                 raise MeasureError(f"qrels {what}: {ex}") from None
         return graded
 
-    whole_reference = variant(ref_grades, ref_mask, ref_name)
+    whole_reference = variant(reference, ref_name)
     reference_cube = collection.cube(qrels=whole_reference) if judged == "policy" else None
     judged_ref = np.bincount(topic_of[ref_mask], minlength=n_topics)
 
     plans: list[dict] = []
     for name, frame in others.items():
-        grades, mask = union.grades_from(frame)
+        mask = union.grades_from(frame).mask
         both = mask & ref_mask
         judged_alt = np.bincount(topic_of[mask], minlength=n_topics)
         judged_both = np.bincount(topic_of[both], minlength=n_topics)
@@ -512,12 +521,13 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
             raise DataError(f"{name} and {ref_name} judge {len(compared)} topic(s) in common: comparing rankings "
                             "needs at least 2")
         if judged == "shared":
-            ref_cube = collection.cube(qrels=variant(ref_grades, both, ref_name), topics=compared)
-            alt_cube = collection.cube(qrels=variant(grades, both, name), topics=compared)
+            # each qrels cut down to the pairs both judged, in its own line order
+            ref_cube = collection.cube(qrels=variant(_restricted(reference, union, both), ref_name), topics=compared)
+            alt_cube = collection.cube(qrels=variant(_restricted(frame, union, both), name), topics=compared)
         else:
             assert reference_cube is not None
             ref_cube = reference_cube[:, compared]
-            alt_cube = collection.cube(qrels=variant(grades, mask, name), topics=compared)
+            alt_cube = collection.cube(qrels=variant(frame, name), topics=compared)
         _check_ranking(ref_cube.mean(axis=1), measures_, ref_name, name)
         plans.append({"name": name, "topics": compared, "reference": ref_cube, "other": alt_cube,
                       "coverage": {"alternative": name, "judged": judged, "topics": len(compared),
