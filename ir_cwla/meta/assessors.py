@@ -426,7 +426,7 @@ def _check_ranking(means: np.ndarray, measures: Sequence[str], reference: str, a
 
 
 def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequence[Any], *,
-                       judged: str = "shared", test_trials: int = 2000, splits: int = 200, bootstrap: int = 1000,
+                       judged: str = "shared", test_trials: int = 2000, splits: int = 200, bootstrap: int = 500,
                        seed: streams.Seed = 0, alpha: float = 0.05, persistence: float = agreement.PERSISTENCE,
                        groups: Groups = None, labels: naming.Labels = None, reference_name: Optional[str] = None,
                        executor: Any = None, n_jobs: Optional[int] = None, scheduler: Optional[str] = None,
@@ -662,6 +662,6 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
                              check=streams.check_trials),
              criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
                              cli="alt_splits", check=streams.check_trials),
-             criteria.Option("bootstrap", 1000, "alternative qrels: topic resamples of the intervals and paired tests",
+             criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
                              cli="alt_bootstrap", check=streams.check_trials)), order=60), replace=True)
 
