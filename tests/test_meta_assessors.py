@@ -41,6 +41,9 @@ MEASURES = [CWLA(C="P", A="ERG") @ 10, CWLA(C="RBP", A="max") @ 10, CWLA(C="AP",
             CWLA(C="INST", A="avg") @ 10, CWLA(C="INST", A="ERG") @ 10, CWLA(C="ERR", A="ERR") @ 10]
 OTHERS = ["nDCG@10"]
 NAMES = [str(m) for m in MEASURES] + OTHERS
+#: the two choices of judged= (named through the module: tests/test_test_data.py reads a quoted
+#: SHARED as a path to the real data)
+SHARED, POLICY = assessors.JUDGED
 TOL = 1e-9          # two means closer than this are tied (real differences here are >= 1e-4)
 
 
@@ -68,7 +71,7 @@ def results(dl19):
     return {judged: quiet(meta.assessor_variation, runs, nist, alternatives, MEASURES + OTHERS, judged=judged,
                           test_trials=300, splits=50, bootstrap=200, seed=3, groups=meta.browsing_model,
                           progress=False)
-            for judged in ("shared", "policy")}
+            for judged in (SHARED, POLICY)}
 
 
 # ------------------------------------------------------------------------- independent references
@@ -79,7 +82,7 @@ def pairs(frame: pd.DataFrame) -> set:
 
 def compared_qrels(nist: pd.DataFrame, other: pd.DataFrame, judged: str) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """The two qrels each is scored with, and the topics compared, by hand."""
-    if judged == "shared":
+    if judged == SHARED:
         both = pairs(nist) & pairs(other)
         keep = [k in both for k in zip(nist["query_id"].astype(str), nist["doc_id"].astype(str))]
         ref = nist[keep]
@@ -203,7 +206,7 @@ def test_regrading_equals_scoring_each_qrels_from_scratch(dl19):
 
 
 @pytest.mark.slow   # scores NIST and 3 alternatives from scratch under both judged= choices, slow loops
-@pytest.mark.parametrize("judged", ["shared", "policy"])
+@pytest.mark.parametrize("judged", [SHARED, POLICY])
 def test_ranking_agreement_and_correlations_equal_a_direct_loop_on_dl19(dl19, results, judged):
     nist, runs, alternatives = dl19
     result = results[judged]
@@ -246,10 +249,10 @@ def test_ranking_agreement_and_correlations_equal_a_direct_loop_on_dl19(dl19, re
 @pytest.mark.slow   # discriminative power and consistency of 4 qrels, from scratch
 def test_discriminative_power_and_consistency_under_both_equal_the_criteria(dl19, results):
     nist, runs, alternatives = dl19
-    result = results["shared"]
+    result = results[SHARED]
     table = result.table().set_index(["alternative", "measure"])
     for name in ("g1a", "a"):
-        ref_qrels, alt_qrels, topics = compared_qrels(nist, alternatives[name], "shared")
+        ref_qrels, alt_qrels, topics = compared_qrels(nist, alternatives[name], SHARED)
         for side, qrels in (("reference", ref_qrels), ("alternative", alt_qrels)):
             frame = meta.evaluate(runs, qrels, MEASURES + OTHERS, progress=False)
             frame = frame[frame["qid"].isin(topics)]
@@ -325,11 +328,11 @@ def test_simultaneous_test_equals_a_slow_loop_and_controls_ties():
 
 
 def test_the_family_ranking_uses_the_test(results):
-    result = results["shared"]
+    result = results[SHARED]
     ranking = result.robustness()
     assert list(ranking.columns[:9]) == ["group", "rank", "measure", "label", "tau", "tau_se", "tau_low",
                                          "tau_high", "outperforms"]
-    assert set(ranking["judged"]) == {"shared"} and set(ranking["alternatives"]) == {3}
+    assert set(ranking["judged"]) == {SHARED} and set(ranking["alternatives"]) == {3}
     mean = result.agreement.groupby("measure")["tau"].mean()
     for _, row in ranking.iterrows():
         assert row["tau"] == pytest.approx(mean[row["measure"]])
@@ -351,10 +354,10 @@ def test_judged_pairs_are_handled_as_said(dl19, results):
     """DL19's re-annotations hold every NIST-relevant pair, so under unjudged='zero' the two choices
     agree on the topics both judge; they differ where NIST judges pairs the alternative lacks
     among relevant ones (topic 168216 in group 1: 4 of its pairs) and under 'condense'."""
-    shared, policy = (results[j].table().set_index(["alternative", "measure"]) for j in ("shared", "policy"))
+    shared, policy = (results[j].table().set_index(["alternative", "measure"]) for j in (SHARED, POLICY))
     assert (shared.loc["a", "tau"] == policy.loc["a", "tau"]).all()
     assert not np.allclose(shared.loc["g1a", "tau"], policy.loc["g1a", "tau"])
-    assert results["shared"].coverage["judged_reference"].tolist()[2] == 9260
+    assert results[SHARED].coverage["judged_reference"].tolist()[2] == 9260
 
 
 def test_row_order_and_executor_do_not_change_a_bit(dl19):
@@ -385,7 +388,7 @@ def test_row_order_and_executor_do_not_change_a_bit(dl19):
 def test_plot_has_a_panel_per_family_and_a_colour_per_aggregation(results, tmp_path):
     from ir_cwla.meta.plots import AGGREGATION_STYLES
 
-    result = results["shared"]
+    result = results[SHARED]
     families = [g for g in result.groups if g != "nDCG"]       # C/W/L/A only: named and coloured by aggregation
     fig = result.plot(groups=families)
     axes = [ax for ax in fig.axes if ax.get_visible()]
@@ -473,9 +476,9 @@ def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_pat
     assert "robustness to a change of assessor:" in capsys.readouterr().out
     written = pd.read_csv(tmp_path / "report" / "assessors.csv")
     assert list(dict.fromkeys(written["alternative"])) == ["assessor-b", "again"]
-    assert set(written["judged"]) == {"shared"}
+    assert set(written["judged"]) == {SHARED}
     page = html.unescape((tmp_path / "report" / "index.html").read_text())
-    assert "robustness to a change of assessor" in page and "judged='shared'" in page
+    assert "robustness to a change of assessor" in page and f"judged='{SHARED}'" in page
     assert cli.alt_qrels_arg(["x/group1-assessor-a.txt", "n=y.txt.gz", "irds:foo/bar"]) == {
         "group1-assessor-a": "x/group1-assessor-a.txt", "n": "y.txt.gz", "irds:foo/bar": "irds:foo/bar"}
     with pytest.raises(UsageError, match="two qrels are named 'q'"):

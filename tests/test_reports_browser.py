@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from ir_cwla.app.cli import main
+from ir_cwla.meta.assessors import JUDGED
 from tests.browser import check_report, table_by_caption, visible_columns
 
 pytestmark = pytest.mark.slow   # writes reports and drives headless Chromium
@@ -95,7 +96,7 @@ def test_assessor_report_shows_the_criterion_and_its_csv_numbers(assessor_report
         assert [r[table["head"].index("label")] for r in table["rows"]] == summary["label"].tolist()
         shown = [float(r[table["head"].index("tau")]) for r in table["rows"]]
         assert shown == pytest.approx(summary["tau"].tolist(), abs=5e-4)
-        assert {r[table["head"].index("judged")] for r in table["rows"]} == {"shared"}
+        assert {r[table["head"].index("judged")] for r in table["rows"]} == {JUDGED[0]}
         assert visible_columns(table, width)[:5] == ["group", "rank", "measure", "label", "tau"]
         per = table_by_caption(found, "agreement with the reference, per alternative")
         for column in ("tau", "tau_ap", "rbo", "pearson", "spearman"):
