@@ -5,7 +5,7 @@
     ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [--runid]
                               [--format trec|csv|json|jsonl] [-p PLACES]
     ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
-    ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--out REPORT]
+    ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--alt-qrels FILE...] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
     ir-cwla cwl GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-n] [-r] [--max_depth N]
     ir-cwla demo [--out REPORT] [--systems smoke] [--save-runs]
@@ -218,6 +218,28 @@ def run_files_arg(specs: Sequence[str]) -> Any:
     return list(dict.fromkeys(files))
 
 
+def alt_qrels_arg(specs: Optional[Sequence[str]]) -> dict[str, str]:
+    """``--alt-qrels``: ``{name: qrels}`` from ``FILE`` (named by the file's name without its
+    extensions: ``group1-assessor-a.txt`` -> ``group1-assessor-a``), ``NAME=FILE`` or ``irds:ID``."""
+    out: dict[str, str] = {}
+    for spec in specs or ():
+        name, path = None, spec
+        if "=" in spec and not os.path.lexists(spec) and not spec.startswith("irds:"):
+            name, path = spec.split("=", 1)
+            if not name or not path:
+                raise UsageError(f"--alt-qrels {spec!r}: write NAME=FILE or FILE")
+        if name is None:
+            name = Path(path).name if not path.startswith("irds:") else path
+            for ext in (".gz", ".bz2", ".xz", ".zst", ".txt", ".qrels", ".tsv"):
+                if name.endswith(ext) and len(name) > len(ext):
+                    name = name[: -len(ext)]
+        if name in out:
+            raise UsageError(f"--alt-qrels: two qrels are named {name!r} ({out[name]} and {path}); name them: "
+                             "NAME=FILE")
+        out[name] = path
+    return out
+
+
 def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: the meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
@@ -228,7 +250,11 @@ def cmd_meta(args: argparse.Namespace) -> int:
     from ir_cwla.text import csv_safe
 
     have_runs = bool(args.runs)
-    available = ["per_query"] + (["runs", "qrels"] if have_runs else [])
+    alt_specs = alt_qrels_arg(args.alt_qrels)
+    available = ["per_query"] + (["runs", "qrels"] if have_runs else []) + (["alternatives"] if alt_specs else [])
+    if alt_specs and not have_runs:
+        raise UsageError("--alt-qrels: the runs are scored again with other assessors' qrels, which needs QRELS and "
+                         "RUNS, not a per-query file")
     names = criteria_arg(args.criteria, available)          # every argument before any work
     options = {key: getattr(args, key) for key in criteria.command_line_options()}
     chosen = criteria.resolve(names, available)
@@ -236,7 +262,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
         criteria.options_of(name, options)
     check_alpha(args.alpha)
     run_spec = run_files_arg(args.runs) if have_runs else None
-    inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or []))
+    inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or [])) + \
+        [p for p in alt_specs.values() if not p.startswith("irds:")]
     report.check_output(args.out, inputs=inputs_files)
     progress = sys.stderr.isatty()
     timings: dict[str, float] = {}
@@ -245,22 +272,25 @@ def cmd_meta(args: argparse.Namespace) -> int:
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         runs: Optional[dict[str, Any]] = None
         qrels = None
+        alternatives: Optional[dict[str, Any]] = None
         source = f"{args.qrels}."
     else:
         assert run_spec is not None
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
+        alternatives = {name: read_qrels_arg(path, measures) for name, path in alt_specs.items()} or None
         runs = {name: read_run_arg(path, name, measures)
                 for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
         for name, run in runs.items():
             check_topics(name, run, qrels)
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
         shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
-        source = f"{shown}; qrels {args.qrels}."
+        source = f"{shown}; qrels {args.qrels}" + (f"; other assessors' qrels {', '.join(alt_specs)}" if alt_specs
+                                                   else "") + "."
     timings["evaluation"] = time.perf_counter() - clock
     groups = groups_arg(args.groups, measures)
-    inputs = criteria.Inputs(per_query, measures, runs, qrels, groups=groups, seed=args.seed, alpha=args.alpha,
-                             progress=progress)
+    inputs = criteria.Inputs(per_query, measures, runs, qrels, alternatives, groups=groups, seed=args.seed,
+                             alpha=args.alpha, progress=progress)
     done = criteria.run(chosen, inputs, options)
     timings.update(done.seconds)
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
@@ -545,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
                    help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
                         "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
+    p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
+                   help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
+                        "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_criteria_options(p)
