@@ -117,6 +117,33 @@ def test_paired_intervals_are_percentiles_of_the_differences(findings):
     assert st["members"]["c"]["beats"] == sorted(b for b in "ab" if got[("c", b)][0] > 0)
 
 
+def test_pooled_incompleteness_test_is_the_tukey_hsd_of_the_pooled_trials(findings):
+    """Two seeds' trials pooled into one paired test: who beats whom is read from the randomised
+    Tukey HSD p-values of the pooled rows (meta.randomised_tukey_hsd, called directly here)."""
+    from ir_cwla import meta
+
+    rng = np.random.default_rng(5)
+    names = ["m_a", "m_b", "m_c", "m_d"]
+    tally = findings.Tally()
+    seeds = []
+    for _ in range(2):
+        trials = pd.DataFrame([(f, t, m, 0.9 - 0.1 * i + 0.02 * rng.standard_normal() + (0.3 if i == 3 else 0))
+                               for f in (0.1, 0.5) for t in range(8) for i, m in enumerate(names)],
+                              columns=["fraction", "trial", "measure", "tau"])
+        tally.add_trials("inc", trials, "tau")
+        seeds.append(trials.pivot_table(index="trial", columns="measure", values="tau", aggfunc="mean"))
+    labels = {m: m.upper() for m in names}
+    tally.pooled_test("inc", {"f": names}, labels, 500, 0.05, 11)
+    rows = pd.concat(seeds, ignore_index=True)[names]
+    p = meta.randomised_tukey_hsd(rows.to_numpy(), 500, 11)
+    mean = rows.mean().to_numpy()
+    for i, a in enumerate(names):
+        want = {b for j, b in enumerate(names) if mean[i] > mean[j] and p[i, j] < 0.05}
+        assert tally.beats["inc"][a] == [want], a
+    assert tally.beats["inc"]["m_a"] == [{"m_b", "m_c"}] and tally.beats["inc"]["m_c"] == [set()]   # not trivial
+    assert tally.values["inc"]["m_a"] == pytest.approx([s["m_a"].mean() for s in seeds])
+
+
 def test_topic_resamples_keep_each_topics_rows(findings):
     frame = pd.DataFrame([(s, q, m, float(10 * i + j)) for i, q in enumerate("tuvw") for j, (s, m) in
                           enumerate(itertools.product("xy", ("M1", "M2")))], columns=["name", "qid", "measure", "value"])
@@ -189,8 +216,10 @@ def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, d
     for criterion in ("topic_set_size", "pool_depth", "pooling_bias", "pooling_rel_drop"):
         for family, st in full["standings"][criterion].items():
             for m, e in st["members"].items():
-                assert small["standings"][criterion][family]["members"][m]["value"] == e["value"], (criterion, m)
+                got_value = small["standings"][criterion][family]["members"][m]["value"]
+                assert got_value == pytest.approx(e["value"], abs=2e-6), (criterion, m)
     for family, st in full["policies"]["standings"]["pooling_rel_drop"].items():
         for m, e in st["members"].items():
-            assert small["policies"]["standings"]["pooling_rel_drop"][family]["members"][m]["value"] == e["value"]
+            got_value = small["policies"]["standings"]["pooling_rel_drop"][family]["members"][m]["value"]
+            assert got_value == pytest.approx(e["value"], abs=2e-6)
     assert [c["id"] for c in got["claims"]] == [c["id"] for c in numbers["claims"]]
