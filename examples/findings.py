@@ -1,6 +1,6 @@
 """Findings on the Table-1 measures, with their uncertainty, on every collection reachable offline.
 
-    python examples/findings.py --out report/findings          # the research run (see docs/findings.md for its time)
+    python examples/findings.py --out report/findings          # the research run: 37 min on 2 busy cores
     python examples/findings.py --out /tmp/findings --quick    # a smoke run: few trials, two seeds
 
 For each *view* -- DL19 passage with NIST's qrels and its 37 runs, the bundled Cranfield with
@@ -16,11 +16,12 @@ lists (``judged_only=True``) and Bpref.
 
 **Uncertainty.** The randomised criteria run with several seeds (``--seeds``): a value is the
 mean over the seeds with their standard deviation. Within a family, measure A *beats* B when
-the difference is significant: for consistency, incompleteness and pooling bias by the
-criteria's own randomised Tukey HSD test (the ``(k)`` marks), in *every* seed; for
-discriminative power and topic set size (which have no test of their own) when the 95%
-percentile interval of the paired difference over ``--bootstrap`` resamples of the topics
-excludes 0; for the pool-depth variant (deterministic) when the values differ. A measure's
+the difference is significant: for consistency and pooling bias by the criteria's own
+randomised Tukey HSD test (the ``(k)`` marks), in *every* seed; for incompleteness by the same
+test over the trials of all seeds pooled; for discriminative power and topic set size (which
+have no test of their own) when the 95% percentile interval of the paired difference over
+``Settings.bootstrap`` resamples of the topics excludes 0; for the pool-depth variant
+(deterministic) when the values differ. A measure's
 *rank range* is ``1 + #(measures that beat it)`` to ``n - #(measures it beats)``: a
 difference within noise is a tie, and a claim about a position holds when the rank range
 lies within the claimed positions, is *within noise* when it overlaps them, and does not
@@ -30,7 +31,7 @@ Writes to ``--out``: ``findings.md`` (the page ``docs/findings.md`` is a copy of
 ``findings.json`` (every number the page quotes; ``docs/findings.json``), the Markdown/CSV
 tables the page quotes under ``tables/``, and the figures under ``figures/``
 (``docs/figures/findings_*.png``). ``--render JSON`` rewrites the page and the figures from a
-saved JSON without computing anything.
+saved JSON without computing anything (the claims are evaluated again from its numbers).
 """
 from __future__ import annotations
 
@@ -1074,9 +1075,11 @@ def policy_change(criterion: str, members: Sequence[str], limit: float, suite: s
             st = v.st(criterion, model, suite)
             a, b = st["members"]["zero"], st["members"]["condense"]
             close = abs(a["value"] - b["value"]) <= limit
-            status = HOLDS if close and pair_status(st, "zero", "condense") == TIE else FAILS
+            link = pair_status(st, "zero", "condense")
+            status = HOLDS if close and link == TIE else FAILS
             statuses.append(status)
-            parts.append(f"{model}: zero {pm(st, 'zero')}, condense {pm(st, 'condense')} — {SYMBOL[status]}")
+            sign = {HOLDS: ">", TIE: "≈", FAILS: "<"}[link]
+            parts.append(f"{model}: zero {pm(st, 'zero')} {sign} condense {pm(st, 'condense')} — {SYMBOL[status]}")
         return combine(statuses), "; ".join(parts)
     return check
 
