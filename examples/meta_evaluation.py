@@ -77,7 +77,7 @@ def main(argv=None) -> dict:
         p.rename(index=cons.labels, columns=cons.labels).to_csv(out / f"consistency_p_{group}.csv")
     disc.table().to_csv(out / "discriminative_power.csv", index=False)
     disc.pairs.to_csv(out / "discriminative_power_pairs.csv.gz", index=False)
-    disc.asl().rename(columns=disc.labels).to_csv(out / "asl.csv")
+    disc.asl().to_csv(out / "asl.csv")
 
     md = [f"# Meta-evaluation of {'the given' if args.measures else 'the Table-1'} measures on {title}\n",
           f"{n_systems} systems, {n_topics} topics, {per_query['measure'].nunique()} measures at cutoff "

@@ -42,12 +42,14 @@ def criteria_side_by_side(cons: meta.Consistency, inc: meta.Incompleteness, pool
     """Per family (columns) and aggregation (rows): its rank (1 = best) under consistency /
     incompleteness / pooling bias, then Kendall's tau between the consistency order and each
     of the two others (over the family's measures)."""
-    scores = {"consistency": cons.mean_tau,
+    # every table names measures by their labels (short names); cons.mean_tau is keyed by str(measure)
+    scores = {"consistency": cons.mean_tau.rename(index=cons.labels),
               "incompleteness": inc.robustness("tau").set_index("measure")["tau"],
               "pooling": -pool.table().query("depth == @depth").set_index("measure")["mean_abs_rank_change"]}
     cells: dict[str, dict[str, str]] = {}
     for group, members in inc.groups.items():
-        frame = pd.DataFrame({k: v.reindex(members) for k, v in scores.items()})
+        frame = pd.DataFrame({k: v.reindex([inc.labels[m] for m in members]) for k, v in scores.items()})
+        frame.index = members
         ranks = frame.rank(ascending=False, method="min").astype(int)
         column = cells.setdefault(str(group), {})
         for m in members:

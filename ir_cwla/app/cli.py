@@ -237,9 +237,14 @@ def cmd_meta(args: argparse.Namespace) -> int:
     inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or []))
     report.check_output(args.out, inputs=inputs_files)
     progress = sys.stderr.isatty()
+
+    def step(text: str) -> None:          # one line per step on stderr, terminal or not (bars: terminal only)
+        print(f"ir-cwla meta: {text}", file=sys.stderr, flush=True)
+
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     if not have_runs:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+        step(f"reading the per-query file {args.qrels}")
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         runs: Optional[dict[str, Any]] = None
         qrels = None
@@ -252,6 +257,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
                 for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
         for name, run in runs.items():
             check_topics(name, run, qrels)
+        step(f"evaluating {len(runs)} runs x {qrels['query_id'].nunique()} qrels topics x {len(measures)} measures")
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
         shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
         source = f"{shown}; qrels {args.qrels}."
@@ -259,8 +265,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
     groups = groups_arg(args.groups, measures)
     inputs = criteria.Inputs(per_query, measures, runs, qrels, groups=groups, seed=args.seed, alpha=args.alpha,
                              progress=progress)
-    done = criteria.run(chosen, inputs, options)
+    done = criteria.run(chosen, inputs, options, log=step)
     timings.update(done.seconds)
+    step(f"writing the report to {args.out}")
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
     means = means[meta.naming.measure_order(means.columns)].rename(columns=meta.label).rename_axis("run")
     with report.staged(args.out, inputs=inputs_files) as directory:
@@ -276,7 +283,13 @@ def cmd_meta(args: argparse.Namespace) -> int:
     for name, table in done.summaries.items():
         criterion = criteria.CRITERIA[name]
         print(f"{criterion.title}:")
-        print(report.text_table(table, precision=criterion.precision, index=False))
+        note = table.attrs.get("note", "")
+        if len(table):
+            print(report.text_table(table, precision=criterion.precision, index=False))
+        elif not note:
+            note = "nothing to show (no row)"
+        if note:
+            print(f"  {note}")
         print()
     print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(args.out) / 'index.html'}")
