@@ -19,7 +19,10 @@ grade conventions of :mod:`ir_cwla.datasets`). Measures are read by
 ``CWLA(C='RBP', A='max')@10``), the short names ir_cwla prints (``RBP_max@10``,
 ``RBP(p=0.9)_max[pad]@10``) and trec_eval names (``ndcg_cut_10``, ``map``); the default is
 the six canonical C/W/L/A measures at cutoff 10. ``measures`` is ir_measures' command line
-(same arguments, same output) with the C/W/L/A measures registered.
+(same arguments, same output, byte for byte) with the C/W/L/A measures registered; so it
+names measures as ir_measures prints them, ``str(measure)`` (``CWLA(C='RBP',A='ERG')@10``),
+where ``eval`` and every table of ir_cwla print the short name (``RBP_ERG@10``). Both names
+read back to the same measure.
 
 This module only parses arguments and prints; the work is done by :mod:`.evaluate`
 (reading, checking, scoring and formatting), :mod:`ir_cwla.meta`, :mod:`ir_cwla.leaderboard`,
@@ -526,7 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("measures", help="ir_measures' command line, with the C/W/L/A measures",
                        description="ir_measures QRELS RUN MEASURE... with the same arguments and output; "
-                                   "QRELS is a file or an ir_datasets id, RUN a file (- for stdin).")
+                                   "QRELS is a file or an ir_datasets id, RUN a file (- for stdin). Measures are "
+                                   "named as ir_measures prints them (CWLA(C='RBP',A='ERG')@10), not by the short "
+                                   "names of ir-cwla eval (RBP_ERG@10); both read back to the same measure.")
     p.add_argument("qrels", metavar="QRELS")
     p.add_argument("run", metavar="RUN")
     p.add_argument("measures", metavar="MEASURE", nargs="+")
