@@ -139,10 +139,12 @@ def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, brows
 
 
 def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
+    from ir_cwla.app import report
+
     out = tmp_path / "report"
-    out.mkdir()
-    (out / ".ir-cwla-report").write_text("")                  # an earlier report, replaced at the end
-    (out / "stale.csv").write_text("x")
+    with report.staged(out) as earlier:                       # an earlier report, replaced at the end
+        (earlier / "stale.csv").write_text("x")
+    (out / "mine.txt").write_text("not the report's")         # kept (issue 19: never delete what it did not write)
     proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "PISA-BM25,bm25s-lucene",
                         "--trials", "10", "--test-trials", "10", "--repeats", "1", "--warmup", "0", "--quiet"],
                        tmp_path, timeout=600)
@@ -151,6 +153,7 @@ def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
     assert lines and all(line.startswith("ir-cwla demo: warning: ") for line in lines), proc.stderr
     assert any("with two systems" in line for line in lines)
     assert not (out / "runs").exists() and not (out / "stale.csv").exists()
+    assert (out / "mine.txt").read_text() == "not the report's"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []   # no leftovers
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "--save-runs" in page and "ir-cwla leaderboard " in page and "with two systems" in page

@@ -84,6 +84,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _places(text: str) -> int:
+    """``-p``: decimals of the trec format, an int >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of decimal places >= 0, got {text!r}")
+    return value
+
+
 def _numbers(kind: type, text: str) -> list:
     try:
         values = [kind(part) for part in text.split(",") if part.strip()]
@@ -522,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "and a 'short' name, and read back into ir-cwla meta")
     p.add_argument("--judged", type=_positive_int, action="append", metavar="K",
                    help="also print Judged@K, the share of judged documents in the top K (repeatable)")
-    p.add_argument("-p", "--places", type=int, default=4, help="decimals in the trec format (default 4)")
+    p.add_argument("-p", "--places", type=_places, default=4, help="decimals in the trec format (default 4)")
     p.set_defaults(func=cmd_eval)
 
     import ir_measures

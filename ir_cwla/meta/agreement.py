@@ -61,6 +61,7 @@ import numpy as np
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.meta import kendall
 from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.text import shown
 
 Agreement = Literal["tau", "tau_ap", "rbo"]
 #: The statistics an analysis can compare rankings with (Kendall's tau-b is the default).
@@ -80,7 +81,7 @@ def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
 
 def check_persistence(p: float) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ParameterError(f"persistence must lie in (0, 1) (RBO's p), got {p!r}")
+        raise ParameterError(f"persistence must lie in (0, 1) (RBO's p), got {shown(p)}")
     return float(p)
 
 

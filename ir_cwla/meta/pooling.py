@@ -28,6 +28,7 @@ from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, str
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, resolve_groups
+from ir_cwla.text import shown
 
 #: Pool depth by default (the depth NIST pooled the runs of the TREC Deep Learning tracks to).
 DEPTHS = (10,)
@@ -142,7 +143,7 @@ class PoolingBias:
         depth = int(table["depth"].iloc[0]) if depth is None else depth
         part = table[table["depth"] == depth].set_index("measure")
         if part.empty:
-            raise ParameterError(f"no results at depth {depth}; depths: {sorted(set(table['depth']))}")
+            raise ParameterError(f"no results at depth {depth}; depths: {shown(sorted(set(table['depth'])))}")
         runs = self.runs[self.runs["depth"] == depth]
         per_run = {"mean_abs_rank_change": runs["abs_rank_change"], "mean_rank_drop": runs["rank_drop"],
                    "mean_drop": runs["drop"],

@@ -18,6 +18,7 @@ import pandas as pd
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement, kendall, naming, streams, tukey
 from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.text import shown
 
 #: The statistics every comparison reports, in table order.
 STATISTICS = ("tau", "tau_ap", "rbo", "abs_change", "rel_change")
@@ -72,7 +73,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
     out = []
     for d in depths:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ParameterError(f"{what} must be ints >= 1, got {d!r}")
+            raise ParameterError(f"{what} must be ints >= 1, got {shown(d)}")
         out.append(int(d))
     return tuple(sorted(set(out)))
 
@@ -80,7 +81,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
 def check_relevant(relevant: Any) -> float:
     """The grade from which a judgment counts as relevant: a number > 0."""
     if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
-        raise ParameterError(f"relevant must be a grade > 0, got {relevant!r}")
+        raise ParameterError(f"relevant must be a grade > 0, got {shown(relevant)}")
     return float(relevant)
 
 
