@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import ir_measures
@@ -157,11 +158,11 @@ def test_eval_errors_are_one_line(capsys, tmp_path, dl19_dir, dl19_qrels_path, c
 @pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_module_entry_point_reports_errors_without_traceback(dl19_qrels_path, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ir_cwla", "eval", str(dl19_qrels_path), str(tmp_path / "x.run")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == f"ir-cwla eval: error: run file not found: {tmp_path / 'x.run'}\n"
     proc = subprocess.run([sys.executable, "-m", "ir_cwla", "--help"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=600)
     assert proc.returncode == 0 and all(verb in proc.stdout for verb in ("eval", "meta", "leaderboard", "demo"))
 
 
@@ -170,7 +171,7 @@ def test_console_script_is_installed():
     script = Path(sys.executable).parent / "ir-cwla"
     if not script.exists():
         pytest.skip("ir-cwla is not installed in this environment (pip install -e .)")
-    proc = subprocess.run([str(script), "eval", "--help"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([str(script), "eval", "--help"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "--per-query" in proc.stdout
 
 
@@ -404,7 +405,9 @@ def test_leaderboard_keeps_names_columns_and_one_precision(capsys, tmp_path):
     lines = out.splitlines()
     assert lines[0].split() == ["system", "MRR@10", "dynascore", "rank", "latency_ms", "usd", "memory_gib"]
     expected = lb.Leaderboard.from_frame(table, accuracy="MRR@10", latency="latency_ms", cost="usd", name="name")
-    ranking = expected.table({"accuracy": 0.4, "latency": 0.2, "cost": 0.2, "memory_gib": 0.2})
+    with warnings.catch_warnings():          # the command printed them (ties); not what this test checks
+        warnings.simplefilter("ignore", lb.RankingWarning)
+        ranking = expected.table({"accuracy": 0.4, "latency": 0.2, "cost": 0.2, "memory_gib": 0.2})
     assert [line.split()[0] for line in lines[1:6]] == list(ranking.index)
     assert sorted(ranking.index) == sorted(["1.10", "1.1", "NA", "+3", "nan"])
     budget = out.split("within budget (latency <= 35), by accuracy:\n")[1].split("\n\n")[0].splitlines()

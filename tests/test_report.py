@@ -208,3 +208,37 @@ def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_p
     _write_report(out, {"index.html": "new"})
     assert (out / "index.html").read_text() == "new"
     assert (out / "meta-dl19" / "README.md").read_text() == "an example's output"
+
+
+def test_the_demo_summary_lines_up(tmp_path):
+    """Issue 19: every value of the demo's summary starts in one column (``best by nDCG@10:`` was one
+    space off)."""
+    import warnings
+
+    from ir_cwla import leaderboard as lb
+    from ir_cwla import meta
+    from ir_cwla.app.demo import DemoResult
+    from tests.test_meta_figures import synthetic_frame
+
+    frame = synthetic_frame(systems=5, topics=8)
+    t1 = frame[frame["measure"].str.contains("'RBP'")]
+    inputs = meta.Inputs(t1, groups=meta.browsing_model, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = meta.criteria.run(["consistency", "discriminative_power"], inputs, {"trials": 5, "test_trials": 5})
+    means = frame.pivot_table(index="name", columns="measure", values="value").rename(columns=meta.label)
+    means["nDCG@10"] = means.iloc[:, 0]
+    board = lb.Leaderboard.from_frame(pd.DataFrame({"name": ["a", "b", "c"], "accuracy": [0.1, 0.2, 0.3],
+                                                    "latency": [1.0, 2.0, 4.0], "cost": [3.0, 2.0, 1.0]}), name="name")
+    result = DemoResult(tmp_path / "index.html", pd.DataFrame({"name": ["a", "b", "c"]}), frame, means, run, board,
+                        {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}, {"total": 1.0},
+                        {"documents": 1400, "topics": 225, "judgments": 1837})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lines = result.summary().splitlines()
+    labelled = lines[1:6]
+    assert [line.split(":")[0].strip() for line in labelled] == ["best by nDCG@10", "most consistent",
+                                                                 "most discriminative", "fastest system",
+                                                                 "Dynascore winner"]
+    starts = {len(line) - len(line.split(":", 1)[1].lstrip()) for line in labelled}
+    assert len(starts) == 1, lines

@@ -155,6 +155,11 @@ class _Steps:
         if self.progress:
             print(f"[{self.k}/{self.n}] {what}", file=sys.stderr, flush=True)
 
+    def note(self, what: str) -> None:
+        """A line within the current step (``      criterion 2/6, consistency: ...``)."""
+        if self.progress:
+            print(f"      {what}", file=sys.stderr, flush=True)
+
     def stop(self) -> None:
         if self._name is not None:
             self.timings[self._name] = time.perf_counter() - self._start
@@ -287,12 +292,13 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         t1 = per_query[per_query["measure"].isin({str(m) for m in table1})]
         inputs = meta.Inputs(t1, table1, runs, qrels, groups=meta.browsing_model, seed=seed, alpha=alpha,
                              progress=progress)
-        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials})
+        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials},
+                                         log=steps.note)
 
         steps.start("leaderboard", f"latency, throughput and cost: {len(built)} systems x {len(topics)} "
                                    f"queries x {repeats} passes")
         board = lb.Leaderboard.run(built, topics, pt_qrels, accuracy=accuracy, instance=instance,
-                                   warmup=warmup, repeats=repeats)
+                                   warmup=warmup, repeats=repeats, progress=progress, log=steps.note)
 
         steps.start("report", f"writing {out / 'index.html'}")
         means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)

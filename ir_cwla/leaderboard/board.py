@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
@@ -113,8 +113,8 @@ class Leaderboard:
     def run(cls, systems: Mapping[str, Any], topics: pd.DataFrame, qrels: pd.DataFrame, accuracy: Any,
             instance: Union[Instance, str, Mapping[str, Union[Instance, str]]], warmup: int = 10,
             repeats: int = 3, batch_size: Optional[int] = None, latency_stat: str = "p50",
-            cost_basis: Literal["throughput", "latency"] = "throughput", verbose: bool = False
-            ) -> Leaderboard:
+            cost_basis: Literal["throughput", "latency"] = "throughput", verbose: bool = False,
+            progress: bool = False, log: Optional[Callable[[str], None]] = None) -> Leaderboard:
         """Runs every system on ``topics`` and measures accuracy, latency, throughput and cost.
 
         First, each system runs once over all topics, untimed, and its output is scored
@@ -134,6 +134,10 @@ class Leaderboard:
                 bundled price table), or a mapping name -> instance, one per system.
             latency_stat: which latency statistic is the ``latency`` dimension.
             cost_basis: which cost estimate is the ``cost`` dimension.
+            verbose: print every step (system and pass) on stdout.
+            progress: a progress bar over the timed passes where stderr is a terminal.
+            log: called with one line as each round of timed passes starts (the demo prints it
+                on stderr: the longest step of the demo).
         """
         if not isinstance(systems, Mapping) or len(systems) < 2:
             raise DataError("a leaderboard needs a mapping of at least 2 named systems")
@@ -160,13 +164,21 @@ class Leaderboard:
             scores[name] = _evaluate(run, topics, qrels, measures)
         thr_parts: dict[str, list[ThroughputResult]] = {name: [] for name in systems}
         lat_parts: dict[str, list[LatencyResult]] = {name: [] for name in systems}
+        from ir_cwla.progress import progress_bar
+
+        bar = progress_bar(total=repeats * len(systems), progress=progress, desc="latency", unit="pass")
         for r in range(repeats):                   # passes interleaved: a busy spell hits every system
+            if log is not None:
+                log(f"timed pass {r + 1}/{repeats}: throughput and latency of {len(systems)} systems x "
+                    f"{len(topics)} queries")
             for name, system in systems.items():
                 if verbose:
                     print(f"[leaderboard] pass {r + 1}/{repeats}: throughput, latency: {name}", flush=True)
                 thr_parts[name].append(measure_throughput(system, topics, batch_size=batch_size, repeats=1,
                                                           warmup=0 if r == 0 else 1))
                 lat_parts[name].append(measure_latency(system, topics, warmup=warmup, repeats=1))
+                bar.update(1)
+        bar.close()
         rows, latencies, throughputs = [], {}, {}
         for name in systems:
             thr, lat = ThroughputResult.concat(thr_parts[name]), LatencyResult.concat(lat_parts[name])
