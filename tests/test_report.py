@@ -242,3 +242,18 @@ def test_the_demo_summary_lines_up(tmp_path):
                                                                  "Dynascore winner"]
     starts = {len(line) - len(line.split(":", 1)[1].lstrip()) for line in labelled}
     assert len(starts) == 1, lines
+
+
+def test_a_report_file_changed_since_is_the_users(tmp_path):
+    """`board.save('report/leaderboard')` over the demo's own leaderboard/ files: changed since the
+    report wrote them (size or time), they are not the report's any more: never deleted."""
+    out = tmp_path / "report"
+    _write_report(out, {"index.html": "one", "leaderboard/results.csv": "the demo's"})
+    (out / "leaderboard" / "results.csv").write_text("the user's board, longer")
+    with pytest.raises(OutputError, match="results.csv was changed after this report wrote it"):
+        _write_report(out, {"index.html": "two", "leaderboard/results.csv": "the demo's again"})
+    assert (out / "leaderboard" / "results.csv").read_text() == "the user's board, longer"
+    assert (out / "index.html").read_text() == "one"
+    _write_report(out, {"index.html": "three"})
+    assert (out / "leaderboard" / "results.csv").read_text() == "the user's board, longer"
+    assert (out / "index.html").read_text() == "three"

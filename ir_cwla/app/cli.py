@@ -266,9 +266,10 @@ def cmd_meta(args: argparse.Namespace) -> int:
     else:
         assert run_spec is not None
         measures = measures_arg(args.measures, ir_cwla.table1())
+        mapping = meta.evaluation.as_run_mapping(run_spec)
+        step(f"reading the qrels {args.qrels} and {len(mapping)} run files")
         qrels = read_qrels_arg(args.qrels, measures)
-        runs = {name: read_run_arg(path, name, measures)
-                for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
+        runs = {name: read_run_arg(path, name, measures) for name, path in mapping.items()}
         for name, run in runs.items():
             check_topics(name, run, qrels)
         step(f"evaluating {len(runs)} runs x {qrels['query_id'].nunique()} qrels topics x {len(measures)} measures")

@@ -214,28 +214,62 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
     return out
 
 
-def _tree(root: Path) -> list[str]:
-    """Every file and directory under ``root`` (not following links), as relative POSIX paths,
-    directories with a trailing ``/``, sorted."""
-    out = []
-    for path in root.rglob("*"):
+def _signature(path: Path) -> Optional[list[int]]:
+    """What tells a file the report wrote from one changed since: its size and modification time
+    (None for a directory)."""
+    if path.is_dir() and not path.is_symlink():
+        return None
+    info = path.lstat()
+    return [info.st_size, info.st_mtime_ns]
+
+
+def _tree(root: Path) -> dict[str, Optional[list[int]]]:
+    """Every file and directory under ``root`` (not following links) by relative POSIX path,
+    directories with a trailing ``/``, with its :func:`_signature`."""
+    out = {}
+    for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        out.append(rel + "/" if path.is_dir() and not path.is_symlink() else rel)
-    return sorted(out)
+        signature = _signature(path)
+        out[rel + "/" if signature is None else rel] = signature
+    return dict(sorted(out.items()))
+
+
+def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
+    """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them
+    (None for a report of an older ir_cwla, whose marker lists nothing)."""
+    try:
+        head, _, body = (out / MARKER).read_text(encoding="utf-8").partition("\n")
+        files = json.loads(body) if head == _MARKER_HEAD else None
+    except (OSError, ValueError):
+        return None
+    if isinstance(files, dict) and all(isinstance(f, str) for f in files):
+        return files
+    return None
 
 
 def report_files(out: Union[str, Path]) -> Optional[list[str]]:
-    """The files and directories the report in ``out`` wrote (as its :data:`MARKER` lists them),
-    or None for a report of an older ir_cwla, whose marker lists nothing."""
-    try:
-        head, _, body = (Path(out) / MARKER).read_text(encoding="utf-8").partition("\n")
-        if head == _MARKER_HEAD:
-            files = json.loads(body)
-            if isinstance(files, list) and all(isinstance(f, str) for f in files):
-                return files
-    except (OSError, ValueError):
-        pass
-    return None
+    """The files and directories the report in ``out`` wrote (as its :data:`MARKER` lists them;
+    directories end with ``/``), or None for a report of an older ir_cwla, whose marker lists nothing."""
+    listed = _listed(Path(out))
+    return None if listed is None else sorted(listed)
+
+
+def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
+    """What of ``out`` the earlier report wrote and nobody changed since (same size and time):
+    what rewriting it may replace. For a report of an older ir_cwla, which lists nothing: the
+    paths the new report writes again."""
+    listed = _listed(out)
+    if listed is None:
+        return set(written)
+    owned = set()
+    for rel, signature in listed.items():
+        path = out / rel.rstrip("/")
+        try:
+            if signature is None or _signature(path) == signature:
+                owned.add(rel)
+        except OSError:
+            continue
+    return owned
 
 
 def _foreign(out: Path, owned: set[str]) -> list[str]:
@@ -264,12 +298,13 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
 
     Yields a new temporary directory beside ``out`` (same file system) to write everything
     into; when the block ends without an error, the directory gets the :data:`MARKER` file
-    (listing every file it holds) and replaces ``out``. Of an earlier report in ``out``, only
-    the files its marker lists go (for a report of an older ir_cwla, whose marker lists none:
-    only those the new report writes again); anything else there (a user's file, another
-    report written inside it) is moved into the new report, as it was. If such a thing has
-    the name of a file of the new report, nothing is replaced (:class:`OutputError`). On an
-    error (or Ctrl-C) the temporary directory is deleted and ``out`` is left as it was.
+    (listing every file it holds, with its size and time) and replaces ``out``. Of an earlier
+    report in ``out``, only the files its marker lists, unchanged since, go (for a report of an
+    older ir_cwla, whose marker lists none: those the new report writes again); anything else
+    there (a user's file, a file changed since, another report written inside it) is moved
+    into the new report as it was. If such a thing has the name of a file of the new report,
+    nothing is replaced (:class:`OutputError`). On an error (or Ctrl-C) the temporary directory
+    is deleted and ``out`` is left as it was.
     """
     out = check_output(out, inputs)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -277,38 +312,44 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)                 # mkdtemp's 0700 is for secrets, not reports
-    moved: list[tuple[Path, Path]] = []
+    moved: list[tuple[Path, Path]] = []           # (where it was in out, where it is in tmp)
     try:
         yield tmp
         written = _tree(tmp)
         (tmp / MARKER).write_text(_MARKER_HEAD + "\n" + json.dumps(written, indent=0) + "\n", encoding="utf-8")
-        old = None
-        if out.exists():
-            listed = report_files(out)
-            owned = set(written if listed is None else listed)
-            for rel in _foreign(out, owned):          # kept: moved into the new report as they are
-                target = tmp / rel.rstrip("/")
-                if os.path.lexists(target) or any(p.exists() and not p.is_dir() for p in target.parents):
-                    raise OutputError(f"{out / rel} was not written by this report, and the new report writes "
-                                      f"{rel.rstrip('/')} too; move it away, or give another --out")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(out / rel.rstrip("/"), target)
-                moved.append((out / rel.rstrip("/"), target))
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / out.name)
-            moved = []
+        if not out.exists():
             os.replace(tmp, out)
-            _remove_owned(old / out.name, owned)
-            with contextlib.suppress(OSError):
-                old.rmdir()
-            if old.exists():
-                warnings.warn(f"{old} holds what was added to {out} while the report was written; it was kept",
-                              OutputWarning, stacklevel=3)
-        else:
+            return
+        listed = _listed(out) or {}
+        owned = _owned(out, written)
+        for rel in _foreign(out, owned):          # kept: moved into the new report as they are
+            target = tmp / rel.rstrip("/")
+            if os.path.lexists(target) or any(p.exists() and not p.is_dir() for p in target.parents):
+                why = "was changed after this report wrote it" if rel in listed else "was not written by this report"
+                raise OutputError(f"{out / rel} {why}, and the new report writes {rel.rstrip('/')} too; move it "
+                                  "away, or give another --out")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(out / rel.rstrip("/"), target)
+            moved.append((out / rel.rstrip("/"), target))
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+        os.replace(out, old / out.name)
+        try:
             os.replace(tmp, out)
+        except BaseException:
+            os.replace(old / out.name, out)          # the earlier report back in place, then what was kept
+            old.rmdir()
+            raise
+        moved = []                                    # what was kept is in out now, with the new report
+        _remove_owned(old / out.name, owned)
+        with contextlib.suppress(OSError):
+            old.rmdir()
+        if old.exists():
+            warnings.warn(f"{old} holds what was added to {out} while the report was written; it was kept",
+                          OutputWarning, stacklevel=3)
     except BaseException:
         for source, target in reversed(moved):       # what was not the report's goes back first
             with contextlib.suppress(OSError):
+                source.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(target, source)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
