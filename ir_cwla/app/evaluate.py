@@ -29,11 +29,12 @@ from typing import Any, Optional
 import pandas as pd
 
 from ir_cwla import datasets, io, meta
+from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import InputError, MeasureError, MissingTopicsWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
-from ir_cwla.names import short_name
+from ir_cwla.names import named_cost_files, parse_measures, short_name
 from ir_cwla.text import csv_safe, csv_unescape
 
 SUMMARY_QID = io.SUMMARY_QID
@@ -56,6 +57,14 @@ def _missing(spec: str, what: str) -> FileNotFoundError:
 def _absent(spec: str) -> bool:
     """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
     return spec != io.STDIN and not io.is_named_source(spec) and not os.path.lexists(spec)
+
+
+def command_line_measures(texts: Sequence[str]) -> list:
+    """Measures the user typed on their command line (:func:`ir_cwla.parse_measures`): the cost
+    files they name are the user's own to read, so they are allowed
+    (:func:`ir_cwla.allow_cost_files`) for the rest of the command."""
+    allow_cost_files(*named_cost_files(list(texts)))
+    return parse_measures(list(texts))
 
 
 def check_stdin_once(specs: Sequence[str]) -> None:
