@@ -8,10 +8,11 @@ two-stage pipeline). Each is measured for accuracy (nDCG@10 and a CWLA measure),
 latency, batch throughput and cost on an AWS m5.large (2 vCPUs, like the machine this was
 written on), then ranked by the paper's three strategies.
 
-Run:  python examples/leaderboard.py [--out report/leaderboard] [--quick]
+Run:  python examples/leaderboard.py [--out leaderboard-example] [--quick]
 
 Writes ``results.csv``, ``latency_per_query.csv``, ``environment.json``, ``frontier.png``
-and ``weight_map.png`` to ``--out``, and prints the tables.
+and ``weight_map.png`` to ``--out`` (whole or not at all, ``ir_cwla.app.report.staged``: a new
+directory, or one this script wrote before), and prints the tables.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from ir_measures import nDCG  # noqa: E402
 import ir_cwla  # noqa: E402  (registers the CWLA measure with ir-measures and PyTerrier)
 from ir_cwla import datasets  # noqa: E402
 from ir_cwla import leaderboard as lb  # noqa: E402
-from ir_cwla.app import systems  # noqa: E402
+from ir_cwla.app import report, systems  # noqa: E402
 
 SINGLE_STAGE = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-lucene", "bm25s-bm25l"]
 CWLA_RBP = ir_cwla.CWLA(C="RBP", A="ERG") @ 10
@@ -109,7 +110,7 @@ def markdown(frame: pd.DataFrame, digits: dict[str, int]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default="report/leaderboard", help="output directory")
+    parser.add_argument("--out", default="leaderboard-example", help="output directory (default leaderboard-example)")
     parser.add_argument("--workdir", default=None, help="where the PISA indexes go (default: a temp dir)")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
@@ -117,8 +118,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="50 topics, 1 timed pass (a smoke run)")
     args = parser.parse_args()
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    report.check_output(args.out)                         # before any work
     topics = datasets.cranfield_topics()
     qrels = datasets.as_pyterrier_qrels(datasets.cranfield_qrels())
     repeats = args.repeats
@@ -155,17 +155,19 @@ def main() -> None:
 
     cwla_board = board.using(accuracy=CWLA_RBP)
     print(f"\nthe same measurements with accuracy = {CWLA_RBP}:")
-    print(markdown(cwla_board.dynascore()[["accuracy", "latency", "cost", "dynascore", "rank"]],
-                   {"accuracy": 4, "latency": 3, "cost": 3, "dynascore": 4}))
+    cols = cwla_board.columns                              # the rankings keep the board's column names
+    print(markdown(cwla_board.dynascore()[[cols["accuracy"], cols["latency"], cols["cost"], "dynascore", "rank"]],
+                   {cols["accuracy"]: 4, cols["latency"]: 3, cols["cost"]: 3, "dynascore": 4}))
 
     baseline = table.loc["PISA-BM25", "nDCG@10"]
     budget_ms = 1.0
     print(f"\nstrategy 1: median latency <= {budget_ms} ms, ranked by nDCG@10:")
-    print(markdown(board.within_budget(latency=budget_ms)[["accuracy", "latency", "rank"]],
-                   {"accuracy": 4, "latency": 3}))
+    cols = board.columns
+    print(markdown(board.within_budget(latency=budget_ms)[[cols["accuracy"], cols["latency"], "rank"]],
+                   {cols["accuracy"]: 4, cols["latency"]: 3}))
     print(f"\nstrategy 2: nDCG@10 >= PISA-BM25's ({baseline:.4f}), ranked by cost ($ per 1M queries):")
-    print(markdown(board.above_accuracy(baseline, by="cost")[["accuracy", "cost", "rank"]],
-                   {"accuracy": 4, "cost": 3}))
+    print(markdown(board.above_accuracy(baseline, by="cost")[[cols["accuracy"], cols["cost"], "rank"]],
+                   {cols["accuracy"]: 4, cols["cost"]: 3}))
     for weights in ({"accuracy": 0.9, "cost": 0.05, "latency": 0.05}, {"accuracy": 0.4, "cost": 0.4, "latency": 0.2}):
         print(f"\nstrategy 3: Dynascore {weights}: " + ", ".join(board.dynascore(weights).index[:3]) + ", ...")
     print("\nPareto frontier (nDCG@10 against median latency): " + ", ".join(board.pareto().index))
@@ -173,14 +175,16 @@ def main() -> None:
     share = winners["winner"].value_counts(normalize=True)
     print("share of weightings won (step 0.01): " + ", ".join(f"{n} {s:.0%}" for n, s in share.items()))
 
-    board.save(out)
-    ax = board.plot_frontier(title="Cranfield: nDCG@10 against median latency (ms)")
-    ax.figure.savefig(out / "frontier.png", dpi=110, bbox_inches="tight")
-    plt.close(ax.figure)
-    ax = board.plot_weight_map(title="Dynascore winner by weighting (cf. Fig. 2(a))")
-    ax.figure.savefig(out / "weight_map.png", dpi=110, bbox_inches="tight")
-    plt.close(ax.figure)
-    print(f"\nwrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
+    with report.staged(args.out) as out:
+        board.save(out)
+        ax = board.plot_frontier(title="Cranfield: nDCG@10 against median latency (ms)")
+        ax.figure.savefig(out / "frontier.png", dpi=110, bbox_inches="tight")
+        plt.close(ax.figure)
+        ax = board.plot_weight_map(title="Dynascore winner by weighting (cf. Fig. 2(a))")
+        ax.figure.savefig(out / "weight_map.png", dpi=110, bbox_inches="tight")
+        plt.close(ax.figure)
+        written = sorted(p.name for p in out.iterdir())
+    print(f"\nwrote {', '.join(written)} to {args.out}/")
 
 
 if __name__ == "__main__":

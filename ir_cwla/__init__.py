@@ -53,6 +53,7 @@ from ir_cwla.errors import (  # every error and warning class
     MissingTopicsWarning,
     NotFoundError,
     OutputError,
+    OutputWarning,
     ParameterError,
     PluginWarning,
     RankingWarning,
@@ -109,5 +110,5 @@ __all__ = [
     "MissingFileError", "DownloadError", "MeasurementError", "MissingDependencyError", "UsageError",
     "IrCwlaWarning", "InputWarning", "DuplicateWarning", "ScoreOverflowWarning", "LineOrderWarning",
     "RawCranfieldWarning", "MissingTopicsWarning", "UndefinedStatisticWarning", "LongRunWarning",
-    "RankingWarning", "ConstantMetricWarning", "PluginWarning", "IrCwlaDeprecationWarning", "errors",
+    "RankingWarning", "ConstantMetricWarning", "PluginWarning", "IrCwlaDeprecationWarning", "OutputWarning", "errors",
 ]

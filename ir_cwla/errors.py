@@ -37,6 +37,7 @@ so code written against those still works::
     ├── RankingWarning                     a leaderboard ranking to be read with care
     │   └── ConstantMetricWarning          a metric equal for every system, left out of a Dynascore
     ├── PluginWarning                      a plugin that could not be loaded
+    ├── OutputWarning                      something a report did not write was kept aside
     └── IrCwlaDeprecationWarning (DeprecationWarning)
 """
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "IrCwlaWarning", "InputWarning", "DuplicateWarning", "ScoreOverflowWarning", "LineOrderWarning",
     "RawCranfieldWarning", "MissingTopicsWarning", "UndefinedStatisticWarning", "LongRunWarning",
     "RankingWarning", "ConstantMetricWarning", "PluginWarning", "IrCwlaDeprecationWarning",
+    "OutputWarning",
 ]
 
 
@@ -176,6 +178,10 @@ class ConstantMetricWarning(RankingWarning):
 
 class PluginWarning(IrCwlaWarning):
     """A plugin (entry point of group ``ir_cwla.plugins``) could not be loaded."""
+
+
+class OutputWarning(IrCwlaWarning):
+    """Rewriting a report kept something it did not write somewhere else (the message says where)."""
 
 
 class IrCwlaDeprecationWarning(IrCwlaWarning, DeprecationWarning):

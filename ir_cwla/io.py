@@ -58,6 +58,7 @@ from ir_cwla.errors import (
     ParameterError,
     ScoreOverflowWarning,
 )
+from ir_cwla.text import shown
 from ir_cwla.textstream import (  # noqa: F401
     STDIN,
     TABLE_FORMATS,
@@ -587,8 +588,8 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
             i = int(np.flatnonzero(bad)[0])
             value = float(arr[i])
             problem = "is not a finite number" if not np.isfinite(value) else (
-                f"{value!r} is not an integer" if not value.is_integer() else
-                f"{value!r} is out of the int64 range (|grade| < 2^63)")
+                f"{shown(value)} is not an integer" if not value.is_integer() else
+                f"{shown(value)} is out of the int64 range (|grade| < 2^63)")
             raise fail(i, problem)
         return arr.astype(np.int64)
     codes, uniques = pd.factorize(series, use_na_sentinel=False)
@@ -598,7 +599,7 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
             u = int(u)
         if isinstance(u, (int, np.integer)) and not isinstance(u, (bool, np.bool_)):
             u = str(int(u))
-        wrong = _grade_problem(u.strip()) if isinstance(u, str) else f"{u!r} is not an integer"
+        wrong = _grade_problem(u.strip()) if isinstance(u, str) else f"{shown(u)} is not an integer"
         if wrong:
             raise fail(int(np.flatnonzero(codes == j)[0]), wrong)
         converted[j] = int(u)

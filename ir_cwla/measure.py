@@ -26,6 +26,7 @@ from ir_cwla.errors import MeasureError
 from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.kernel import TAILS
 from ir_cwla.params import MEASURE_PARAMS, Param, Params
+from ir_cwla.text import shown
 
 if TYPE_CHECKING:
     from typing import TypeGuard
@@ -239,7 +240,7 @@ class _CWLA(measures.Measure):
             v = self.params.get(name, _NP)
             info = GENERAL_PARAMS[name]
             if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
-                raise MeasureError(f"CWLA: parameter {name}={v!r} must be of type {info.dtype.__name__}")
+                raise MeasureError(f"CWLA: parameter {name}={shown(v)} must be of type {info.dtype.__name__}")
         model = get_browsing_model(self["C"])
         agg = get_aggregation(self["A"])
         cutoff = self.params.get("cutoff", None)

@@ -125,11 +125,13 @@ def family(measure: Any) -> str:
 
     C/W/L/A measures: the browsing model with its parameters, gain, tail and cutoff, i.e.
     the short name without the aggregation (``RBP@10``, ``INST(T=3)@10``,
-    ``RBP(p=0.9)[pad]@10``); other ir-measures measures: their measure name (``nDCG``).
-    Built from the measure's parameters, so a registered model ``my_rbp`` is its own family.
+    ``RBP(p=0.9)[pad]@10``); other ir-measures measures: the measure itself, with its
+    parameters and cutoff (``nDCG@10``, ``AP``, ``AP@10``, ``P(rel=2)@5``: ``AP`` and ``AP@10``
+    are different families, as ``RBP@10`` and ``RBP@20`` are). Built from the measure's
+    parameters, so a registered model ``my_rbp`` is its own family.
     """
     if not is_cwla(measure):
-        return str(getattr(measure, "NAME", measure))
+        return str(measure)
     model = get_browsing_model(measure["C"])
     return _decorate(f"{model.name}{_params_part(measure, _model_param_names(model))}", measure)
 

@@ -27,6 +27,7 @@ from numbers import Integral, Real
 from typing import Any, Optional, Union
 
 from ir_cwla.errors import RegistrationError
+from ir_cwla.text import shown
 
 #: What a model, tail, check or aggregation receives: its declared parameters and ``cutoff``.
 Params = Mapping[str, Any]
@@ -100,16 +101,16 @@ class Param:
     def problem(self, name: str, value: Any) -> Optional[str]:
         """Why ``value`` is not admissible (None if it is), as a sentence naming ``name``."""
         if isinstance(value, bool) or not isinstance(value, Real):
-            return f"{name} must be a number (got {name}={value!r})"
+            return f"{name} must be a number (got {name}={shown(value)})"
         if self.dtype is int and not (isinstance(value, Integral) or float(value).is_integer()):
-            return f"{name} must be an integer (got {name}={value!r})"
+            return f"{name} must be an integer (got {name}={shown(value)})"
         v = float(value)
         if self.choices is not None and value not in self.choices:
-            return f"{name} must be one of {', '.join(map(repr, self.choices))} (got {name}={value!r})"
+            return f"{name} must be one of {', '.join(map(repr, self.choices))} (got {name}={shown(value)})"
         if self.bounds is None:
-            return None if math.isfinite(v) else f"{name} must be a finite number (got {name}={value!r})"
+            return None if math.isfinite(v) else f"{name} must be a finite number (got {name}={shown(value)})"
         if not self.admits(v):
-            return f"{name} must {self.describe()} (got {name}={value!r})"
+            return f"{name} must {self.describe()} (got {name}={shown(value)})"
         return None
 
     def admits(self, v: float) -> bool:

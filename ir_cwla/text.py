@@ -1,6 +1,6 @@
-"""Text that leaves the package for other programs: spreadsheets and matplotlib.
+"""Text that leaves the package for other programs (spreadsheets, matplotlib) and for people.
 
-Two rules, each in one place:
+Three rules, each in one place:
 
 * :func:`csv_safe` -- a CSV cell that starts with ``=``, ``+``, ``-``, ``@`` (or a tab or
   carriage return) is a formula to Excel, LibreOffice and Google Sheets (CSV injection,
@@ -10,6 +10,8 @@ Two rules, each in one place:
   ``$\\frac{1}{$`` would be typeset or fail to draw. Names put on a figure go through
   :func:`plain`, which escapes every ``$``; :data:`PLAIN_TEXT` are the keyword arguments that
   make a ``Text`` artist show its string as it is (no mathtext, no LaTeX).
+* :func:`shown` -- a value quoted in a message: numbers as plain numbers (``nan``, ``0.5``),
+  never numpy's ``np.float64(nan)``; anything else as its ``repr``.
 """
 from __future__ import annotations
 
@@ -25,10 +27,26 @@ _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 PLAIN_TEXT: dict[str, Any] = {"usetex": False, "parse_math": False}
 
 
+def _formula_like(text: str) -> bool:
+    """True for text :func:`csv_cell` escapes: it starts like a formula and is no plain number,
+    or it is ``'`` followed by such text (so that the escape can be undone unambiguously)."""
+    if text.startswith(FORMULA_STARTS) and not _NUMBER.match(text):
+        return True
+    return text.startswith("'") and _formula_like(text[1:])
+
+
 def csv_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.match(value):
+    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula (or text
+    that already looks escaped, ``'=x``, so that :func:`csv_unescape` gives back any value)."""
+    if isinstance(value, str) and _formula_like(value):
         return "'" + value
+    return value
+
+
+def csv_unescape(value: Any) -> Any:
+    """The inverse of :func:`csv_cell`: ``csv_unescape(csv_cell(v)) == v`` for every ``v``."""
+    if isinstance(value, str) and value.startswith("'") and _formula_like(value[1:]):
+        return value[1:]
     return value
 
 
@@ -54,3 +72,22 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
 def plain(text: Any) -> str:
     """``str(text)`` with every ``$`` escaped, so matplotlib never reads it as mathtext."""
     return str(text).replace("$", r"\$")
+
+
+def shown(value: Any) -> str:
+    """``value`` as a message shows it: numbers as plain numbers (``nan``, ``0.5``, ``3``; never
+    numpy's ``np.float64(nan)``), anything else as its ``repr`` (``'abc'``); sequences item by item."""
+    import numbers
+
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(shown(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    return repr(value)

@@ -41,6 +41,11 @@ _TABLES_JS = """() => Array.from(document.querySelectorAll('div.table')).map(div
 })"""
 
 
+#: playwright's time limits (30 s by default) for launching, loading and screenshots: generous, so
+#: that a busy machine slows the browser tests down without failing them (issue 19).
+BUSY_MS = 600_000
+
+
 def browser_or_skip() -> Any:
     """A launched playwright Chromium (the caller closes it), or ``pytest.skip`` with the reason."""
     try:
@@ -53,7 +58,7 @@ def browser_or_skip() -> Any:
                     "the reports are not checked in a browser")
     manager = sync_playwright().start()
     try:
-        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=BUSY_MS)
     except Error as ex:
         manager.stop()
         pytest.skip(f"Chromium at {CHROMIUM} does not start: {' '.join(str(ex).split())[:300]}")
@@ -83,6 +88,7 @@ def check_report(browser: Any, page_path: Path, name: str, artifacts: Path, sect
     found = {}
     for width in WIDTHS:
         page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(BUSY_MS)
         requests: list[str] = []
         page.on("request", lambda request, seen=requests: seen.append(request.url))
         page.goto(page_path.resolve().as_uri(), wait_until="load")

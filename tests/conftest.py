@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import synthetic
 
@@ -31,6 +32,11 @@ DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
 REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir"})
 MISSING = "real data not found at"
+
+# nothing in the suite depends on the machine being idle (issue 19): Hypothesis' per-example
+# deadline and its "generation too slow" health check are time limits, off for every test
+settings.register_profile("ir_cwla", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ir_cwla")
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # ir_datasets reads IR_DATASETS_HOME once, at import (pyterrier-pisa imports it): keep the

@@ -43,13 +43,13 @@ def offline_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def run_offline(args: list[str], tmp: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+def run_offline(args: list[str], tmp: Path, timeout: float = 900) -> subprocess.CompletedProcess:
     """``python ARGS`` offline (see the module docstring), from the repository root."""
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=offline_env(tmp), capture_output=True,
                           text=True, timeout=timeout)
 
 
-def run_offline_code(code: str, tmp: Path, *argv: str, timeout: float = 240) -> subprocess.CompletedProcess:
+def run_offline_code(code: str, tmp: Path, *argv: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """Runs ``code`` offline with ``sys.argv[1:] = argv``; raises with the child's stderr if it fails."""
     proc = run_offline(["-c", code, *argv], tmp, timeout)
     if proc.returncode != 0:

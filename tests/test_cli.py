@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import ir_measures
@@ -157,11 +158,11 @@ def test_eval_errors_are_one_line(capsys, tmp_path, dl19_dir, dl19_qrels_path, c
 @pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_module_entry_point_reports_errors_without_traceback(dl19_qrels_path, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ir_cwla", "eval", str(dl19_qrels_path), str(tmp_path / "x.run")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == f"ir-cwla eval: error: run file not found: {tmp_path / 'x.run'}\n"
     proc = subprocess.run([sys.executable, "-m", "ir_cwla", "--help"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=600)
     assert proc.returncode == 0 and all(verb in proc.stdout for verb in ("eval", "meta", "leaderboard", "demo"))
 
 
@@ -170,7 +171,7 @@ def test_console_script_is_installed():
     script = Path(sys.executable).parent / "ir-cwla"
     if not script.exists():
         pytest.skip("ir-cwla is not installed in this environment (pip install -e .)")
-    proc = subprocess.run([str(script), "eval", "--help"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([str(script), "eval", "--help"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "--per-query" in proc.stdout
 
 
@@ -307,7 +308,10 @@ def test_leaderboard_from_csv(capsys, tmp_path):
     (["missing.csv"], "CSV file not found: missing.csv"),
     (["{csv}", "--weights", "accuracy=high"], "bad weight 'accuracy=high'"),
     (["{csv}", "--weights", "accuracy=1e308,latency=-1"], "weights must be finite and non-negative"),
-    (["{csv}", "--latency", "p99"], "latency column 'p99' not in the results"),
+    (["{csv}", "--latency", "p99"], "no column 'p99' for latency"),
+    (["{nolatency}"], "no latency column (looked for 'latency', 'latency_p50_ms', 'latency_ms'; columns: name, "
+                      "accuracy, speed, cost); name it with --latency COLUMN"),
+    (["{nan}"], "accuracy of system 'b' is nan; every metric needs a finite number"),
     (["{csv}", "--max-latency", "nan"], "--max-latency must be a finite number"),
     (["{csv}", "--out", "{csv}"], "is a file"),
     (["{csv}", "--out", "{dir}"], "contains the input"),
@@ -319,7 +323,8 @@ def test_leaderboard_errors_are_one_line_and_leave_nothing(capsys, tmp_path, arg
     frame = pd.DataFrame({"name": ["a", "b", "c"], "accuracy": [0.3, 0.4, 0.5], "latency": [1.0, 2.0, 4.0],
                           "cost": [1.0, 3.0, 2.0]})
     paths = {"csv": frame, "negative": frame.assign(latency=[1.0, -2.0, 3.0]),
-             "duplicate": frame.assign(name=["a", "a", "b"]), "huge": frame.assign(accuracy=[1e308, 0.3, 0.4])}
+             "duplicate": frame.assign(name=["a", "a", "b"]), "huge": frame.assign(accuracy=[1e308, 0.3, 0.4]),
+             "nolatency": frame.rename(columns={"latency": "speed"}), "nan": frame.assign(accuracy=[0.3, None, 0.5])}
     for key, table in paths.items():
         table.to_csv(tmp_path / f"{key}.csv", index=False)
     before = sorted(p.name for p in tmp_path.iterdir())
@@ -383,3 +388,45 @@ def test_meta_arguments_are_checked_before_any_work(capsys, monkeypatch, tmp_pat
     code, out, err = _main(capsys, "meta", dl19_qrels_path, rundir, *filled)
     assert code == 1 and err.startswith("ir-cwla meta: error: ") and expected in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_leaderboard_keeps_names_columns_and_one_precision(capsys, tmp_path):
+    """Issue 19: system names that look like numbers or NA markers stay as written (1.10 and 1.1 are
+    two systems); a latency_ms column is found; a fourth weighted metric is printed; a budget no
+    system meets says so; and one column has one number of decimals in every table."""
+    table = pd.DataFrame({"name": ["1.10", "1.1", "NA", "+3", "nan"], "MRR@10": [0.3001, 0.35, 0.4, 0.2, 0.30012],
+                          "latency_ms": [10.0, 20.0, 40.0, 5.0, 30.0], "usd": [1.0, 2.0, 3.0, 0.5, 2.5],
+                          "memory_gib": [5.0, 3.0, 1.0, 2.0, 4.0]})
+    csv = tmp_path / "board.csv"
+    csv.write_text(table.to_csv(index=False))
+    code, out, err = _main(capsys, "leaderboard", csv, "--weights", "accuracy=0.4,latency=0.2,cost=0.2,memory_gib=0.2",
+                           "--max-latency", "35", "--min-accuracy", "0.3")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["system", "MRR@10", "dynascore", "rank", "latency_ms", "usd", "memory_gib"]
+    expected = lb.Leaderboard.from_frame(table, accuracy="MRR@10", latency="latency_ms", cost="usd", name="name")
+    with warnings.catch_warnings():          # the command printed them (ties); not what this test checks
+        warnings.simplefilter("ignore", lb.RankingWarning)
+        ranking = expected.table({"accuracy": 0.4, "latency": 0.2, "cost": 0.2, "memory_gib": 0.2})
+    assert [line.split()[0] for line in lines[1:6]] == list(ranking.index)
+    assert sorted(ranking.index) == sorted(["1.10", "1.1", "NA", "+3", "nan"])
+    budget = out.split("within budget (latency <= 35), by accuracy:\n")[1].split("\n\n")[0].splitlines()
+    above = out.split("accuracy >= 0.3, cheapest first:\n")[1].splitlines()
+    assert [line.split()[0] for line in budget[1:]] == ["1.1", "nan", "1.10", "+3"]     # 0.30012 > 0.3001
+    decimals = {len(line.split()[1].split(".")[1]) for line in lines[1:6] + budget[1:] + above[1:]}
+    assert decimals == {5}          # the budget's ranking needs 5 decimals: every table shows 5 (was 4 and 5)
+    code, out, err = _main(capsys, "leaderboard", csv, "--max-latency", "1")
+    assert code == 0 and "within budget (latency <= 1), by accuracy:\nno system is within the budget (latency <= 1)" in out
+
+
+def test_leaderboard_names_survive_a_save_and_read(tmp_path):
+    table = pd.DataFrame({"name": ["+3", "=cmd", "1.10", "1.1", "NA"], "accuracy": [0.1, 0.2, 0.3, 0.4, 0.5],
+                          "latency": [1.0, 2.0, 3.0, 4.0, 5.0], "cost": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    board = lb.Leaderboard.from_frame(table, name="name")
+    board.save(str(tmp_path))
+    assert "'=cmd" in (tmp_path / "results.csv").read_text()     # escaped for spreadsheets ...
+    again = lb.Leaderboard.read_csv(tmp_path / "results.csv")
+    assert list(again.results.index) == ["+3", "=cmd", "1.10", "1.1", "NA"]     # ... and read back as written
+    (tmp_path / "empty.csv").write_text("name,accuracy,latency,cost\na,0.1,1,1\n,0.2,2,2\n")
+    with pytest.raises(ValueError, match="empty.csv:3: empty system name"):
+        lb.Leaderboard.read_csv(tmp_path / "empty.csv")

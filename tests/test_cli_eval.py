@@ -43,7 +43,7 @@ def _main(capsys, *argv) -> tuple[int, str, str]:
 
 def _sh(command: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONHASHSEED="0")
-    return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -394,3 +394,101 @@ def test_run_tags_that_print_alike_are_refused():
         run_tag_names(["r1", "r2"], runs)
     runs[1].attrs[io.RUN_TAG_ATTR] = "b"
     assert run_tag_names(["r1", "r2"], runs) == ["a\\x01", "b"]
+
+
+# ------------------------------------------------------------------------- issue 19: small defects
+
+def test_judged_given_twice_is_printed_once_and_reads_back(capsys, small):
+    from ir_cwla.app.evaluate import read_per_query
+    from ir_cwla.meta.frame import to_cube
+
+    code, out, err = _main(capsys, "eval", small["qrels"], small["full"], "-m", "P@1", "--judged", "1",
+                           "--judged", "1", "--judged", "2", "-q", "--format", "csv")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out), dtype=str)
+    assert frame.groupby(["name", "qid", "measure"]).size().max() == 1
+    assert list(dict.fromkeys(frame["measure"])) == ["P@1", "Judged@1", "Judged@2"]
+    path = small["qrels"].parent / "pq.csv"
+    path.write_text(out)
+    cube = to_cube(read_per_query(str(path)), "strict", min_systems=1, min_topics=1, min_measures=1)
+    assert sorted(cube.measures) == ["Judged@1", "Judged@2", "P@1"]          # measure order: by name
+
+
+def test_streams_with_one_run_tag_are_named_tag_tag_2():
+    """Two `<(...)` streams of runs with the same tag: bm25, bm25-2 (not bm25 and the descriptor 62)."""
+    from ir_cwla import io as cio
+    from ir_cwla.app.evaluate import stream_names, unique_run_names
+
+    specs = ["/dev/fd/62", "/dev/fd/63", "/dev/fd/64", "bm25-2.run"]
+    runs = [pd.DataFrame() for _ in specs]
+    for run, tag in zip(runs, ["bm25", "bm25", "bm25", "x"]):
+        run.attrs[cio.RUN_TAG_ATTR] = tag
+    names = stream_names(specs, runs, unique_run_names(specs))
+    assert names == ["bm25", "bm25-3", "bm25-4", "bm25-2"]            # a file keeps its name; streams yield
+    assert stream_names(specs[:2], runs[:2], unique_run_names(specs[:2])) == ["bm25", "bm25-2"]
+
+
+@pytest.mark.slow   # a shell and a Python process
+def test_two_process_substitutions_with_one_tag(small):
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    q, r = shlex.quote(str(small["qrels"])), shlex.quote(str(small["full"]))
+    proc = _sh(f"{CWLA_CLI} eval {q} <(cat {r}) <(cat {r}) -m P@1")
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split("\t")[2] for line in proc.stdout.splitlines() if line.startswith("runid")] == ["full", "full-2"]
+
+
+def test_csv_output_escapes_formula_names_and_reads_them_back(capsys, small, tmp_path):
+    from ir_cwla.app.evaluate import read_per_query
+
+    runs = []
+    for name in ("=cmd()", "@SUM(A1)", "'=quoted", "plain"):
+        path = tmp_path / f"{name}.run"
+        path.write_text(small["full"].read_text())
+        runs.append(path)
+    code, out, err = _main(capsys, "eval", small["qrels"], *runs, "-m", "P@1", "-q", "--format", "csv")
+    assert code == 0, err
+    cells = {line.split(",")[0] for line in out.splitlines()[1:]}
+    assert cells == {"'=cmd()", "'@SUM(A1)", "''=quoted", "plain"}      # as the report CSVs (text.csv_safe)
+    (tmp_path / "pq.csv").write_text(out)
+    assert set(read_per_query(str(tmp_path / "pq.csv"))["name"]) == {"=cmd()", "@SUM(A1)", "'=quoted", "plain"}
+
+
+def test_negative_places_are_a_usage_error(capsys, small):
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", str(small["qrels"]), str(small["full"]), "-p", "-3"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "expected a number of decimal places >= 0, got '-3'" in err
+    code, out, _ = _main(capsys, "eval", small["qrels"], small["full"], "-m", "P@1", "-p", "0")
+    assert code == 0 and out.splitlines()[1].endswith("\t1")
+
+
+def _per_query_csv(path: Path, measures: list[str], systems: int = 6, topics: int = 10) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    rows = [(f"s{s}", f"q{t}", m, float(np.clip(s / systems + rng.normal(0, 0.2), 0, 1)))
+            for m in measures for s in range(systems) for t in range(topics)]
+    pd.DataFrame(rows, columns=["name", "qid", "measure", "value"]).to_csv(path, index=False)
+    return path
+
+
+def test_meta_says_each_step_on_stderr_and_when_there_is_nothing_to_compare(capsys, tmp_path):
+    """Issue 19: one line per step on stderr (the criterion, and what it will do) although stderr is
+    not a terminal here; similarity of families of one measure says so instead of a bare header."""
+    path = _per_query_csv(tmp_path / "pq.csv", ["nDCG@10", "AP"])
+    code, out, err = _main(capsys, "meta", path, "--criteria", "similarity,consistency", "--groups", "model",
+                           "--trials", "7", "--test-trials", "9", "--out", tmp_path / "r")
+    assert code == 0, err
+    steps = [line for line in err.splitlines() if line.startswith("ir-cwla meta: ") and "warning" not in line]
+    assert steps == [f"ir-cwla meta: reading the per-query file {path}",
+                     "ir-cwla meta: criterion 1/2, system ranking similarity",
+                     "ir-cwla meta: criterion 2/2, system ranking consistency: random splits of the topics into two "
+                     "halves 7, permutations of the randomised Tukey HSD tests 9",
+                     f"ir-cwla meta: writing the report to {tmp_path / 'r'}"]
+    assert out.startswith("system ranking similarity:\n  nothing to compare: every family holds one measure "
+                          "(AP, nDCG@10); compare every measure with every other with groups=None "
+                          "(ir-cwla meta --groups all)\n\nsystem ranking consistency:\n")
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert "Nothing to compare: every family holds one measure (AP, nDCG@10)" in page
+    assert not (tmp_path / "r" / "similarity.png").exists()

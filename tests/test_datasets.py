@@ -233,7 +233,7 @@ def local_dataset(tmp_path_factory, dl19_dir, dl19_qrels_path) -> dict:
     run = tmp / "run.txt"
     run.write_bytes(gzip.decompress((dl19_dir / "runs" / "input.ICT-BERT2.gz").read_bytes()))
     proc = run_offline_code(LOCAL, tmp, str(dl19_qrels_path), str(run), str(dl19_dir / "topics.dl19-passage.txt"),
-                            LOCAL_ID, timeout=400)
+                            LOCAL_ID, timeout=1200)
     result = json.loads(proc.stdout.splitlines()[-1])
     result["run_path"] = str(run)
     return result

@@ -209,7 +209,7 @@ def _distribution(site: Path, name: str, module: str, code: str, entry: str) -> 
 def _run(site: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
     return subprocess.run([sys.executable, "-m", "ir_cwla", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=900)
 
 
 @pytest.mark.slow

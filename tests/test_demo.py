@@ -27,7 +27,7 @@ def demo(tmp_path_factory) -> tuple[Path, object]:
     tmp = tmp_path_factory.mktemp("demo")
     out = tmp / "report"
     proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "smoke", "--trials", "50",
-                        "--test-trials", "100", "--repeats", "1", "--warmup", "2", "--save-runs"], tmp, timeout=600)
+                        "--test-trials", "100", "--repeats", "1", "--warmup", "2", "--save-runs"], tmp, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out, proc
 
@@ -91,7 +91,7 @@ def test_scores_match_an_independent_evaluation_of_the_saved_runs(demo, qrels):
 def test_pyterrier_example_runs_as_is_offline(demo, tmp_path):
     """examples/pyterrier_experiment.py agrees with the demo on the systems they share."""
     out, _ = demo
-    proc = run_offline(["examples/pyterrier_experiment.py"], tmp_path, timeout=300)
+    proc = run_offline(["examples/pyterrier_experiment.py"], tmp_path, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {line.split()[0]: line.split() for line in proc.stdout.split("\n\n")[0].splitlines()[1:]}
     assert sorted(rows) == sorted(["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-bm25l"])
@@ -139,18 +139,21 @@ def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, brows
 
 
 def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):
+    from ir_cwla.app import report
+
     out = tmp_path / "report"
-    out.mkdir()
-    (out / ".ir-cwla-report").write_text("")                  # an earlier report, replaced at the end
-    (out / "stale.csv").write_text("x")
+    with report.staged(out) as earlier:                       # an earlier report, replaced at the end
+        (earlier / "stale.csv").write_text("x")
+    (out / "mine.txt").write_text("not the report's")         # kept (issue 19: never delete what it did not write)
     proc = run_offline(["-m", "ir_cwla", "demo", "--out", str(out), "--systems", "PISA-BM25,bm25s-lucene",
                         "--trials", "10", "--test-trials", "10", "--repeats", "1", "--warmup", "0", "--quiet"],
-                       tmp_path, timeout=600)
+                       tmp_path, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stderr.splitlines()                           # --quiet: no steps, only the warnings
     assert lines and all(line.startswith("ir-cwla demo: warning: ") for line in lines), proc.stderr
     assert any("with two systems" in line for line in lines)
     assert not (out / "runs").exists() and not (out / "stale.csv").exists()
+    assert (out / "mine.txt").read_text() == "not the report's"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []   # no leftovers
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "--save-runs" in page and "ir-cwla leaderboard " in page and "with two systems" in page

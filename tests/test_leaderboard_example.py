@@ -18,7 +18,7 @@ SYSTEMS = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "bm25s-lucene", "bm25s-bm
 def example(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("leaderboard-example")
     out = tmp / "out"
-    proc = run_offline(["examples/leaderboard.py", "--quick", "--warmup", "1", "--out", str(out)], tmp, timeout=300)
+    proc = run_offline(["examples/leaderboard.py", "--quick", "--warmup", "1", "--out", str(out)], tmp, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out, proc.stdout
 

@@ -67,14 +67,14 @@ def test_warmup_excluded_with_the_real_clock():
     def retrieve(topics: pd.DataFrame) -> pd.DataFrame:
         state["calls"] += 1
         if state["calls"] == 1:
-            time.sleep(0.3)
+            time.sleep(1.0)                     # far above any warm call, however busy
         return topics.assign(docno="d1", score=1.0)
 
     warm = lb.measure_latency(pt.apply.generic(retrieve), TOPICS.head(3), warmup=1, repeats=1)
-    assert warm.times_ms.max() < 300
+    assert warm.times_ms.max() < 1000
     state["calls"] = 0
     cold = lb.measure_latency(pt.apply.generic(retrieve), TOPICS.head(3), warmup=0, repeats=1)
-    assert cold.times_ms[0, 0] >= 300
+    assert cold.times_ms[0, 0] >= 1000
 
 
 def test_summary_is_that_of_the_recorded_times():

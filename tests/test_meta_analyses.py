@@ -150,8 +150,9 @@ def test_figures_have_one_panel_per_family(synthetic):
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 2 and len(visible[0].get_lines()) == 2 + 1      # 2 curves + the alpha line
     assert [ax.get_title() for ax in visible] == ["A", "B"]            # not browsing models: no "C:"
-    fig = sim.plot()
-    assert len([ax for ax in fig.axes if ax.get_visible() and ax.get_title()]) == 2
+    fig = sim.plot()                     # family B holds one measure: no (empty) panel, named under the title
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()] == ["A"]
+    assert "left out: noisy (family of one measure" in fig._suptitle.get_text()
     assert len(cons.plot().axes) == 2
 
 
@@ -166,7 +167,9 @@ def test_labels_and_families_of_measure_names():
     assert meta.label("CWLA(C='RBP',A='max')@10") == "RBP_max@10"
     assert meta.browsing_model("CWLA(C='RBP',A='max')@10") == "RBP@10"
     assert meta.browsing_model("CWLA(C='INST',A='PE',T=3.0)@10") == "INST(T=3)@10"
-    assert meta.label("nDCG@10") == "nDCG@10" and meta.browsing_model("nDCG@10") == "nDCG"
+    assert meta.label("nDCG@10") == "nDCG@10" and meta.browsing_model("nDCG@10") == "nDCG@10"
+    # standard measures are families with their cutoff and parameters: AP and AP@10 are two (issue 19)
+    assert [meta.browsing_model(m) for m in ("AP", "AP@10", "P(rel=2)@5")] == ["AP", "AP@10", "P(rel=2)@5"]
     assert meta.browsing_model("RBP_max@10") == "RBP@10"            # short names are read too
     with pytest.raises(ValueError, match="'my-measure@5' is not a measure name"):
         meta.browsing_model("my-measure@5")                           # never a family of its own

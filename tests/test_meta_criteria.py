@@ -143,7 +143,7 @@ def test_a_plugin_brings_a_criterion_to_the_command(tmp_path):
     frame().to_csv(path, index=False)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
     done = subprocess.run([sys.executable, "-m", "ir_cwla", "meta", str(path), "--criteria", "count", "--out",
-                           str(tmp_path / "r")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                           str(tmp_path / "r")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     assert "topics per system:" in done.stdout and "s4" in done.stdout
     assert ir_cwla.plugins.GROUP == "ir_cwla.plugins"

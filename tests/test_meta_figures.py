@@ -146,3 +146,98 @@ def test_other_measures_get_a_style_each_in_measure_order():
     assert [line.get_label() for line in lines] == ["AP", "P@5", "nDCG@10"]
     assert len({to_hex(line.get_color()) for line in lines}) == 3
     plt.close(fig)
+
+
+def with_standard_measures(frame: pd.DataFrame, names=("nDCG@10", "AP")) -> pd.DataFrame:
+    """``frame`` plus ordinary ir-measures measures (the usual case: C/W/L/A next to nDCG@10)."""
+    rng = np.random.default_rng(5)
+    systems, topics = sorted(frame["name"].unique()), sorted(frame["qid"].unique())
+    quality = np.linspace(0.2, 0.7, len(systems))
+    rows = [(s, t, name, float(np.clip(quality[i] + rng.normal(0, 0.25), 0, 1)))
+            for name in names for i, s in enumerate(systems) for t in topics]
+    return pd.concat([frame, pd.DataFrame(rows, columns=list(frame.columns))], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def mixed(frame):
+    return results(with_standard_measures(frame))
+
+
+def _not_an_aggregation_style(colour: str, marker: str) -> bool:
+    from ir_cwla.meta.plots import EXTRA_STYLES
+
+    styles = list(AGGREGATION_STYLES.values()) + list(EXTRA_STYLES)
+    return colour not in {c for c, _ in styles} and marker not in {m for _, m in styles}
+
+
+def test_aggregations_keep_their_style_next_to_standard_measures(mixed):
+    """Issue 19: with nDCG@10 and AP beside the 39 Table-1 measures, every C/W/L/A curve, box and tick
+    keeps its aggregation's colour and marker, the browsing-model panels keep their titles and names,
+    and the standard measures get styles no aggregation has."""
+    sim, cons, disc = mixed
+    fig = disc.plot_asl()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in panels] == PAPER_PANELS + ["AP", "nDCG@10"]
+    seen = 0
+    for ax in panels[:6]:
+        for line in ax.get_lines()[:-1]:
+            colour, marker = AGGREGATION_STYLES[line.get_label().split()[0]]
+            assert (to_hex(line.get_color()), line.get_marker()) == (colour, marker)
+            seen += 1
+    assert seen == 39
+    standard = [ax.get_lines()[0] for ax in panels[6:]]
+    assert [line.get_label() for line in standard] == ["AP", "nDCG@10"]
+    styles = {(to_hex(line.get_color()), line.get_marker()) for line in standard}
+    assert len(styles) == 2 and all(_not_an_aggregation_style(c, m) for c, m in styles)
+    plt.close(fig)
+    fig = cons.plot()
+    for ax in fig.axes[:6]:
+        for tick in ax.get_xticklabels():
+            assert to_hex(tick.get_color()) == AGGREGATION_STYLES[tick.get_text().split()[0]][0]
+    assert [t.get_text() for t in fig.axes[6].get_xticklabels()] == ["AP"]
+    plt.close(fig)
+
+
+def test_similarity_leaves_out_families_of_one_and_says_so(mixed):
+    sim = mixed[0]
+    fig = sim.plot()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in panels] == PAPER_PANELS             # no empty AP / nDCG@10 panel
+    assert all(len(ax.get_yticklabels()) >= 1 for ax in panels)
+    assert "left out: AP, nDCG@10 (families of one measure" in fig._suptitle.get_text()
+    plt.close(fig)
+    table = sim.table()
+    assert set(table["group"]) == {t[3:] for t in PAPER_PANELS}
+    assert table.attrs["note"].startswith("left out: AP, nDCG@10")
+
+
+def test_similarity_with_nothing_to_compare_says_so():
+    from ir_cwla.errors import DataError
+    from ir_cwla.meta import criteria
+
+    rng = np.random.default_rng(1)
+    rows = [(f"s{s}", f"q{t}", m, float(rng.random() + s / 4)) for m in ("nDCG@10", "AP") for s in range(6)
+            for t in range(8)]
+    sim = meta.similarity(pd.DataFrame(rows, columns=["name", "qid", "measure", "value"]), groups=meta.browsing_model)
+    table = sim.table()
+    assert table.empty and table.attrs["note"].startswith("nothing to compare: every family holds one measure")
+    with pytest.raises(DataError, match="no family holds two measures"):
+        sim.plot()
+    blocks = criteria.CRITERIA["similarity"].section(sim, table)
+    assert [type(b).__name__ for b in blocks] == ["Text", "Text"] and "Nothing to compare" in blocks[1].text
+
+
+def test_one_aggregation_under_several_models_differs_by_line_style(frame):
+    """A panel of every measure (no families): RBP_max and INST_max keep max's colour and marker and
+    are told apart by their browsing model's line style."""
+    few = frame[frame["measure"].isin([str(m) for m in ir_cwla.table1(10) if m["A"] in ("max", "ERG")
+                                       and m["C"] in ("RBP", "INST")])]
+    fig = meta.discriminative_power(few, trials=30, progress=False, seed=1).plot_asl()
+    lines = {line.get_label().split(" (")[0]: line for line in fig.axes[0].get_lines()[:-1]}
+    assert set(lines) == {"RBP_ERG@10 *", "RBP_max@10", "INST_ERG@10 *", "INST_max@10"}
+    for name, line in lines.items():
+        agg = name.split("_")[1].split("@")[0]
+        assert (to_hex(line.get_color()), line.get_marker()) == AGGREGATION_STYLES[agg]
+    assert lines["RBP_max@10"].get_linestyle() != lines["INST_max@10"].get_linestyle()
+    assert lines["RBP_max@10"].get_linestyle() == lines["RBP_ERG@10 *"].get_linestyle()
+    plt.close(fig)

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ir_cwla import CWLA, io, meta, table1
+from ir_cwla import CWLA, io, meta, parse_measure, short_name, table1
 from ir_cwla.meta import rescoring
 from ir_cwla.meta.incompleteness import keep_counts, strata, subsample, trial_masks
 
@@ -108,12 +108,12 @@ def test_subsampling_equals_a_slow_loop(dl19):
                 assert rows.at[m, "tau_ap"] == pytest.approx(meta.tau_ap(x, y), abs=1e-12, nan_ok=True)
                 assert rows.at[m, "rbo"] == pytest.approx(meta.rbo(x, y, 0.9), abs=1e-12)
                 assert rows.at[m, "abs_change"] == pytest.approx(np.abs(x - y).mean(), abs=1e-15)
-    # the table averages the trials
+    # the table averages the trials; it names measures by their labels (short names), as every table
     table = result.table().set_index(["fraction", "measure"])
     mean = result.trials.groupby(["fraction", "measure"])["tau"].mean()
-    for key, value in mean.items():
-        assert table.at[key, "tau"] == pytest.approx(value)
-    assert list(table.index.get_level_values("measure")[:5]) == list(result.measures)
+    for (fraction, m), value in mean.items():
+        assert table.at[(fraction, short_name(parse_measure(m))), "tau"] == pytest.approx(value)
+    assert list(table.index.get_level_values("measure")[:5]) == [result.labels[m] for m in result.measures]
 
 
 @pytest.mark.slow   # re-evaluates DL19 under reduced qrels in a slow loop
@@ -173,7 +173,7 @@ def test_pooling_bias_equals_a_slow_loop(dl19):
             assert row["rank_reduced"] == 1 + int((others_full > value + 1e-12).sum())
         checked += bool(unique)
     assert checked >= 2                                    # the loop really removed judgments
-    table = result.table().set_index("measure")
+    table = result.table().set_index("measure").rename(index=lambda label: str(parse_measure(label)))
     for m in NAMES:
         part = result.runs[result.runs["measure"] == m]
         assert table.at[m, "mean_drop"] == pytest.approx(part["drop"].mean())
@@ -270,13 +270,13 @@ def test_robustness_rankings_and_figures(dl19):
     for _, part in ranking.groupby("group"):
         assert part["tau"].is_monotonic_decreasing and part["rank"].tolist() == list(range(1, len(part) + 1))
     assert result.robustness("abs_change")["abs_change"].iloc[:3].is_monotonic_increasing
-    assert set(result.robustness(kind="depth")["measure"]) == {str(m) for m in measures}
+    assert set(result.robustness(kind="depth")["measure"]) == {short_name(m) for m in measures}
     fig = result.plot()
     assert len([ax for ax in fig.axes if ax.get_visible()]) == 2
     assert len(result.plot(kind="depth", statistic="tau_ap").axes) == 2
     pool = meta.pooling_bias(runs, qrels, measures, depths=[5, 10], groups=meta.browsing_model, progress=False)
     assert len(pool.plot().axes) == 2
-    assert set(pool.robustness(depth=10)["measure"]) == {str(m) for m in measures}
+    assert set(pool.robustness(depth=10)["measure"]) == {short_name(m) for m in measures}
     assert pool.table()["depth"].tolist() == [5] * 5 + [10] * 5
     import matplotlib.pyplot as plt
 

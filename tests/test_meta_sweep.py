@@ -91,3 +91,41 @@ def test_markdown_tables():
     layout = tables.consistency_layout(cons)
     assert list(layout.columns) == ["P@5", "RBP@5"] and layout.shape == (2, 2)
     assert layout.iat[0, 0].split()[0] in ("ERG*", "max")
+
+
+def test_every_table_names_measures_by_the_label_that_reads_back():
+    """Issue 19: the ``measure`` column of every table of ir_cwla.meta (similarity, consistency,
+    discriminative power, topic set size, incompleteness, pool depths, pooling bias, their robustness
+    rankings, the ASL curves and Sweep.table) holds the short name, which ir_cwla.parse_measure reads
+    back to the very measure; standard measures keep their ir-measures name and are families of their
+    own, with their cutoff (AP and AP@10 are two)."""
+    from ir_measures import AP, nDCG
+
+    qrels, runs = toy(3, n_runs=5)
+    measures = [CWLA(C="RBP", A="ERG") @ 10, CWLA(C="RBP", A="max") @ 10, CWLA(C="INST", A="PE", beta=0.3) @ 10,
+                nDCG @ 10, AP, AP @ 10]
+    labels = {ir_cwla.short_name(m): m for m in measures}
+    assert set(labels) == {"RBP_ERG@10", "RBP_max@10", "INST_PE(beta=0.3)@10", "nDCG@10", "AP", "AP@10"}
+    criteria = {"similarity": {}, "consistency": {"trials": 20, "test_trials": 30},
+                "discriminative_power": {"trials": 30}, "topic_set_size": {},
+                "incompleteness": {"fractions": [0.5], "trials": 2, "depths": [5], "test_trials": 30},
+                "pooling_bias": {"depths": [5], "test_trials": 30}}
+    result = meta.sweep(runs, qrels, measures, criteria, groups=meta.browsing_model, progress=False)
+    inc, pool = result.incompleteness["collection"], result.pooling_bias["collection"]
+    disc = result.discriminative_power["collection"]
+    tables_ = {"sweep": result.table(), "inc.table": inc.table(), "inc.depth_table": inc.depth_table(),
+               "inc.robustness": inc.robustness(test_trials=30), "inc.depth": inc.robustness(kind="depth"),
+               "pool.table": pool.table(), "pool.robustness": pool.robustness(test_trials=30),
+               "cons.table": result.consistency["collection"].table(), "disc.table": disc.table(),
+               "tss.table": result.topic_set_size["collection"].table(),
+               **{f"summary.{k}": v["collection"] for k, v in result.summaries.items() if k != "similarity"}}
+    for name, table in tables_.items():
+        assert "label" not in table.columns, name
+        assert set(table["measure"]) == set(labels), name
+    sim = result.similarity["collection"].table(within_groups=False)
+    assert set(sim["measure_a"]) | set(sim["measure_b"]) == set(labels)
+    assert set(disc.asl().columns) == set(labels)
+    for label, m in labels.items():
+        assert ir_cwla.parse_measure(label) == m
+    assert set(tables_["sweep"]["group"]) == {"RBP@10", "INST@10", "nDCG@10", "AP", "AP@10"}
+    assert disc.p_values("AP@10").equals(disc.p_values(str(AP @ 10)))

@@ -147,6 +147,6 @@ def test_ir_measures_names_that_start_like_a_browsing_model_are_theirs():
     """``AP(...)``/``RR(...)`` name ir-measures measures when they are no short name."""
     m = ir_cwla.parse_measure("AP(rel=2,judged_only=True)@10")
     assert m == ir_measures.AP(rel=2, judged_only=True) @ 10
-    assert ir_cwla.meta.browsing_model(str(m)) == "AP"
+    assert ir_cwla.meta.browsing_model(str(m)) == str(m)          # its own family, cutoff and parameters included
     with pytest.raises(ir_cwla.MeasureSyntaxError, match="'x' is not a number"):
         ir_cwla.parse_measure("RBP(p=x)_max@10")

@@ -25,7 +25,7 @@ def test_the_layout_the_user_asked_for():
 @pytest.mark.slow
 def test_the_wheel_builds_without_a_warning_and_ships_the_data(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr and "!!" not in done.stderr, done.stderr
     wheel = next(tmp_path.glob("ir_cwla-*.whl"))

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ir_cwla.app import report
+from ir_cwla.errors import OutputError
 from tests.html_checks import external_references, parse_tags
 
 matplotlib.use("Agg")
@@ -150,3 +151,109 @@ def test_scores_of_different_rank_never_print_alike():
     assert report.score_decimals([0.5, 0.25], [1, 2]) == 4
     assert report.score_decimals([0.5, 0.5], [1, 1]) == 4                    # a tie may print alike
     assert report.score_decimals([0.5, 0.5 + 1e-13], [1, 2]) == 8            # at most 8 decimals
+
+
+def _write_report(out, files: dict) -> None:
+    with report.staged(out) as directory:
+        for name, text in files.items():
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            (directory / name).write_text(text)
+
+
+def test_rewriting_a_report_keeps_what_it_did_not_write(tmp_path):
+    """Issue 19: `examples/meta_evaluation.py --out report/meta-dl19`, then `make demo` (which rewrites
+    report/): the report's own files are replaced, its old files that it no longer writes go, and what
+    it did not write -- another report inside it, a user's file, a file in one of its directories --
+    stays as it was."""
+    out = tmp_path / "report"
+    _write_report(out, {"index.html": "one", "old.csv": "x", "leaderboard/results.csv": "1"})
+    assert report.report_files(out) == ["index.html", "leaderboard/", "leaderboard/results.csv", "old.csv"]
+    _write_report(out / "meta-dl19", {"index.html": "meta"})            # another report, inside it
+    (out / "notes.txt").write_text("mine")
+    (out / "leaderboard" / "mine.csv").write_text("mine too")
+    (out / "mydir").mkdir()
+    (out / "mydir" / "a.txt").write_text("a")
+    _write_report(out, {"index.html": "two", "leaderboard/results.csv": "2"})
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == sorted([
+        report.MARKER, "index.html", "leaderboard", "leaderboard/results.csv", "leaderboard/mine.csv",
+        "notes.txt", "mydir", "mydir/a.txt", "meta-dl19", f"meta-dl19/{report.MARKER}", "meta-dl19/index.html"])
+    assert (out / "index.html").read_text() == "two" and (out / "leaderboard" / "results.csv").read_text() == "2"
+    assert (out / "notes.txt").read_text() == "mine" and (out / "meta-dl19" / "index.html").read_text() == "meta"
+    assert report.report_files(out) == ["index.html", "leaderboard/", "leaderboard/results.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]            # no leftovers
+    _write_report(out, {"index.html": "three"})              # kept things stay kept, rewrite after rewrite
+    assert (out / "notes.txt").exists() and (out / "meta-dl19" / "index.html").exists()
+    assert (out / "leaderboard" / "mine.csv").exists() and not (out / "leaderboard" / "results.csv").exists()
+
+
+def test_a_kept_file_in_the_way_of_the_new_report_leaves_everything_as_it_was(tmp_path):
+    out = tmp_path / "report"
+    _write_report(out, {"index.html": "one"})
+    (out / "table.csv").write_text("the user's")                 # not the report's, named like a new file
+    with pytest.raises(OutputError, match="table.csv was not written by this report"):
+        _write_report(out, {"index.html": "two", "table.csv": "the report's"})
+    assert (out / "index.html").read_text() == "one" and (out / "table.csv").read_text() == "the user's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+
+
+def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_path):
+    """An older marker lists nothing: the files the new report writes again are replaced; the rest
+    (which may be the user's) is kept."""
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / report.MARKER).write_text("written by ir_cwla; this directory is replaced when the report is rewritten\n")
+    (out / "index.html").write_text("old")
+    (out / "meta-dl19").mkdir()
+    (out / "meta-dl19" / "README.md").write_text("an example's output")
+    _write_report(out, {"index.html": "new"})
+    assert (out / "index.html").read_text() == "new"
+    assert (out / "meta-dl19" / "README.md").read_text() == "an example's output"
+
+
+def test_the_demo_summary_lines_up(tmp_path):
+    """Issue 19: every value of the demo's summary starts in one column (``best by nDCG@10:`` was one
+    space off)."""
+    import warnings
+
+    from ir_cwla import leaderboard as lb
+    from ir_cwla import meta
+    from ir_cwla.app.demo import DemoResult
+    from tests.test_meta_figures import synthetic_frame
+
+    frame = synthetic_frame(systems=5, topics=8)
+    t1 = frame[frame["measure"].str.contains("'RBP'")]
+    inputs = meta.Inputs(t1, groups=meta.browsing_model, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = meta.criteria.run(["consistency", "discriminative_power"], inputs, {"trials": 5, "test_trials": 5})
+    means = frame.pivot_table(index="name", columns="measure", values="value").rename(columns=meta.label)
+    means["nDCG@10"] = means.iloc[:, 0]
+    board = lb.Leaderboard.from_frame(pd.DataFrame({"name": ["a", "b", "c"], "accuracy": [0.1, 0.2, 0.3],
+                                                    "latency": [1.0, 2.0, 4.0], "cost": [3.0, 2.0, 1.0]}), name="name")
+    result = DemoResult(tmp_path / "index.html", pd.DataFrame({"name": ["a", "b", "c"]}), frame, means, run, board,
+                        {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}, {"total": 1.0},
+                        {"documents": 1400, "topics": 225, "judgments": 1837})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lines = result.summary().splitlines()
+    labelled = lines[1:6]
+    assert [line.split(":")[0].strip() for line in labelled] == ["best by nDCG@10", "most consistent",
+                                                                 "most discriminative", "fastest system",
+                                                                 "Dynascore winner"]
+    starts = {len(line) - len(line.split(":", 1)[1].lstrip()) for line in labelled}
+    assert len(starts) == 1, lines
+
+
+def test_a_report_file_changed_since_is_the_users(tmp_path):
+    """`board.save('report/leaderboard')` over the demo's own leaderboard/ files: changed since the
+    report wrote them (size or time), they are not the report's any more: never deleted."""
+    out = tmp_path / "report"
+    _write_report(out, {"index.html": "one", "leaderboard/results.csv": "the demo's"})
+    (out / "leaderboard" / "results.csv").write_text("the user's board, longer")
+    with pytest.raises(OutputError, match="results.csv was changed after this report wrote it"):
+        _write_report(out, {"index.html": "two", "leaderboard/results.csv": "the demo's again"})
+    assert (out / "leaderboard" / "results.csv").read_text() == "the user's board, longer"
+    assert (out / "index.html").read_text() == "one"
+    _write_report(out, {"index.html": "three"})
+    assert (out / "leaderboard" / "results.csv").read_text() == "the user's board, longer"
+    assert (out / "index.html").read_text() == "three"

@@ -19,7 +19,10 @@ grade conventions of :mod:`ir_cwla.datasets`). Measures are read by
 ``CWLA(C='RBP', A='max')@10``), the short names ir_cwla prints (``RBP_max@10``,
 ``RBP(p=0.9)_max[pad]@10``) and trec_eval names (``ndcg_cut_10``, ``map``); the default is
 the six canonical C/W/L/A measures at cutoff 10. ``measures`` is ir_measures' command line
-(same arguments, same output) with the C/W/L/A measures registered.
+(same arguments, same output, byte for byte) with the C/W/L/A measures registered; so it
+names measures as ir_measures prints them, ``str(measure)`` (``CWLA(C='RBP',A='ERG')@10``),
+where ``eval`` and every table of ir_cwla print the short name (``RBP_ERG@10``). Both names
+read back to the same measure.
 
 This module only parses arguments and prints; the work is done by :mod:`.evaluate`
 (reading, checking, scoring and formatting), :mod:`ir_cwla.meta`, :mod:`ir_cwla.leaderboard`,
@@ -80,6 +83,17 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a depth >= 1, got {text!r}")
+    return value
+
+
+def _places(text: str) -> int:
+    """``-p``: decimals of the trec format, an int >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of decimal places >= 0, got {text!r}")
     return value
 
 
@@ -268,9 +282,14 @@ def cmd_meta(args: argparse.Namespace) -> int:
         [p for p in alt_specs.values() if not p.startswith("irds:")]
     report.check_output(args.out, inputs=inputs_files)
     progress = sys.stderr.isatty()
+
+    def step(text: str) -> None:          # one line per step on stderr, terminal or not (bars: terminal only)
+        print(f"ir-cwla meta: {text}", file=sys.stderr, flush=True)
+
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     if not have_runs:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+        step(f"reading the per-query file {args.qrels}")
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         runs: Optional[dict[str, Any]] = None
         qrels = None
@@ -279,11 +298,13 @@ def cmd_meta(args: argparse.Namespace) -> int:
     else:
         assert run_spec is not None
         measures = measures_arg(args.measures, ir_cwla.table1())
+        mapping = meta.evaluation.as_run_mapping(run_spec)
+        step(f"reading the qrels {args.qrels} and {len(mapping)} run files")
         qrels = read_qrels_arg(args.qrels, measures)
         alternatives = {name: read_qrels_arg(path, measures) for name, path in alt_specs.items()} or None
-        runs = {name: read_run_arg(path, name, measures)
-                for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
+        runs = {name: read_run_arg(path, name, measures) for name, path in mapping.items()}
         # every run's topics checked by meta.evaluate (the rule of eval: no silent zero)
+        step(f"evaluating {len(runs)} runs x {qrels['query_id'].nunique()} qrels topics x {len(measures)} measures")
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
         shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
         source = f"{shown}; qrels {args.qrels}" + (f"; other assessors' qrels {', '.join(alt_specs)}" if alt_specs
@@ -292,8 +313,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
     groups = groups_arg(args.groups, measures)
     inputs = criteria.Inputs(per_query, measures, runs, qrels, alternatives, groups=groups, seed=args.seed,
                              alpha=args.alpha, progress=progress)
-    done = criteria.run(chosen, inputs, options)
+    done = criteria.run(chosen, inputs, options, log=step)
     timings.update(done.seconds)
+    step(f"writing the report to {args.out}")
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
     means = means[meta.naming.measure_order(means.columns)].rename(columns=meta.label).rename_axis("run")
     with report.staged(args.out, inputs=inputs_files) as directory:
@@ -309,7 +331,13 @@ def cmd_meta(args: argparse.Namespace) -> int:
     for name, table in done.summaries.items():
         criterion = criteria.CRITERIA[name]
         print(f"{criterion.title}:")
-        print(report.text_table(table, precision=criterion.precision, index=False))
+        note = table.attrs.get("note", "")
+        if len(table):
+            print(report.text_table(table, precision=criterion.precision, index=False))
+        elif not note:
+            note = "nothing to show (no row)"
+        if note:
+            print(f"  {note}")
         print()
     print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(args.out) / 'index.html'}")
@@ -549,14 +577,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "and a 'short' name, and read back into ir-cwla meta")
     p.add_argument("--judged", type=_positive_int, action="append", metavar="K",
                    help="also print Judged@K, the share of judged documents in the top K (repeatable)")
-    p.add_argument("-p", "--places", type=int, default=4, help="decimals in the trec format (default 4)")
+    p.add_argument("-p", "--places", type=_places, default=4, help="decimals in the trec format (default 4)")
     p.set_defaults(func=cmd_eval)
 
     import ir_measures
 
     p = sub.add_parser("measures", help="ir_measures' command line, with the C/W/L/A measures",
                        description="ir_measures QRELS RUN MEASURE... with the same arguments and output; "
-                                   "QRELS is a file or an ir_datasets id, RUN a file (- for stdin).")
+                                   "QRELS is a file or an ir_datasets id, RUN a file (- for stdin). Measures are "
+                                   "named as ir_measures prints them (CWLA(C='RBP',A='ERG')@10), not by the short "
+                                   "names of ir-cwla eval (RBP_ERG@10); both read back to the same measure.")
     p.add_argument("qrels", metavar="QRELS")
     p.add_argument("run", metavar="RUN")
     p.add_argument("measures", metavar="MEASURE", nargs="+")

@@ -20,7 +20,10 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
                    per_query: bool = True, summary: bool = True, ties: str = "float32") -> pd.DataFrame:
     """Rows ``name, qid, measure, value, short`` with measure ``Judged@k`` for every run and
     depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
-    'all', when ``summary``); runs ranked with scores compared as ``ties`` says."""
+    'all', when ``summary``); runs ranked with scores compared as ``ties`` says. A depth given
+    twice is counted once (``--judged 10 --judged 10`` prints one ``Judged@10``, which
+    ``ir-cwla meta`` can read back)."""
+    depths = list(dict.fromkeys(int(k) for k in depths))
     prepared = Qrels(qrels)
     rows: list[tuple] = []
     for name, run in runs.items():

@@ -72,21 +72,23 @@ class DemoResult:
         metrics = self.leaderboard.metrics()
         fastest = metrics["latency"].idxmin()
         c = self.collection
-        lines = [
-            f"Cranfield: {c.get('documents', 0):,} documents, {c.get('topics', 0)} queries, "
-            f"{c.get('judgments', 0):,} judgments; {len(self.systems)} systems; "
-            f"{self.per_query['measure'].nunique()} measures",
-            f"  best by {key}:       " + ", ".join(f"{n} {v:.4f}" for n, v in best.head(3).items()),
-            f"  most consistent:      {top_c['measure']} (mean tau {top_c['mean_tau']:.3f} between topic halves)",
-            f"  most discriminative:  {top_d['measure']} ({int(top_d['significant'])} of "
-            f"{int(top_d['pairs'])} system pairs significant)",
-            f"  fastest system:       {fastest} ({metrics.loc[fastest, 'latency']:.2f} ms/query, "
-            f"{self.leaderboard.columns['latency']})",
-            f"  Dynascore winner:     {_winners(board)} (weights "
-            + ", ".join(f"{k} {v:g}" for k, v in self.weights.items()) + ")",
-            "  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()),
-            f"report: {self.report}",
+        rows = [
+            (f"best by {key}:", ", ".join(f"{n} {v:.4f}" for n, v in best.head(3).items())),
+            ("most consistent:", f"{top_c['measure']} (mean tau {top_c['mean_tau']:.3f} between topic halves)"),
+            ("most discriminative:", f"{top_d['measure']} ({int(top_d['significant'])} of "
+                                     f"{int(top_d['pairs'])} system pairs significant)"),
+            ("fastest system:", f"{fastest} ({metrics.loc[fastest, 'latency']:.2f} ms/query, "
+                                f"{self.leaderboard.columns['latency']})"),
+            ("Dynascore winner:", f"{_winners(board)} (weights "
+                                  + ", ".join(f"{k} {v:g}" for k, v in self.weights.items()) + ")"),
         ]
+        width = max(len(label) for label, _ in rows) + 2            # every value starts in one column
+        lines = [f"Cranfield: {c.get('documents', 0):,} documents, {c.get('topics', 0)} queries, "
+                 f"{c.get('judgments', 0):,} judgments; {len(self.systems)} systems; "
+                 f"{self.per_query['measure'].nunique()} measures",
+                 *(f"  {label:<{width}}{value}" for label, value in rows),
+                 "  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items()),
+                 f"report: {self.report}"]
         return "\n".join(lines)
 
 
@@ -153,6 +155,11 @@ class _Steps:
         if self.progress:
             print(f"[{self.k}/{self.n}] {what}", file=sys.stderr, flush=True)
 
+    def note(self, what: str) -> None:
+        """A line within the current step (``      criterion 2/6, consistency: ...``)."""
+        if self.progress:
+            print(f"      {what}", file=sys.stderr, flush=True)
+
     def stop(self) -> None:
         if self._name is not None:
             self.timings[self._name] = time.perf_counter() - self._start
@@ -171,6 +178,7 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
     from ir_cwla.app import systems as catalogue
     from ir_cwla.meta.frame import check_alpha
     from ir_cwla.meta.streams import check_trials
+    from ir_cwla.text import shown
 
     spec_table = catalogue.systems_table(systems)           # unknown names fail here
     if len(spec_table) < 2:
@@ -180,12 +188,12 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
     check_alpha(alpha)
     for name, value, low in (("warmup", warmup, 0), ("repeats", repeats, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ParameterError(f"{name} must be an int >= {low}, got {value!r}")
+            raise ParameterError(f"{name} must be an int >= {low}, got {shown(value)}")
     lb.instance(instance)                                   # an unknown instance fails here
     ir_measures.parse_measure(accuracy)
     for key, w in weights.items():
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
-            raise ParameterError(f"weights must be finite and non-negative numbers, got {key}={w!r}")
+            raise ParameterError(f"weights must be finite and non-negative numbers, got {key}={shown(w)}")
     if sum(weights.values()) <= 0:
         raise ParameterError("at least one weight must be positive")
     report.check_output(out)
@@ -284,12 +292,13 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         t1 = per_query[per_query["measure"].isin({str(m) for m in table1})]
         inputs = meta.Inputs(t1, table1, runs, qrels, groups=meta.browsing_model, seed=seed, alpha=alpha,
                              progress=progress)
-        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials})
+        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials},
+                                         log=steps.note)
 
         steps.start("leaderboard", f"latency, throughput and cost: {len(built)} systems x {len(topics)} "
                                    f"queries x {repeats} passes")
         board = lb.Leaderboard.run(built, topics, pt_qrels, accuracy=accuracy, instance=instance,
-                                   warmup=warmup, repeats=repeats)
+                                   warmup=warmup, repeats=repeats, progress=progress, log=steps.note)
 
         steps.start("report", f"writing {out / 'index.html'}")
         means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)

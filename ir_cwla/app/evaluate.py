@@ -34,6 +34,7 @@ from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta.evaluation import escape_name
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import named_cost_files, parse_measures, short_name
+from ir_cwla.text import csv_safe, csv_unescape
 
 SUMMARY_QID = io.SUMMARY_QID
 """The query id of the mean over topics, as in trec_eval and ir-measures."""
@@ -142,13 +143,20 @@ def is_stream(spec: str) -> bool:
 
 def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequence[str]) -> list[str]:
     """``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
-    which is all a stream has to name it (``stdin`` or the path where it has none, or where
-    the tag is taken already)."""
+    which is all a stream has to name it (``stdin`` or the path where it has none). Streams
+    with a tag taken already are numbered in the order given: ``bm25``, ``bm25-2``, ``bm25-3``
+    (never named by the file descriptor of a ``<(...)``, which changes from run to run)."""
     out = list(names)
-    for i, (spec, run) in enumerate(zip(specs, runs)):
-        tag = run.attrs.get(io.RUN_TAG_ATTR)
-        if is_stream(spec) and tag and escape_name(tag) not in out:
-            out[i] = escape_name(tag)
+    streams = [i for i, spec in enumerate(specs) if is_stream(spec) and runs[i].attrs.get(io.RUN_TAG_ATTR)]
+    taken = {n for i, n in enumerate(out) if i not in streams}
+    for i in streams:
+        tag = escape_name(runs[i].attrs[io.RUN_TAG_ATTR])
+        name, k = tag, 1
+        while name in taken:
+            k += 1
+            name = f"{tag}-{k}"
+        out[i] = name
+        taken.add(name)
     return out
 
 
@@ -288,12 +296,14 @@ def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) ->
 
     ``trec``: trec_eval's layout, ``measure<TAB>qid<TAB>value`` with the short name of the
     measure padded to 22 characters and ``places`` decimals, each run introduced by a
-    ``runid all NAME`` line. ``csv``: the columns of :data:`RESULT_COLUMNS`; ``json``: a
+    ``runid all NAME`` line. ``csv``: the columns of :data:`RESULT_COLUMNS` (text that a
+    spreadsheet would run as a formula, ``=cmd``, gets a leading ``'``,
+    :func:`ir_cwla.text.csv_safe`, as in every CSV ir_cwla writes); ``json``: a
     list of such records; ``jsonl``: one record per line. These keep every digit (``repr``
     of the float), ``measure`` is ``str(measure)``, and read back with :func:`read_per_query`.
     """
-    if fmt == "csv":
-        return results[list(RESULT_COLUMNS)].to_csv(index=False)
+    if fmt == "csv":        # text a spreadsheet would run as a formula gets a leading ' (read back by read_per_query)
+        return csv_safe(results[list(RESULT_COLUMNS)]).to_csv(index=False)
     if fmt in ("json", "jsonl"):
         records = [{"name": n, "qid": q, "measure": m, "value": (v if math.isfinite(v) else None), "short": s}
                    for n, q, m, v, s in results[list(RESULT_COLUMNS)].itertuples(index=False)]
@@ -334,6 +344,8 @@ def read_per_query(path: str) -> pd.DataFrame:
         raise io.InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
                             "write it with ir-cwla eval -q --format csv")
     frame = frame.astype({"name": str, "qid": str, "measure": str})
+    if head not in ("[", "{"):                  # the CSV of format_results escapes formula-like text
+        frame = frame.assign(**{c: frame[c].map(csv_unescape) for c in ("name", "qid", "measure")})
     frame = frame[frame["qid"] != SUMMARY_QID]
     if len(frame) == 0:
         raise io.InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")

@@ -9,7 +9,8 @@ The page fits a window from 800 px wide up: a table wider than the page scrolls 
 its own box with its first column (the system or measure) kept in view, numbers are
 right-aligned with one format per column, and figures shrink to the page. A report is
 written whole or not at all (:func:`staged`): into a temporary directory, moved into place
-at the end::
+at the end; rewriting a report replaces only the files it wrote (its :data:`MARKER` file
+lists them) and keeps anything else in its directory::
 
     with staged("report") as directory:
         report = HtmlReport("Cranfield demo", directory=directory)
@@ -26,11 +27,13 @@ import dataclasses
 import datetime
 import html
 import io
+import json
 import math
 import numbers
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -38,7 +41,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import ArgumentTypeError, OutputError, ParameterError
+from ir_cwla.errors import ArgumentTypeError, OutputError, OutputWarning, ParameterError
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
 from ir_cwla.text import csv_safe
 
@@ -177,13 +180,18 @@ def figure_png(fig: Any, dpi: int = 110) -> bytes:
 
 # ------------------------------------------------------------------------- writing whole reports
 
+#: First line of the :data:`MARKER` file; the files the report wrote follow as a JSON list.
+_MARKER_HEAD = "written by ir_cwla; rewriting this report replaces the files listed below and keeps anything else"
+
+
 def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> Path:
     """The report directory ``out``, checked before any work starts.
 
     ``out`` may be new, an empty directory, or a report ir_cwla wrote before (it holds the
-    :data:`MARKER` file; it is replaced). Refused: a file, a directory of other things, a
-    directory that holds one of the ``inputs`` or the current directory (it would be
-    deleted), or a place where no directory can be created.
+    :data:`MARKER` file; :func:`staged` replaces the report's own files and keeps anything
+    else). Refused: a file, a directory of other things, a directory that holds one of the
+    ``inputs`` or the current directory (it would be deleted), or a place where no directory
+    can be created.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -206,14 +214,97 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
     return out
 
 
+def _signature(path: Path) -> Optional[list[int]]:
+    """What tells a file the report wrote from one changed since: its size and modification time
+    (None for a directory)."""
+    if path.is_dir() and not path.is_symlink():
+        return None
+    info = path.lstat()
+    return [info.st_size, info.st_mtime_ns]
+
+
+def _tree(root: Path) -> dict[str, Optional[list[int]]]:
+    """Every file and directory under ``root`` (not following links) by relative POSIX path,
+    directories with a trailing ``/``, with its :func:`_signature`."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        signature = _signature(path)
+        out[rel + "/" if signature is None else rel] = signature
+    return dict(sorted(out.items()))
+
+
+def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
+    """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them
+    (None for a report of an older ir_cwla, whose marker lists nothing)."""
+    try:
+        head, _, body = (out / MARKER).read_text(encoding="utf-8").partition("\n")
+        files = json.loads(body) if head == _MARKER_HEAD else None
+    except (OSError, ValueError):
+        return None
+    if isinstance(files, dict) and all(isinstance(f, str) for f in files):
+        return files
+    return None
+
+
+def report_files(out: Union[str, Path]) -> Optional[list[str]]:
+    """The files and directories the report in ``out`` wrote (as its :data:`MARKER` lists them;
+    directories end with ``/``), or None for a report of an older ir_cwla, whose marker lists nothing."""
+    listed = _listed(Path(out))
+    return None if listed is None else sorted(listed)
+
+
+def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
+    """What of ``out`` the earlier report wrote and nobody changed since (same size and time):
+    what rewriting it may replace. For a report of an older ir_cwla, which lists nothing: the
+    paths the new report writes again."""
+    listed = _listed(out)
+    if listed is None:
+        return set(written)
+    owned = set()
+    for rel, signature in listed.items():
+        path = out / rel.rstrip("/")
+        try:
+            if signature is None or _signature(path) == signature:
+                owned.add(rel)
+        except OSError:
+            continue
+    return owned
+
+
+def _foreign(out: Path, owned: set[str]) -> list[str]:
+    """What ``out`` holds that is not the report's (``owned``: its files and directories): the
+    topmost such entries, sorted."""
+    found = []
+
+    def walk(directory: Path, prefix: str) -> None:
+        for path in sorted(directory.iterdir()):
+            is_dir = path.is_dir() and not path.is_symlink()
+            rel = prefix + path.name + ("/" if is_dir else "")
+            if rel.rstrip("/") == MARKER:
+                continue
+            if rel not in owned:
+                found.append(rel)
+            elif is_dir:
+                walk(path, rel)
+
+    walk(out, "")
+    return found
+
+
 @contextlib.contextmanager
 def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> Iterator[Path]:
-    """Writes a report whole or not at all.
+    """Writes a report whole or not at all, and never deletes what the report did not write.
 
     Yields a new temporary directory beside ``out`` (same file system) to write everything
-    into; when the block ends without an error, the directory is marked (:data:`MARKER`) and
-    moved to ``out``, replacing the report that was there. On an error (or Ctrl-C) it is
-    deleted and ``out`` is left as it was.
+    into; when the block ends without an error, the directory gets the :data:`MARKER` file
+    (listing every file it holds, with its size and time) and replaces ``out``. Of an earlier
+    report in ``out``, only the files its marker lists, unchanged since, go (for a report of an
+    older ir_cwla, whose marker lists none: those the new report writes again); anything else
+    there (a user's file, a file changed since, another report written inside it) is moved
+    into the new report as it was. If such a thing has the name of a file of the new report,
+    nothing is replaced (:class:`OutputError`). On an error (or Ctrl-C) the temporary directory
+    is deleted and ``out`` is left as it was.
     """
     out = check_output(out, inputs)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -221,19 +312,61 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)                 # mkdtemp's 0700 is for secrets, not reports
+    moved: list[tuple[Path, Path]] = []           # (where it was in out, where it is in tmp)
     try:
         yield tmp
-        (tmp / MARKER).write_text("written by ir_cwla; this directory is replaced when the report is rewritten\n")
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / out.name)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        written = _tree(tmp)
+        (tmp / MARKER).write_text(_MARKER_HEAD + "\n" + json.dumps(written, indent=0) + "\n", encoding="utf-8")
+        if not out.exists():
+            os.replace(tmp, out)
+            return
+        listed = _listed(out) or {}
+        owned = _owned(out, written)
+        for rel in _foreign(out, owned):          # kept: moved into the new report as they are
+            target = tmp / rel.rstrip("/")
+            if os.path.lexists(target) or any(p.exists() and not p.is_dir() for p in target.parents):
+                why = "was changed after this report wrote it" if rel in listed else "was not written by this report"
+                raise OutputError(f"{out / rel} {why}, and the new report writes {rel.rstrip('/')} too; move it "
+                                  "away, or give another --out")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(out / rel.rstrip("/"), target)
+            moved.append((out / rel.rstrip("/"), target))
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+        os.replace(out, old / out.name)
+        try:
+            os.replace(tmp, out)
+        except BaseException:
+            os.replace(old / out.name, out)          # the earlier report back in place, then what was kept
+            old.rmdir()
+            raise
+        moved = []                                    # what was kept is in out now, with the new report
+        _remove_owned(old / out.name, owned)
+        with contextlib.suppress(OSError):
+            old.rmdir()
+        if old.exists():
+            warnings.warn(f"{old} holds what was added to {out} while the report was written; it was kept",
+                          OutputWarning, stacklevel=3)
     except BaseException:
+        for source, target in reversed(moved):       # what was not the report's goes back first
+            with contextlib.suppress(OSError):
+                source.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, source)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _remove_owned(root: Path, owned: set[str]) -> None:
+    """Deletes the files and (then empty) directories of ``root`` that ``owned`` lists, the marker,
+    and ``root`` itself if that empties it; anything else stays."""
+    for rel in sorted(owned | {MARKER}, key=lambda r: -r.rstrip("/").count("/")):       # deepest first
+        path = root / rel.rstrip("/")
+        with contextlib.suppress(OSError):
+            if rel.endswith("/") and path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            elif path.is_file() or path.is_symlink():
+                path.unlink()
+    with contextlib.suppress(OSError):
+        root.rmdir()
 
 
 class HtmlReport:
@@ -394,7 +527,8 @@ def add_timings(report: HtmlReport, timings: dict[str, float]) -> None:
 @dataclasses.dataclass
 class ReportTable:
     """A table as the terminal prints it and the page shows it (``key``: the columns the
-    terminal prints; the page and the CSV file ``filename`` have them all)."""
+    terminal prints; the page and the CSV file ``filename`` have them all; ``empty``: what to
+    say instead of a table without rows)."""
 
     caption: str
     frame: pd.DataFrame
@@ -402,9 +536,12 @@ class ReportTable:
     filename: str
     key: list[str]
     highlight: set = dataclasses.field(default_factory=set)
+    empty: str = "no system"
 
     def text(self) -> str:
-        """The key columns as aligned text, numbers as on the page."""
+        """The key columns as aligned text, numbers as on the page (a sentence when there is no row)."""
+        if self.frame.empty:
+            return self.empty
         return text_table(self.frame[self.key], self.precision)
 
 
@@ -428,35 +565,40 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
                        budget: Optional[Mapping[str, float]] = None,
                        min_accuracy: Optional[float] = None) -> list[ReportTable]:
     """The tables of a leaderboard, for the terminal and the page alike: the Dynascore ranking
-    (key columns first: accuracy, Dynascore, rank, latency, cost; then every other column;
-    ``frame.attrs['notes']`` holds the ranking's warnings), then the systems within ``budget``
-    (latency/cost -> maximum) by accuracy and those above ``min_accuracy`` cheapest first,
-    when asked for. The column that ranks is printed with enough decimals to tell apart
-    systems of different rank (:func:`score_decimals`)."""
+    (key columns first: accuracy, Dynascore, rank, latency, cost and every other weighted
+    metric; then every other column; ``frame.attrs['notes']`` holds the ranking's warnings),
+    then the systems within ``budget`` (latency/cost -> maximum) by accuracy and those above
+    ``min_accuracy`` cheapest first, when asked for (a sentence when no system qualifies).
+    Columns keep the board's names. One precision per column across all the tables: the most
+    decimals any of them needs, so that the column that ranks tells apart systems of
+    different rank (:func:`score_decimals`)."""
     cols = board.columns
-    table = board.table(dict(weights or DEFAULT_WEIGHTS))
-    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"]]))
+    weights = dict(weights or DEFAULT_WEIGHTS)
+    table = board.table(weights)
+    weighted = [cols.get(k, k) for k in weights if weights[k] > 0]
+    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"], *weighted]))
     frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
     frame.attrs = dict(table.attrs)
     precision = {str(c): _decimals(c) for c in frame.columns}
     precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
     out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
                        set(frame.index[frame["rank"] == 1]))]
-    roles = [cols["accuracy"], cols["latency"], cols["cost"]]
+    roles = list(dict.fromkeys([cols["accuracy"], cols["latency"], cols["cost"]]))
 
-    def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str) -> ReportTable:
-        shown = ranked[["accuracy", "latency", "cost", "rank"]].set_axis([*roles, "rank"], axis=1)
-        decimals = {**precision, cols[by]: score_decimals(ranked[by], ranked["rank"])}
-        return ReportTable(caption, shown.rename_axis("system"), decimals, filename, list(shown.columns))
+    def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str, empty: str) -> ReportTable:
+        shown = ranked[[*roles, "rank"]].rename_axis("system")
+        if len(shown):
+            precision[cols[by]] = max(precision[cols[by]], score_decimals(ranked[cols[by]], ranked["rank"]))
+        return ReportTable(caption, shown, precision, filename, list(shown.columns), empty=empty)
 
     if budget:
         limits = ", ".join(f"{k} <= {v:g}" for k, v in budget.items())
         out.append(strategy(board.within_budget(**budget), f"within budget ({limits}), by accuracy", "accuracy",
-                            "within_budget.csv"))
+                            "within_budget.csv", f"no system is within the budget ({limits})"))
     if min_accuracy is not None:
         out.append(strategy(board.above_accuracy(min_accuracy), f"accuracy >= {min_accuracy:g}, cheapest first",
-                            "cost", "above_accuracy.csv"))
-    return out
+                            "cost", "above_accuracy.csv", f"no system has accuracy >= {min_accuracy:g}"))
+    return out                       # every table shares ``precision``: one number of decimals per column
 
 
 def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[Mapping[str, float]] = None,
@@ -482,7 +624,10 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
                 f"'{cols['cost']}'. Tied systems share a rank.")
     report.warnings(tables[0].frame.attrs.get("notes", []))
     for t in tables:
-        report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
+        if t.frame.empty:
+            report.text(f"{t.caption}: {t.empty}.")
+        else:
+            report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
     metrics = board.metrics()[["accuracy", "latency", "cost"]]
@@ -491,8 +636,11 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
         report.text(f"No winner map: {', '.join(constant)} is the same for every system, so it cannot be weighted "
                     "against the others.", note=True)
     else:
+        others = [k for k, v in weights.items() if v > 0 and board.role_of(k) not in ("accuracy", "latency", "cost")]
+        left_out = (f"; {', '.join(others)}, also weighted in the ranking, {'is' if len(others) == 1 else 'are'} "
+                    "not in the map, which varies three weights") if others else ""
         report.figure(board.plot_weight_map(step=0.02), "Dynascore winner for every weighting of accuracy, "
-                      "latency and cost (x: weightings where systems tie)", filename="weight_map.png")
+                      f"latency and cost (x: weightings where systems tie{left_out})", filename="weight_map.png")
     env = getattr(board, "environment", None) or {}
     if env:
         versions = ", ".join(f"{k} {v}" for k, v in (env.get("versions") or {}).items())

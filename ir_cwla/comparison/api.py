@@ -27,6 +27,7 @@ from ir_cwla.meta import anova, naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
 from ir_cwla.meta.montecarlo import _caller_level
+from ir_cwla.text import shown
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "tukey", "tukey-hsd")
 #: Tests over all pairs at once, whose p-values are adjusted over the pairs of a measure by the test itself.
@@ -57,7 +58,7 @@ def _choice(value: Any, what: str, valid: Sequence[str], aliases: dict[str, str]
 def check_level(level: float) -> float:
     """``level`` (of the intervals) as a float in (0, 1), or a clear error."""
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ParameterError(f"level must lie in (0, 1), got {level!r} (e.g. 0.95 for 95% intervals)")
+        raise ParameterError(f"level must lie in (0, 1), got {shown(level)} (e.g. 0.95 for 95% intervals)")
     return float(level)
 
 

@@ -41,6 +41,7 @@ from ir_cwla.comparison.effects import bootstrap_means
 from ir_cwla.errors import DataError, NotFoundError, ParameterError
 from ir_cwla.meta import streams
 from ir_cwla.meta.frame import TIE_TOLERANCE, TopicPolicy, to_cube
+from ir_cwla.text import shown
 
 
 def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:
@@ -116,7 +117,7 @@ def _frames(what: str, systems: Sequence[str], observed: np.ndarray, kernel: dic
 
 def _check_level(level: float) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ParameterError(f"level must lie in (0, 1), got {level!r}")
+        raise ParameterError(f"level must lie in (0, 1), got {shown(level)}")
     return float(level)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import ArgumentTypeError, DataError, InputError, MissingFileError, ParameterError
-from ir_cwla.text import csv_safe
+from ir_cwla.text import csv_safe, csv_unescape, shown
 
 from . import plots, strategies
 from .cost import Instance, as_instance, usd_per_million_queries, usd_per_query
@@ -39,6 +39,9 @@ LATENCY_STATS = {"mean": "latency_mean_ms", "p50": "latency_p50_ms", "p95": "lat
                  "p99": "latency_p99_ms"}
 COST_BASES = {"throughput": "usd_per_1M_q_from_qps", "latency": "usd_per_q_from_latency"}
 ALIASES = ("accuracy", "latency", "cost")
+#: What pandas reads as NA by default (its ``STR_NA_VALUES``): still NA in numeric columns, never in names.
+_NA_STRINGS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+               "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
 def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, measures: list[Any]
@@ -85,7 +88,7 @@ class Leaderboard:
             if column not in results.columns:
                 raise DataError(f"{alias} column {column!r} not in the results (columns: {list(results.columns)})")
         if results.index.has_duplicates:
-            raise DataError(f"system names must be unique: {list(dict.fromkeys(results.index[results.index.duplicated()]))} "
+            raise DataError(f"system names must be unique: {shown(list(dict.fromkeys(results.index[results.index.duplicated()])))} "
                              "appear more than once")
         self._check_values()
         self.directions = dict(directions or {})
@@ -101,7 +104,7 @@ class Leaderboard:
             values = frame[column].to_numpy(dtype=float)
             negative = np.flatnonzero(values < 0)
             if is_non_negative(column) and len(negative):
-                raise DataError(f"{column} of system {frame.index[negative[0]]!r} is {values[negative[0]]:g}; "
+                raise DataError(f"{column} of system {shown(frame.index[negative[0]])} is {values[negative[0]]:g}; "
                                  "latency, cost, memory and throughput cannot be negative")
 
     # ------------------------------------------------------------------ construction
@@ -110,8 +113,8 @@ class Leaderboard:
     def run(cls, systems: Mapping[str, Any], topics: pd.DataFrame, qrels: pd.DataFrame, accuracy: Any,
             instance: Union[Instance, str, Mapping[str, Union[Instance, str]]], warmup: int = 10,
             repeats: int = 3, batch_size: Optional[int] = None, latency_stat: str = "p50",
-            cost_basis: Literal["throughput", "latency"] = "throughput", verbose: bool = False
-            ) -> Leaderboard:
+            cost_basis: Literal["throughput", "latency"] = "throughput", verbose: bool = False,
+            progress: bool = False, log: Optional[Callable[[str], None]] = None) -> Leaderboard:
         """Runs every system on ``topics`` and measures accuracy, latency, throughput and cost.
 
         First, each system runs once over all topics, untimed, and its output is scored
@@ -131,6 +134,10 @@ class Leaderboard:
                 bundled price table), or a mapping name -> instance, one per system.
             latency_stat: which latency statistic is the ``latency`` dimension.
             cost_basis: which cost estimate is the ``cost`` dimension.
+            verbose: print every step (system and pass) on stdout.
+            progress: a progress bar over the timed passes where stderr is a terminal.
+            log: called with one line as each round of timed passes starts (the demo prints it
+                on stderr: the longest step of the demo).
         """
         if not isinstance(systems, Mapping) or len(systems) < 2:
             raise DataError("a leaderboard needs a mapping of at least 2 named systems")
@@ -157,13 +164,21 @@ class Leaderboard:
             scores[name] = _evaluate(run, topics, qrels, measures)
         thr_parts: dict[str, list[ThroughputResult]] = {name: [] for name in systems}
         lat_parts: dict[str, list[LatencyResult]] = {name: [] for name in systems}
+        from ir_cwla.progress import progress_bar
+
+        bar = progress_bar(total=repeats * len(systems), progress=progress, desc="latency", unit="pass")
         for r in range(repeats):                   # passes interleaved: a busy spell hits every system
+            if log is not None:
+                log(f"timed pass {r + 1}/{repeats}: throughput and latency of {len(systems)} systems x "
+                    f"{len(topics)} queries")
             for name, system in systems.items():
                 if verbose:
                     print(f"[leaderboard] pass {r + 1}/{repeats}: throughput, latency: {name}", flush=True)
                 thr_parts[name].append(measure_throughput(system, topics, batch_size=batch_size, repeats=1,
                                                           warmup=0 if r == 0 else 1))
                 lat_parts[name].append(measure_latency(system, topics, warmup=warmup, repeats=1))
+                bar.update(1)
+        bar.close()
         rows, latencies, throughputs = [], {}, {}
         for name in systems:
             thr, lat = ThroughputResult.concat(thr_parts[name]), LatencyResult.concat(lat_parts[name])
@@ -214,20 +229,31 @@ class Leaderboard:
         ``environment.json`` beside the file (what :meth:`save` writes, so the demo's
         ``leaderboard/results.csv`` needs no arguments); else columns named ``accuracy``,
         ``latency``, ``cost``; else a measured board's ``latency_p50_ms``,
-        ``usd_per_1M_q_from_qps`` and its first other numeric column as accuracy. ``name``
-        defaults to the column ``name``, else the first column.
+        ``usd_per_1M_q_from_qps`` (or ``latency_ms``, ``usd``) and its first other numeric
+        column as accuracy; a role no column plays is an :class:`InputError` that says how to
+        name it. ``name`` defaults to the column ``name``, else the first column; system names
+        are read as text, whatever they look like (``1.10``, ``+3``, ``NA``).
         """
         path = Path(path)
         if not path.is_file():
             raise MissingFileError(2, "CSV file not found", str(path))
         try:
-            df = pd.read_csv(path)
+            head = pd.read_csv(path, nrows=0)
+            columns = [csv_unescape(str(c)) for c in head.columns]
+            name = name or ("name" if "name" in columns else (columns[0] if columns else "name"))
+            if name not in columns:
+                raise InputError(f"{path}: no column {name!r} (columns: {', '.join(columns)})")
+            # system names are text, always: 1.10 stays 1.10 (not 1.1), +3 stays +3, NA stays NA
+            raw = str(head.columns[columns.index(name)])
+            df = pd.read_csv(path, dtype={raw: str}, keep_default_na=False,
+                             na_values={str(c): list(_NA_STRINGS) for c in head.columns if str(c) != raw})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as ex:
             raise InputError(f"malformed CSV file {path}: {' '.join(str(ex).split())}") from None
-        name = name or ("name" if "name" in df.columns else str(df.columns[0]))
-        if name not in df.columns:
-            raise InputError(f"{path}: no column {name!r} (columns: {', '.join(map(str, df.columns))})")
-        df[name] = df[name].astype(str)
+        df.columns = columns
+        df[name] = df[name].map(csv_unescape)          # board.save() escapes names a spreadsheet would run
+        empty = [i for i, v in enumerate(df[name]) if not v.strip()]
+        if empty:
+            raise InputError(f"{path}:{empty[0] + 2}: empty system name in column {name!r}; every system needs one")
         saved: dict = {}
         meta = path.with_name("environment.json")
         if meta.is_file():
@@ -236,15 +262,24 @@ class Leaderboard:
             except (ValueError, AttributeError) as ex:
                 raise InputError(f"malformed {meta}: {ex}") from None
         found: dict[str, Any] = {"accuracy": accuracy, "latency": latency, "cost": cost}
-        defaults = {"latency": LATENCY_STATS["p50"], "cost": COST_BASES["throughput"]}
+        defaults = {"latency": [LATENCY_STATS["p50"], "latency_ms"], "cost": [COST_BASES["throughput"], "usd"]}
         known = set(LATENCY_STATS.values()) | set(COST_BASES.values()) | {"qps", "usd_per_hour", name}
         numeric = [c for c in df.select_dtypes("number").columns if c not in known]
         for alias in ALIASES:
             if found[alias] is None:
-                candidates = [saved.get(alias), alias, defaults.get(alias)]
+                candidates = [saved.get(alias), alias, *defaults.get(alias, [])]
                 if alias == "accuracy" and numeric:
                     candidates.append(numeric[0])
-                found[alias] = next((c for c in candidates if c is not None and c in df.columns), alias)
+                candidates = [c for c in dict.fromkeys(candidates) if c is not None]
+                hit = next((c for c in candidates if c in df.columns), None)
+                if hit is None:
+                    raise InputError(f"{path}: no {alias} column (looked for {', '.join(map(repr, candidates))}; "
+                                     f"columns: {', '.join(map(str, df.columns))}); name it with --{alias} COLUMN "
+                                     f"(read_csv({alias}=...) in Python)")
+                found[alias] = hit
+            elif found[alias] not in df.columns:
+                raise InputError(f"{path}: no column {found[alias]!r} for {alias} "
+                                 f"(columns: {', '.join(map(str, df.columns))})")
         return cls.from_frame(df, name=name, **found)
 
     # ------------------------------------------------------------------ views
@@ -283,28 +318,64 @@ class Leaderboard:
                            environment=self.environment, latencies=self.latencies, throughputs=self.throughputs)
 
     def metrics(self) -> pd.DataFrame:
-        """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names."""
+        """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names
+        (the view the rankings are computed on; what they return carries the board's own
+        column names, :meth:`named`)."""
         numeric = self.results.select_dtypes("number")
         out = pd.DataFrame({alias: self.results[col] for alias, col in self.columns.items()},
                            index=self.results.index)
         extra = numeric.drop(columns=[c for c in self.columns.values() if c in numeric.columns])
         return pd.concat([out, extra.drop(columns=[c for c in ALIASES if c in extra.columns])], axis=1)
 
+    def named(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` (of :meth:`metrics`' columns) with ``accuracy``, ``latency`` and ``cost``
+        named as the board's columns are (``nDCG@10``, ``latency_p50_ms``, ...): the rankings
+        keep the names the user gave."""
+        renamed = frame.rename(columns=dict(self.columns))
+        out = renamed.loc[:, ~renamed.columns.duplicated()]       # one column playing two roles: once
+        out.attrs = dict(frame.attrs)
+        return out
+
+    def role_of(self, name: str) -> str:
+        """``name`` as :meth:`metrics` calls it: a role (``accuracy``), or the column playing one
+        (``nDCG@10`` -> ``accuracy``), or another column as it is."""
+        if name in self.columns:
+            return name
+        roles = [alias for alias, column in self.columns.items() if column == name]
+        return roles[0] if roles else name
+
+    def _weights(self, weights: Optional[Mapping[str, float]]) -> dict[str, float]:
+        """Weights keyed by roles or by the board's column names, as :meth:`metrics` names them."""
+        out: dict[str, float] = {}
+        for key, weight in dict(weights or DEFAULT_WEIGHTS).items():
+            alias = self.role_of(str(key))
+            if alias in out:
+                raise ParameterError(f"weight given twice for {alias} ({key!r} is the {alias} column)")
+            out[alias] = weight
+        return out
+
     def _directions(self, frame: pd.DataFrame) -> dict[str, int]:
-        found = {c: default_direction(c) for c in frame.columns}
-        found.update({k: v for k, v in self.directions.items() if k in frame.columns})
+        found = {c: default_direction(c) for c in frame.columns}     # roles: latency and cost -1, accuracy +1
+        found.update({self.role_of(k): v for k, v in self.directions.items() if self.role_of(k) in frame.columns})
         return found
 
     def dynascore(self, weights: Optional[Mapping[str, float]] = None,
                   offsets: Optional[Mapping[str, float]] = None, **kwargs) -> pd.DataFrame:
         """Dynascore ranking (default weights ``{accuracy: 0.5, cost: 0.25, latency: 0.25}``).
 
-        Weights name the dimensions ``accuracy``, ``latency``, ``cost`` or any other numeric
-        column. Returns :meth:`metrics` with ``dynascore`` and ``rank``, best first.
+        Weights name the dimensions ``accuracy``, ``latency``, ``cost`` or the columns that play
+        them, or any other numeric column. Returns the numeric columns (under the board's own
+        names) with ``dynascore`` and ``rank``, best first; ``attrs['amrs']`` and
+        ``attrs['weights']`` are keyed by those names too.
         """
         frame = self.metrics()
-        return dynascore(frame, weights=weights or DEFAULT_WEIGHTS, directions=self._directions(frame),
-                         offsets=offsets, perf="accuracy", **kwargs)
+        offsets = {self.role_of(k): v for k, v in dict(offsets or {}).items()}
+        scores = dynascore(frame, weights=self._weights(weights), directions=self._directions(frame),
+                           offsets=offsets or None, perf="accuracy", **kwargs)
+        out = self.named(scores)
+        for key in ("amrs", "weights"):
+            out.attrs[key] = {self.columns.get(k, k): v for k, v in scores.attrs.get(key, {}).items()}
+        return out
 
     def table(self, weights: Optional[Mapping[str, float]] = None) -> pd.DataFrame:
         """All results with ``dynascore`` and ``rank`` columns, best Dynascore first."""
@@ -317,19 +388,24 @@ class Leaderboard:
 
     def within_budget(self, latency: Optional[float] = None, cost: Optional[float] = None,
                       by: str = "accuracy") -> pd.DataFrame:
-        """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy."""
+        """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy
+        (``by``: a role or a column). Columns under the board's own names; no system within
+        the budget gives an empty frame."""
         budget = {k: v for k, v in {"latency": latency, "cost": cost}.items() if v is not None}
-        return strategies.rank_within_budget(self.metrics(), budget, by=by)
+        return self.named(strategies.rank_within_budget(self.metrics(), budget, by=self.role_of(by)))
 
     def above_accuracy(self, min_accuracy: float, by: str = "cost") -> pd.DataFrame:
-        """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` (cost/latency) first."""
+        """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` (cost/latency, or a
+        column) first. Columns under the board's own names."""
         frame = self.metrics()
-        return strategies.rank_above_accuracy(frame, min_accuracy, by=by,
-                                              ascending=self._directions(frame).get(by, 1) < 0)
+        by = self.role_of(by)
+        return self.named(strategies.rank_above_accuracy(frame, min_accuracy, by=by,
+                                                         ascending=self._directions(frame).get(by, 1) < 0))
 
     def pareto(self, x: str = "latency") -> pd.DataFrame:
-        """Systems no other system beats on both accuracy and ``x`` (latency or cost)."""
-        return strategies.pareto_frontier(self.metrics(), x=x, y="accuracy")
+        """Systems no other system beats on both accuracy and ``x`` (latency or cost, or their
+        columns). Columns under the board's own names."""
+        return self.named(strategies.pareto_frontier(self.metrics(), x=self.role_of(x), y="accuracy"))
 
     def winner_map(self, metrics: tuple[str, ...] = ("accuracy", "latency", "cost"),
                    step: float = 0.02) -> pd.DataFrame:

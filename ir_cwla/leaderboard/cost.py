@@ -30,6 +30,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ir_cwla.errors import ArgumentTypeError, DataError, InputError, NotFoundError, ParameterError
+from ir_cwla.text import shown
 
 REQUIRED_PRICE_COLUMNS = ("instance", "usd_per_hour", "date", "source")
 
@@ -59,7 +60,7 @@ class Instance:
         if isinstance(price, bool) or not isinstance(price, (int, float, np.number)) \
                 or not math.isfinite(price) or price <= 0:
             raise ParameterError(f"price of instance {self.name!r} must be a positive number of USD per hour, "
-                             f"got {price!r}")
+                             f"got {shown(price)}")
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -87,7 +88,7 @@ def _check_table(table: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         row = table[bad].iloc[0]
         raise InputError(f"price of {row['instance']!r} must be a positive number of USD per hour, "
-                         f"got {row['usd_per_hour']!r}")
+                         f"got {shown(row['usd_per_hour'])}")
     return table.assign(usd_per_hour=price.astype(float))
 
 
@@ -141,7 +142,7 @@ def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
     if bad.any():
         where = np.argwhere(bad)[0]
         at = f"[{', '.join(map(str, where))}]" if x.ndim else ""
-        raise DataError(f"{what}{at} is {float(x[tuple(where)])!r}; it must be "
+        raise DataError(f"{what}{at} is {shown(x[tuple(where)])}; it must be "
                          f"{'positive' if positive else 'non-negative'} and finite to compute a cost")
     return x
 

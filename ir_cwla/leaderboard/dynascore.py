@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import ArgumentTypeError, ConstantMetricWarning, DataError, ParameterError, RankingWarning
+from ir_cwla.text import shown
 
 #: Default weights of Santhanam et al. (2023): half to accuracy, the rest split evenly.
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.5, "cost": 0.25, "latency": 0.25}
@@ -98,13 +99,13 @@ def check_metric_values(df: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raw = df[columns[j]].iloc[i]
-        raise DataError(f"{columns[j]} of system {df.index[i]!r} is {raw!r}; "
+        raise DataError(f"{columns[j]} of system {shown(df.index[i])} is {shown(raw)}; "
                          "every metric needs a finite number for every system")
     for j, column in enumerate(columns):
         negative = np.flatnonzero(values[:, j] < 0)
         if is_non_negative(column) and len(negative):
             i = negative[0]
-            raise DataError(f"{column} of system {df.index[i]!r} is {values[i, j]:g}; "
+            raise DataError(f"{column} of system {shown(df.index[i])} is {values[i, j]:g}; "
                              "latency, cost, memory and throughput cannot be negative")
     return values
 
@@ -193,7 +194,7 @@ def weight_simplex(k: int, step: float = 0.02) -> np.ndarray:
         raise ParameterError("need at least one metric")
     if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) or not np.isfinite(step) \
             or not 0 < step <= 1:
-        raise ParameterError(f"step must be a number in (0, 1] that divides 1 evenly, e.g. 0.02; got {step!r}")
+        raise ParameterError(f"step must be a number in (0, 1] that divides 1 evenly, e.g. 0.02; got {shown(step)}")
     m = int(round(1.0 / step))
     if m < 1 or not np.isclose(m * step, 1.0):
         raise ParameterError(f"step must divide 1 evenly, got {step}")
@@ -231,24 +232,25 @@ def _resolve(df: pd.DataFrame, weights: Optional[Mapping[str, float]], direction
     if len(df) < 2:
         raise DataError(f"a Dynascore compares systems: need at least 2, got {len(df)}")
     if df.index.has_duplicates:
-        raise DataError(f"system names must be unique: {list(dict.fromkeys(df.index[df.index.duplicated()]))} "
+        raise DataError(f"system names must be unique: {shown(list(dict.fromkeys(df.index[df.index.duplicated()])))} "
                          "appear more than once")
     weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
     if perf not in df.columns:
-        raise DataError(f"accuracy column {perf!r} not in the table (columns: {list(df.columns)})")
+        raise DataError(f"accuracy column {perf!r} not in the table (columns: {list(df.columns)}); name the "
+                        "accuracy column with perf=, and key weights and directions by the table's columns")
     missing = [m for m in weights if m not in df.columns]
     if missing:
         raise DataError(f"weighted metric(s) {missing} not in the table (columns: {list(df.columns)})")
     for m, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)) or not np.isfinite(weight) \
                 or weight < 0:
-            raise ParameterError(f"weights must be finite and non-negative numbers, got {m}={weight!r}")
+            raise ParameterError(f"weights must be finite and non-negative numbers, got {m}={shown(weight)}")
     if sum(weights.values()) <= 0:
         raise ParameterError("at least one weight must be positive")
     directions = dict(directions or {})
     for m, d in directions.items():
         if m not in df.columns:
-            raise ParameterError(f"direction given for {m!r}, which is not in the table")
+            raise ParameterError(f"direction given for {m!r}, which is not in the table (columns: {list(df.columns)})")
         if d not in (1, -1):
             raise ParameterError(f"direction of {m!r} must be +1 or -1, got {d}")
     offsets = dict(offsets or {})

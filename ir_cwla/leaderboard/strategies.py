@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
+from ir_cwla.text import shown
 
 from .dynascore import check_metric_values, default_direction, dynascore
 
@@ -39,7 +40,7 @@ def _check_columns(table: pd.DataFrame, columns: list[str]) -> None:
 def _check_limits(limits: Mapping[str, float], kind: str) -> None:
     for column, value in limits.items():
         if value is None or not np.isfinite(value):
-            raise ParameterError(f"{kind} threshold on {column!r} must be a finite number, got {value!r}")
+            raise ParameterError(f"{kind} threshold on {column!r} must be a finite number, got {shown(value)}")
 
 
 def eligible(table: pd.DataFrame, minimum: Optional[Mapping[str, float]] = None,

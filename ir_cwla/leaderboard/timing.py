@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import ArgumentTypeError, DataError, MeasurementError, ParameterError
+from ir_cwla.text import shown
 
 Clock = Callable[[], int]
 #: Environment variables that set the number of threads of common numerical runtimes.
@@ -134,7 +135,7 @@ def latency_summary(times_ms: np.ndarray) -> dict[str, float]:
     bad = ~np.isfinite(t) | (t < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"latency [{i}] is {float(t[i])!r} ms; latencies must be non-negative and finite")
+        raise DataError(f"latency [{i}] is {shown(t[i])} ms; latencies must be non-negative and finite")
     p50, p95, p99 = np.percentile(t, [50, 95, 99])
     return {"mean_ms": float(t.mean()), "p50_ms": float(p50), "p95_ms": float(p95), "p99_ms": float(p99),
             "min_ms": float(t.min()), "max_ms": float(t.max()), "n": int(t.size)}

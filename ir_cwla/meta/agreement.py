@@ -61,6 +61,7 @@ import numpy as np
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.meta import kendall
 from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.text import shown
 
 Agreement = Literal["tau", "tau_ap", "rbo"]
 #: The statistics an analysis can compare rankings with (Kendall's tau-b is the default).
@@ -83,7 +84,7 @@ def check_persistence(p: float) -> float:
     range: the open interval (0, 1), every float in it (the smallest, 5e-324, included)."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0 < p < 1:
         raise ParameterError(f"persistence must lie in the open interval (0, 1) (RBO's p: the chance of going on "
-                             f"to the next depth; 0.9 weighs about the top 10), got {p!r}")
+                             f"to the next depth; 0.9 weighs about the top 10), got {shown(p)}")
     return float(p)
 
 

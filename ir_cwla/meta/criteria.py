@@ -269,13 +269,33 @@ class Run:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+def describe(name: str, options: Mapping[str, Any]) -> str:
+    """What criterion ``name`` is about to do, in one line: its title and each option with its
+    value (``consistency: random splits of the topics into two halves 1000, permutations of the
+    randomised Tukey HSD tests 2000``); ``options`` by keyword, as :func:`options_of` returns them."""
+    criterion = get_criterion(name)
+
+    def shown(value: Any) -> str:
+        if isinstance(value, (list, tuple)):
+            return ",".join(shown(v) for v in value)
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def what(option: Option) -> str:           # an option's help may start with the criterion's title
+        text = option.help
+        return text[len(criterion.title) + 2:] if text.startswith(criterion.title + ": ") else text
+
+    parts = [f"{what(o)} {shown(options.get(o.name, o.default))}" for o in criterion.options]
+    return criterion.title + (": " + ", ".join(parts) if parts else "")
+
+
 def run(names: Optional[Sequence[str]], inputs: Inputs, options: Optional[Mapping[str, Any]] = None,
-        by: str = "cli") -> Run:
+        by: str = "cli", log: Optional[Callable[[str], None]] = None) -> Run:
     """Computes the criteria ``names`` (None: all the inputs allow) and their summaries.
 
     ``options`` maps option names (command-line names with ``by='cli'``, keywords with
     ``by='name'``; a mapping ``{criterion: {keyword: value}}`` also works) to values; every option
-    of every criterion is checked before any work starts.
+    of every criterion is checked before any work starts. ``log``, if given, is called with one
+    line (:func:`describe`) as each criterion starts (``ir-cwla meta`` prints it on stderr).
     """
     chosen = resolve(names, inputs)
     options = dict(options or {})
@@ -284,8 +304,10 @@ def run(names: Optional[Sequence[str]], inputs: Inputs, options: Optional[Mappin
         nested = options.get(name)
         per[name] = options_of(name, nested, "name") if isinstance(nested, Mapping) else options_of(name, options, by)
     out = Run()
-    for name in chosen:
+    for k, name in enumerate(chosen, start=1):
         criterion = CRITERIA[name]
+        if log is not None:
+            log(f"criterion {k}/{len(chosen)}, {describe(name, per[name])}")
         clock = time.perf_counter()
         result = criterion.compute(inputs, **per[name])
         out.results[name] = result

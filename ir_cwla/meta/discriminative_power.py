@@ -47,7 +47,9 @@ class DiscriminativePower:
         return list(dict.fromkeys(self.pairs["measure"]))
 
     def p_values(self, measure: str) -> pd.DataFrame:
-        """The systems x systems p-value matrix of one measure (diagonal 1)."""
+        """The systems x systems p-value matrix of one measure (its name or its label; diagonal 1)."""
+        by_label = {label: m for m, label in self.labels.items()}
+        measure = measure if measure in self.measures else by_label.get(measure, measure)
         rows = self.pairs[self.pairs["measure"] == measure]
         systems = sorted(set(rows["system_a"]) | set(rows["system_b"]))
         out = pd.DataFrame(1.0, index=systems, columns=systems)
@@ -74,7 +76,13 @@ class DiscriminativePower:
         return pd.DataFrame(rows)
 
     def asl(self) -> pd.DataFrame:
-        """ASL curves: the sorted p-values of each measure (rows: pair rank 1..P; columns: measures)."""
+        """ASL curves: the sorted p-values of each measure (rows: pair rank 1..P; columns: the
+        measures, named by their labels as in every table)."""
+        curves = self.curves()
+        return curves.set_axis([self.labels.get(m, m) for m in curves.columns], axis=1)
+
+    def curves(self) -> pd.DataFrame:
+        """:meth:`asl` with the columns named as the per-query frame names the measures (``str(measure)``)."""
         curves = {m: np.sort(self.pairs.loc[self.pairs["measure"] == m, "p_value"].to_numpy())
                   for m in self.measures}
         out = pd.DataFrame(curves)

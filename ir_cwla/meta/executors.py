@@ -35,6 +35,7 @@ from typing import Any, Optional, Protocol
 
 from ir_cwla.errors import ArgumentTypeError, MissingDependencyError, ParameterError
 from ir_cwla.progress import progress_bar
+from ir_cwla.text import shown
 
 
 class Executor(Protocol):
@@ -87,7 +88,7 @@ def _window(window: Optional[int], n_tasks: int) -> int:
     if window is None:
         return max(1, n_tasks)
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-        raise ParameterError(f"window must be an int >= 1 or None, got {window!r}")
+        raise ParameterError(f"window must be an int >= 1 or None, got {shown(window)}")
     return window
 
 
@@ -131,7 +132,7 @@ class LocalProcesses(StreamingExecutor):
 
     def __init__(self, n_jobs: int):
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-            raise ParameterError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+            raise ParameterError(f"n_jobs must be an int >= 1, got {shown(n_jobs)}")
         self.parallelism = n_jobs
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],

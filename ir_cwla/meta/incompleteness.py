@@ -142,15 +142,15 @@ class Incompleteness:
     def _decorate(self, table: pd.DataFrame, key: str) -> pd.DataFrame:
         family = {m: g for g, members in self.groups.items() for m in members}
         table.insert(1, "group", table["measure"].map(family))
-        table.insert(3, "label", table["measure"].map(lambda m: self.labels.get(m, m)))
         position = {m: i for i, m in enumerate(self.measures)}
         order = table[key].to_numpy(), table["measure"].map(position).to_numpy()
         return table.iloc[np.lexsort((order[1], order[0]))].reset_index(drop=True)
 
-    def table(self) -> pd.DataFrame:
-        """One row per (fraction, measure): the means over trials of ``tau``, ``tau_ap``, ``rbo``,
-        ``abs_change`` and ``rel_change``, the standard deviation of tau, and the share of
-        judgments kept."""
+    def _named(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` with its measures named by their labels, as every table of :mod:`ir_cwla.meta`."""
+        return table.assign(measure=table["measure"].map(lambda m: self.labels.get(m, m)))
+
+    def _fraction_rows(self) -> pd.DataFrame:
         stats = list(robustness.STATISTICS) + ["judgments"]
         grouped = self.trials.groupby(["fraction", "measure"], sort=False)
         out = grouped[stats].mean().reset_index()
@@ -158,10 +158,20 @@ class Incompleteness:
         out["trials"] = self.n_trials
         return self._decorate(out, "fraction")
 
+    def _depth_rows(self) -> pd.DataFrame:
+        return self._decorate(self.depths.copy(), "depth")
+
+    def table(self) -> pd.DataFrame:
+        """One row per (fraction, measure): the means over trials of ``tau``, ``tau_ap``, ``rbo``,
+        ``abs_change`` and ``rel_change``, the standard deviation of tau, and the share of
+        judgments kept. ``measure`` is the measure's label (:func:`ir_cwla.short_name`), as in
+        every table of :mod:`ir_cwla.meta`."""
+        return self._named(self._fraction_rows())
+
     def depth_table(self) -> pd.DataFrame:
         """One row per (pool depth, measure): ``tau``, ``tau_ap``, ``rbo``, ``abs_change``,
-        ``rel_change`` and the share of judgments in the pool."""
-        return self._decorate(self.depths.copy(), "depth")
+        ``rel_change`` and the share of judgments in the pool (``measure``: its label)."""
+        return self._named(self._depth_rows())
 
     def robustness(self, statistic: str = "tau", kind: str = "fraction", *, test_trials: int = 2000,
                    alpha: float = 0.05) -> pd.DataFrame:
@@ -180,7 +190,7 @@ class Incompleteness:
             raise ParameterError(f"kind must be 'fraction' or 'depth', got {kind!r}")
         higher = statistic not in ("abs_change", "rel_change")
         if kind == "depth":
-            means = self.depth_table().groupby("measure")[[statistic]].mean()
+            means = self._depth_rows().groupby("measure")[[statistic]].mean()
             return robustness.family_ranking(means, statistic, self.groups, self.labels, higher)
         per_trial = self.trials.pivot_table(index="trial", columns="measure", values=statistic, aggfunc="mean")
         means = per_trial.mean(axis=0).to_frame(statistic)

@@ -71,6 +71,7 @@ from ir_cwla.errors import (
 )
 from ir_cwla.io import STDIN, SUMMARY_QID, as_qrels_frame, input_name, is_named_source
 from ir_cwla.meta import montecarlo, streams
+from ir_cwla.text import shown
 
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",
@@ -476,7 +477,7 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
     ParameterError: ``level`` outside (0, 1), ``trials`` < 1, a bad seed.
     """
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ParameterError(f"level must lie in (0, 1), got {level!r}")
+        raise ParameterError(f"level must lie in (0, 1), got {shown(level)}")
     trials = streams.check_trials(trials)
     root = streams.as_seed_sequence(seed)
     ref_name = reference_name or qrels_name(reference, "reference")

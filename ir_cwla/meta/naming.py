@@ -51,8 +51,8 @@ def browsing_model(name: str) -> str:
 
     :func:`ir_cwla.family` of the measure ``name`` names: for CWLA measures their browsing
     model with its parameters, gain, tail and cutoff (``RBP@10``, ``INST(T=3)@10``), so the
-    aggregations of one model form a family; other ir-measures measures: their measure name
-    (``nDCG``). A name that is no measure at all is an error (a typo would otherwise form a
+    aggregations of one model form a family; other ir-measures measures: the measure with its
+    parameters and cutoff (``nDCG@10``; ``AP`` and ``AP@10`` are two families). A name that is no measure at all is an error (a typo would otherwise form a
     family of its own).
     """
     measure = parse(name)

@@ -28,6 +28,7 @@ from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, str
 from ir_cwla.meta.evaluation import Runs
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, resolve_groups
+from ir_cwla.text import shown
 
 #: Pool depth by default (the depth NIST pooled the runs of the TREC Deep Learning tracks to).
 DEPTHS = (10,)
@@ -100,11 +101,7 @@ class PoolingBias:
     def measures(self) -> list[str]:
         return list(dict.fromkeys(self.agreement["measure"]))
 
-    def table(self) -> pd.DataFrame:
-        """One row per (depth, measure): mean and max drop of score and of rank position over
-        the runs, ``rel_drop`` (mean drop / mean full score), ``mean_abs_rank_change`` (a rank
-        that rises counts as much as one that falls), the runs affected (with any unique
-        judged document), and tau, tau_ap, rbo of the leave-one-out ranking."""
+    def _rows(self) -> pd.DataFrame:
         grouped = self.runs.groupby(["depth", "measure"], sort=False)
         out = pd.DataFrame({
             "mean_drop": grouped["drop"].mean(), "max_drop": grouped["drop"].max(),
@@ -116,10 +113,18 @@ class PoolingBias:
         out = out.merge(self.agreement, on=["depth", "measure"], how="left", sort=False)
         family = {m: g for g, members in self.groups.items() for m in members}
         out.insert(1, "group", out["measure"].map(family))
-        out.insert(3, "label", out["measure"].map(lambda m: self.labels.get(m, m)))
         position = {m: i for i, m in enumerate(self.measures)}
         order = np.lexsort((out["measure"].map(position).to_numpy(), out["depth"].to_numpy()))
         return out.iloc[order].reset_index(drop=True)
+
+    def table(self) -> pd.DataFrame:
+        """One row per (depth, measure): mean and max drop of score and of rank position over
+        the runs, ``rel_drop`` (mean drop / mean full score), ``mean_abs_rank_change`` (a rank
+        that rises counts as much as one that falls), the runs affected (with any unique
+        judged document), and tau, tau_ap, rbo of the leave-one-out ranking. ``measure`` is the
+        measure's label (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`."""
+        out = self._rows()
+        return out.assign(measure=out["measure"].map(lambda m: self.labels.get(m, m)))
 
     def robustness(self, statistic: str = "mean_abs_rank_change", depth: Optional[int] = None, *,
                    test_trials: int = 2000, alpha: float = 0.05, seed: Any = 0) -> pd.DataFrame:
@@ -132,13 +137,13 @@ class PoolingBias:
         the family it is significantly less biased than: a randomised Tukey HSD test
         (``test_trials`` permutations with ``seed``, p < ``alpha``) over the runs as paired rows.
         """
-        table = self.table()
-        if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
+        table = self._rows()
+        if statistic not in table.columns or statistic in ("depth", "measure", "group"):
             raise ParameterError(f"statistic must be a column of table(), got {statistic!r}")
         depth = int(table["depth"].iloc[0]) if depth is None else depth
         part = table[table["depth"] == depth].set_index("measure")
         if part.empty:
-            raise ParameterError(f"no results at depth {depth}; depths: {sorted(set(table['depth']))}")
+            raise ParameterError(f"no results at depth {depth}; depths: {shown(sorted(set(table['depth'])))}")
         runs = self.runs[self.runs["depth"] == depth]
         per_run = {"mean_abs_rank_change": runs["abs_rank_change"], "mean_rank_drop": runs["rank_drop"],
                    "mean_drop": runs["drop"],

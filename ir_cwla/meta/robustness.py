@@ -18,6 +18,7 @@ import pandas as pd
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement, kendall, naming, streams, tukey
 from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.text import shown
 
 #: The statistics every comparison reports, in table order.
 STATISTICS = ("tau", "tau_ap", "rbo", "abs_change", "rel_change")
@@ -72,7 +73,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
     out = []
     for d in depths:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ParameterError(f"{what} must be ints >= 1, got {d!r}")
+            raise ParameterError(f"{what} must be ints >= 1, got {shown(d)}")
         out.append(int(d))
     return tuple(sorted(set(out)))
 
@@ -80,7 +81,7 @@ def check_depths(depths: Union[int, Sequence[int]], what: str = "depths") -> tup
 def check_relevant(relevant: Any) -> float:
     """The grade from which a judgment counts as relevant: a number > 0."""
     if isinstance(relevant, bool) or not isinstance(relevant, (int, float, np.floating)) or not relevant > 0:
-        raise ParameterError(f"relevant must be a grade > 0, got {relevant!r}")
+        raise ParameterError(f"relevant must be a grade > 0, got {shown(relevant)}")
     return float(relevant)
 
 
@@ -114,7 +115,8 @@ def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list
     trials of an experiment, each with the same random subsets for every measure), a
     randomised Tukey HSD test over each family's columns (Carterette 2012, as for the
     consistency taus) adds ``outperforms``: how many measures of the family it is
-    significantly better than (p < ``alpha``), and ``better_than``: their labels.
+    significantly better than (p < ``alpha``), and ``better_than``: their labels. ``measure``
+    is the measure's label, as in every table of :mod:`ir_cwla.meta`.
     """
     out = []
     for group, members in groups.items():
@@ -128,7 +130,7 @@ def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list
             for i, a in enumerate(members):
                 beats[a] = [b for j, b in enumerate(members) if sign * (mean[i] - mean[j]) > 0 and p[i, j] < alpha]
         for rank, m in enumerate(ordered, 1):
-            row = {"group": group, "rank": rank, "measure": m, "label": labels.get(m, m), column: table.at[m, column]}
+            row = {"group": group, "rank": rank, "measure": labels.get(m, m), column: table.at[m, column]}
             if rows is not None:
                 row["outperforms"] = len(beats[m])
                 row["better_than"] = ", ".join(labels.get(b, b) for b in beats[m])
@@ -144,8 +146,8 @@ def family_layout(ranking: pd.DataFrame, column: str, digits: int = 3) -> pd.Dat
     for group, part in ranking.groupby("group", sort=False):
         cells = []
         marks = part["outperforms"] if "outperforms" in part else [None] * len(part)
-        for m, label, value, k in zip(part["measure"], part["label"], part[column], marks):
-            name = (naming.aggregation(m) or label) + ("*" if naming.is_canonical(m) else "")
+        for label, value, k in zip(part["measure"], part[column], marks):
+            name = (naming.aggregation(label) or label) + ("*" if naming.is_canonical(label) else "")
             cells.append(f"{name}{'' if k is None else f' ({k})'} {value:.{digits}f}")
         columns[str(group)] = cells
     depth = max((len(v) for v in columns.values()), default=0)

@@ -34,7 +34,7 @@ def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fracti
     """``statistic`` (mean over trials) against the fraction of judgments kept, or the pool depth."""
     if kind not in ("fraction", "depth"):
         raise ParameterError(f"kind must be 'fraction' or 'depth', got {kind!r}")
-    table = result.table() if kind == "fraction" else result.depth_table()
+    table = result._fraction_rows() if kind == "fraction" else result._depth_rows()
     if statistic not in ("tau", "tau_ap", "rbo", *CHANGES):
         raise ParameterError(f"statistic must be one of tau, tau_ap, rbo, abs_change, rel_change, got {statistic!r}")
     if table.empty:
@@ -51,8 +51,9 @@ def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fracti
         for m in result.groups[group]:
             part = table[table["measure"] == m]
             canonical = naming.is_canonical(m)
-            ax.plot(part[kind], part[statistic], "--" if canonical else "-", color=key.colour(m),
-                    marker=key.marker(m), ms=4, lw=2.2 if canonical else 1.3, label=key.name(m))
+            ax.plot(part[kind], part[statistic], ls=key.linestyle(m, group, "--" if canonical else "-"),
+                    color=key.colour(m), marker=key.marker(m), ms=key.marker_size(m, 4), lw=2.2 if canonical else 1.3,
+                    label=key.name(m, group))
         ax.set_ylim(low, high if high > low else low + 1)
         if kind == "depth":
             depths = sorted(set(table["depth"]))
@@ -75,8 +76,8 @@ def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: O
                  cols: int = 3, title: Optional[str] = None):
     """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
     aggregation's colour), or one bar per pool depth when there are several."""
-    table = result.table()
-    if statistic not in table.columns or statistic in ("depth", "measure", "group", "label"):
+    table = result._rows()
+    if statistic not in table.columns or statistic in ("depth", "measure", "group"):
         raise ParameterError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
     names = list(groups) if groups is not None else list(result.groups)
     key = _Key({g: result.groups[g] for g in names}, result.labels)
@@ -92,7 +93,7 @@ def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: O
             ax.bar(x + (k - (len(depths) - 1) / 2) * width, [part.at[m, statistic] for m in members], width,
                    label=f"depth {d}", color=colours if len(depths) == 1 else f"C{k % 10}",
                    edgecolor=colours, linewidth=1.2)
-        ax.set_xticks(x, [key.name(m) for m in members], rotation=45, ha="right", fontsize=8.5)
+        ax.set_xticks(x, [key.name(m, group) for m in members], rotation=45, ha="right", fontsize=8.5)
         _colour_ticks(ax.get_xticklabels(), colours)
         ax.axhline(0, color="grey", lw=0.8)
         ax.set_title(key.title(group, len(names), NAMES.get(statistic, statistic)), fontsize=10)

@@ -44,8 +44,27 @@ class Similarity:
     def n_systems(self) -> int:
         return len(self.means)
 
+    def single_families(self) -> list[Hashable]:
+        """The families that hold one measure: nothing to compare within them (left out of
+        :meth:`table` and :meth:`plot`)."""
+        return [g for g, members in self.groups.items() if len(members) < 2]
+
+    def note(self) -> str:
+        """What :meth:`table` and :meth:`plot` leave out, and why, in a sentence ('' if nothing)."""
+        alone = self.single_families()
+        if not alone:
+            return ""
+        shown = ", ".join(self.labels.get(self.groups[g][0], self.groups[g][0]) for g in alone)
+        if len(alone) == len(self.groups):
+            return (f"nothing to compare: every family holds one measure ({shown}); compare every measure with "
+                    "every other with groups=None (ir-cwla meta --groups all)")
+        return f"left out: {shown} (famil{'ies' if len(alone) > 1 else 'y'} of one measure, nothing to compare within)"
+
     def table(self, within_groups: bool = True) -> pd.DataFrame:
-        """One row per pair of measures (within each family unless ``within_groups=False``)."""
+        """One row per pair of measures (within each family unless ``within_groups=False``).
+
+        Families of one measure have no pair: :meth:`note` (also in ``table().attrs['note']``)
+        names them."""
         rows = []
         families = self.groups.items() if within_groups else [("all", list(self.tau.index))]
         for group, members in families:
@@ -54,7 +73,10 @@ class Similarity:
                     rows.append({"group": group, "measure_a": self.labels.get(a, a),
                                  "measure_b": self.labels.get(b, b), "tau": self.tau.at[a, b],
                                  "ci_low": self.ci_low.at[a, b], "ci_high": self.ci_high.at[a, b]})
-        return pd.DataFrame(rows, columns=["group", "measure_a", "measure_b", "tau", "ci_low", "ci_high"])
+        out = pd.DataFrame(rows, columns=["group", "measure_a", "measure_b", "tau", "ci_low", "ci_high"])
+        if within_groups and self.note():
+            out.attrs["note"] = self.note()
+        return out
 
     def matrix(self, group: Optional[Hashable] = None, digits: int = 3) -> pd.DataFrame:
         """Lower-triangular text matrix ``tau (low, high)`` of one family (as in Figure 2)."""
@@ -137,11 +159,16 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
 # -- the criterion ------------------------------------------------------------------------------
 
 def _section(result: Similarity, summary: pd.DataFrame) -> list:
-    return [criteria.Text(f"Kendall's tau-b between the system rankings ({result.n_systems} systems, by mean score) "
-                          f"of every two measures of a family, with {result.level:.0%} confidence intervals."),
-            criteria.Figure(result.plot, "Kendall's tau between the rankings of the measures of each family",
-                            "similarity.png"),
-            criteria.Table(summary, "tau for every pair of measures within a family", "similarity.csv")]
+    intro = criteria.Text(f"Kendall's tau-b between the system rankings ({result.n_systems} systems, by mean score) "
+                          f"of every two measures of a family, with {result.level:.0%} confidence intervals.")
+    note = result.note()
+    if len(result.single_families()) == len(result.groups):
+        return [intro, criteria.Text(note[0].upper() + note[1:] + ".")]
+    left_out = f" ({note})" if note else ""
+    return [intro,
+            criteria.Figure(result.plot, "Kendall's tau between the rankings of the measures of each family"
+                            + left_out, "similarity.png"),
+            criteria.Table(summary, "tau for every pair of measures within a family" + left_out, "similarity.csv")]
 
 
 CRITERION = criteria.register_criterion(criteria.Criterion(

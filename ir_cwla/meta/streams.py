@@ -26,6 +26,7 @@ from typing import Union
 import numpy as np
 
 from ir_cwla.errors import ParameterError
+from ir_cwla.text import shown
 
 #: Trials per chunk. Part of the reproducibility contract: changing it changes the streams.
 CHUNK = 200
@@ -56,7 +57,7 @@ def as_seed_sequence(seed: Seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative int or a numpy SeedSequence, got {seed!r}")
+        raise ParameterError(f"seed must be a non-negative int or a numpy SeedSequence, got {shown(seed)}")
     return np.random.SeedSequence(int(seed))
 
 
@@ -72,7 +73,7 @@ def derive(seed: Seed, *key: int) -> np.random.SeedSequence:
 
 def check_trials(trials: int, what: str = "trials") -> int:
     if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)):
-        raise ParameterError(f"{what} must be an int >= 1, got {trials!r}")
+        raise ParameterError(f"{what} must be an int >= 1, got {shown(trials)}")
     if trials < 1:
         raise ParameterError(f"{what} must be >= 1, got {trials}")
     return int(trials)

@@ -87,10 +87,7 @@ class Sweep:
             for name, by_collection in self.summaries.items():
                 if not _criteria.CRITERIA[name].per_measure or key not in by_collection:
                     continue
-                summary = by_collection[key].copy()
-                if "label" in summary.columns:          # tables that name measures by both
-                    summary = summary.drop(columns="measure").rename(columns={"label": "measure"})
-                summary = summary.drop_duplicates("measure")
+                summary = by_collection[key].drop_duplicates("measure")
                 indexed = part.set_index("measure")
                 for c in [c for c in summary.columns if c in part.columns and c != "measure"]:
                     same = indexed[c].reindex(summary["measure"]).tolist() == summary[c].tolist()

@@ -55,6 +55,7 @@ from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import criteria, naming
 from ir_cwla.meta.anova import residual_variance
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
+from ir_cwla.text import shown
 
 Method = Literal["exact", "sakai"]
 METHODS = ("exact", "sakai")
@@ -79,7 +80,7 @@ def _check(alpha: float, beta: Optional[float], method: str, positive: dict[str,
     for name, value in positive.items():
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not value > 0 \
                 or not math.isfinite(value):
-            raise ParameterError(f"{name} must be a positive number, got {value!r}")
+            raise ParameterError(f"{name} must be a positive number, got {shown(value)}")
 
 
 def _smallest(ok, start: int, low: int = 2) -> int:
@@ -293,13 +294,13 @@ def _section(result: TopicSetSize, summary: pd.DataFrame) -> list:
 
 def _check_positive(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
-        raise ParameterError(f"{what} must be a finite number > 0, got {value!r}")
+        raise ParameterError(f"{what} must be a finite number > 0, got {shown(value)}")
     return float(value)
 
 
 def _check_beta(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1):
-        raise ParameterError(f"{what} must lie in (0, 1), got {value!r}")
+        raise ParameterError(f"{what} must lie in (0, 1), got {shown(value)}")
     return float(value)
 
 
