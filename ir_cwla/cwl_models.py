@@ -60,7 +60,6 @@ import math
 from typing import Optional, Union
 
 import numpy as np
-from scipy import special
 
 from ir_cwla.browsing import (
     MAX_T,
@@ -169,6 +168,8 @@ def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
 
 def _logistic(x: np.ndarray) -> np.ndarray:
     """1 / (1 + e^-x), without overflow."""
+    from scipy import special  # here, not at the top: ``import ir_cwla`` loads no scipy
+
     return special.expit(x)
 
 

@@ -26,13 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
-import pandas as pd
 
-from ir_cwla import io
 from ir_cwla.errors import DataError, MeasureError, ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+# pandas and ir_cwla.io are imported where runs and qrels are read (Qrels, rank_run): the measures
+# (GainSpec) need neither, so ``import ir_cwla`` loads no pandas
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -102,6 +105,8 @@ class Qrels:
     """
 
     def __init__(self, qrels: pd.DataFrame):
+        import pandas as pd
+
         qids = qrels["query_id"].astype(str).to_numpy()
         docs = qrels["doc_id"].astype(str).to_numpy()
         grades = qrels["relevance"].to_numpy(dtype=np.float64)
@@ -382,6 +387,8 @@ def _strings(column: pd.Series) -> np.ndarray:
     # a string column as its Python strings (no copy where pandas holds them so: object, or the
     # 'python' storage of its str dtype); astype(str) would build an Arrow array where pyarrow
     # is installed, then Python strings again
+    import pandas as pd
+
     if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
         return column.to_numpy(dtype=object)
     return column.astype(str).to_numpy(dtype=object)
@@ -395,6 +402,10 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     (None keeps whole rankings). The cells keep their element type if the run has an
     ``element_type`` column, and their doc_id if ``doc_ids``.
     """
+    import pandas as pd
+
+    from ir_cwla import io
+
     if not io.is_checked_run(run):
         # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once
         run = io.as_run_frame(run, name, element_type=io.ELEMENT_TYPE in run.columns)

@@ -18,13 +18,14 @@ from ir_measures.util import Metric
 
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases
-from ir_cwla.scoring import Scorer
 
 
 class CwlaEvaluator(providers.Evaluator):
     """Scores many runs against one set of qrels (read once) for a set of CWLA measures."""
 
     def __init__(self, measures: Iterable[Measure], qrels: Any):
+        from ir_cwla.scoring import Scorer  # (pandas and the readers, when the provider is first used)
+
         self.scorer = Scorer(measures, qrels)
         super().__init__(self.scorer.measures, set(self.scorer.qrels.topics.tolist()))
 

@@ -469,8 +469,14 @@ def _add_criteria_options(p: argparse.ArgumentParser) -> None:
                        help=f"{'/'.join(users)}: {option.help} (default {shown})")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``ir-cwla`` argument parser (one sub-command per verb)."""
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The ``ir-cwla`` argument parser (one sub-command per verb).
+
+    ``command``: the sub-command about to run (``''``: none, e.g. ``--version``); ``meta`` and
+    ``compare``, whose options are built from :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`,
+    are then built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
+    imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
+    """
 
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
@@ -525,27 +531,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=sorted(ir_measures.providers.registry))
     p.set_defaults(func=cmd_measures)
 
-    p = sub.add_parser("meta", help="meta-evaluate measures: " + ", ".join(_criteria_titles()),
-                       description="Meta-evaluation criteria of measures over TREC runs (a directory, run files "
-                                   "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
-                                   "their run times and an HTML report.")
-    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
-                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
-    p.add_argument("runs", metavar="RUNS", nargs="*",
-                   help="a directory of TREC run files (one system each), or run files, or quoted globs")
-    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
-    p.add_argument("--criteria", metavar="LIST",
-                   help="comma-separated subset of " + ", ".join(_criteria_names()) + " (default: every one the "
-                        "inputs allow; those that re-score the runs need QRELS and RUNS)")
-    p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
-                   help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
-                        "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    _add_criteria_options(p)
-    p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
-    p.set_defaults(func=cmd_meta)
+    if command in (None, "meta"):
+        _add_meta_parser(sub)
+    else:       # its options come from the criteria of ir_cwla.meta: built only to run it
+        sub.add_parser("meta", help="meta-evaluate measures")
 
     p = sub.add_parser("leaderboard", help="rank systems from a CSV of accuracy, latency and cost",
                        description="Efficiency-aware leaderboard (Dynascore) from precomputed numbers.")
@@ -600,8 +589,36 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_demo)
-    add_compare_parser(sub)
+    if command in (None, "compare"):
+        add_compare_parser(sub)
+    else:       # its options come from ir_cwla.comparison: built only to run it
+        sub.add_parser("compare", help="compare systems")
     return parser
+
+
+def _add_meta_parser(sub: Any) -> None:
+    """The ``meta`` sub-command: its options are those of the registered criteria."""
+    p = sub.add_parser("meta", help="meta-evaluate measures: " + ", ".join(_criteria_titles()),
+                       description="Meta-evaluation criteria of measures over TREC runs (a directory, run files "
+                                   "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
+                                   "their run times and an HTML report.")
+    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
+                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
+    p.add_argument("runs", metavar="RUNS", nargs="*",
+                   help="a directory of TREC run files (one system each), or run files, or quoted globs")
+    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+                   help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
+    p.add_argument("--criteria", metavar="LIST",
+                   help="comma-separated subset of " + ", ".join(_criteria_names()) + " (default: every one the "
+                        "inputs allow; those that re-score the runs need QRELS and RUNS)")
+    p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
+                   help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
+                        "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_criteria_options(p)
+    p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
+    p.set_defaults(func=cmd_meta)
 
 
 @contextlib.contextmanager
@@ -626,7 +643,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     traceback = "--traceback" in argv
     argv = [a for a in argv if a != "--traceback"]
-    parser = build_parser()
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
     try:
@@ -644,6 +661,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"{prog}: error: {_one_line(ex)}", file=sys.stderr)
         return 1
+
+
+def _command(argv: Sequence[str]) -> Optional[str]:
+    """The sub-command ``argv`` runs: its first word that is not an option (the top level has only
+    options without values); ``''`` if there is none (``--version``), None for ``--help`` without
+    one (which lists every sub-command)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None if ("-h" in argv or "--help" in argv) else ""
 
 
 def _one_line(ex: BaseException) -> str:

@@ -24,18 +24,21 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import pandas as pd
-
-from ir_cwla import datasets, io, meta
 from ir_cwla.errors import InputError, MeasureError, MissingTopicsWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
-from ir_cwla.meta.evaluation import escape_name
-from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import short_name
+from ir_cwla.sources import is_named_source
+from ir_cwla.textstream import STDIN
+from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
 
-SUMMARY_QID = io.SUMMARY_QID
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, the readers (ir_cwla.io), ir_cwla.meta and ir_cwla.datasets are imported by the functions
+# that use them: ``ir-cwla eval --help`` (FORMATS) loads none of them
+
 """The query id of the mean over topics, as in trec_eval and ir-measures."""
 
 RESULT_COLUMNS = ("name", "qid", "measure", "value", "short")
@@ -48,18 +51,20 @@ FORMATS = ("trec", "csv", "json", "jsonl")
 # ------------------------------------------------------------------------- reading arguments
 
 def _missing(spec: str, what: str) -> FileNotFoundError:
+    from ir_cwla import datasets
+
     hint = f" (an ir_datasets id is written {datasets.IRDS_PREFIX}{spec})" if "." not in Path(spec).name else ""
     return FileNotFoundError(f"{what} file not found: {spec}{hint}")
 
 
 def _absent(spec: str) -> bool:
     """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
-    return spec != io.STDIN and not io.is_named_source(spec) and not os.path.lexists(spec)
+    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec)
 
 
 def check_stdin_once(specs: Sequence[str]) -> None:
     """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
-    stdin = [s for s in specs if s in (io.STDIN, "/dev/stdin")]
+    stdin = [s for s in specs if s in (STDIN, "/dev/stdin")]
     if len(stdin) > 1:
         raise ParameterError(f"standard input can be read only once, but {len(stdin)} arguments read it "
                          f"({', '.join(stdin)})")
@@ -68,6 +73,8 @@ def check_stdin_once(specs: Sequence[str]) -> None:
 def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
     """Qrels named on the command line: a TREC qrels file or stream (``-``), or a named source
     (``irds:ID``); checked for the ``measures`` they will be used with."""
+    from ir_cwla import io
+
     if _absent(spec):
         raise _missing(spec, "qrels")
     qrels = io.as_qrels_frame(spec, io.input_name(spec), measures=measures)
@@ -79,6 +86,8 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
 def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] = ()) -> pd.DataFrame:
     """A run named on the command line: a TREC run file or stream (``-``), or a named source
     (``irds:ID``); with its element types when one of ``measures`` prices them."""
+    from ir_cwla import io
+
     if _absent(spec):
         raise _missing(spec, "run")
     return io.as_run_frame(spec, name=name or io.input_name(spec), element_type=needs_element_types(measures))
@@ -86,6 +95,8 @@ def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] 
 
 def note_conventions(qrels_spec: str) -> None:
     """Tells on stderr which grade conventions the qrels were read with (Cranfield's)."""
+    from ir_cwla import datasets
+
     note = datasets.conventions_note(qrels_spec)
     if note:
         print(f"ir-cwla: note: {note}", file=sys.stderr)
@@ -94,6 +105,8 @@ def note_conventions(qrels_spec: str) -> None:
 def qrels_spec(spec: str) -> str:
     """A qrels argument as ir_measures' command line reads it: a file if there is one, else
     an ir_datasets id (``irds:`` may be left out)."""
+    from ir_cwla import datasets
+
     if _absent(spec) and datasets.dataset_id(spec) is None:
         return datasets.IRDS_PREFIX + spec
     return spec
@@ -102,9 +115,12 @@ def qrels_spec(spec: str) -> str:
 def run_name(spec: str) -> str:
     """The name of a run in tables: ``stdin`` for ``-``, a named source (``irds:ID``) as is,
     a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped)."""
-    if spec == io.STDIN:
+    from ir_cwla.meta.evaluation import escape_name
+    from ir_cwla.meta.evaluation import run_name as file_run_name
+
+    if spec == STDIN:
         return "stdin"
-    return escape_name(spec) if io.is_named_source(spec) else meta.run_name(spec)
+    return escape_name(spec) if is_named_source(spec) else file_run_name(spec)
 
 
 def unique_run_names(specs: Sequence[str]) -> list[str]:
@@ -112,6 +128,8 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 
     The same spec given twice is an error (it would be scored once, under one name).
     """
+    from ir_cwla.meta.evaluation import escape_name
+
     seen = set()
     for spec in specs:
         if spec in seen:
@@ -124,7 +142,7 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 def is_stream(spec: str) -> bool:
     """True for an argument that names a stream rather than a file: ``-``, ``/dev/stdin``,
     ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO."""
-    if spec == io.STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
+    if spec == STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
         return True
     try:
         return stat.S_ISFIFO(os.stat(spec).st_mode)
@@ -136,6 +154,9 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
     """``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
     which is all a stream has to name it (``stdin`` or the path where it has none, or where
     the tag is taken already)."""
+    from ir_cwla import io
+    from ir_cwla.meta.evaluation import escape_name
+
     out = list(names)
     for i, (spec, run) in enumerate(zip(specs, runs)):
         tag = run.attrs.get(io.RUN_TAG_ATTR)
@@ -147,6 +168,9 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
 def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     """Each run named by its run tag (the sixth field of its first line, as trec_eval names
     runs); an error for a run without one (not a TREC file) or two runs with the same tag."""
+    from ir_cwla import io
+    from ir_cwla.meta.evaluation import escape_name
+
     names = []
     for spec, run in zip(specs, runs):
         tag = run.attrs.get(io.RUN_TAG_ATTR)
@@ -184,6 +208,8 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
 def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
     """No silent zero: an empty run, or one that shares no topic with the qrels, is an error;
     one that misses some qrels topics gets one :class:`MissingTopicsWarning` with the count."""
+    import pandas as pd
+
     qrels_topics = set(pd.unique(qrels["query_id"]).tolist())
     if len(run) == 0:
         raise InputError(f"run {name} is empty: no ranked documents")
@@ -219,6 +245,10 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     topics the run answers (trec_eval without ``-c``). Runs keep their order, topics are in
     natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
     """
+    import pandas as pd
+
+    from ir_cwla import meta
+
     by_str = {str(m): m for m in measures}
     try:
         scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
@@ -288,6 +318,11 @@ def read_per_query(path: str) -> pd.DataFrame:
     strings, sorted by name and qid, measures in the file's order), summary rows (qid ``all``) dropped.
     The format is recognised from the first character (``[`` JSON, ``{`` JSON lines, else CSV).
     """
+    import pandas as pd
+
+    from ir_cwla import io
+    from ir_cwla.meta.frame import long_frame
+
     with io.open_input(path, "per-query") as (stream, name, _):
         text = stream.read().decode("utf-8")
     head = text.lstrip()[:1]
@@ -320,6 +355,8 @@ def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = No
     """The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
     the frame restricted to ``wanted`` (all if None); an unknown name or a wanted measure
     absent from the frame is an error."""
+    import pandas as pd
+
     from ir_cwla.names import parse_measure
 
     names = list(pd.unique(frame["measure"]))
