@@ -387,6 +387,17 @@ def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sum_terms(terms: np.ndarray) -> np.ndarray:
+    """The column sums of ``terms`` (terms x values), term after term: the order numpy's
+    ``sum(axis=0)`` takes for two columns or more, also for one (which numpy sums pairwise), so
+    that a topic's tail does not depend on how many other topics are summed beside it (a shard
+    of a run is scored bit for bit as the whole run)."""
+    out = terms[0].copy()
+    for row in terms[1:]:
+        out += row
+    return out
+
+
 def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     """h(x, N) = sum_{i>=N} 1 / (i (i+x)^2), for x > -N.
 
@@ -404,12 +415,12 @@ def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     plain = small & (np.abs(x) <= 1e3) & (n <= 1e4)
     if plain.any():
         xs, ns = x[plain], n[plain]
-        out[plain] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+        out[plain] = _sum_terms((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :]))
     scaled = small & ~plain
     if scaled.any():
         xs, ns = x[scaled], n[scaled]
-        out[scaled] = ((k + 1) * (-xs[None, :] / ns[None, :]) ** k
-                       * _scaled_zeta(k + 3, ns[None, :])).sum(axis=0) / ns**2
+        out[scaled] = _sum_terms((k + 1) * (-xs[None, :] / ns[None, :]) ** k
+                                 * _scaled_zeta(k + 3, ns[None, :])) / ns**2
     big = ~small
     if big.any():
         xb, nb = x[big], n[big]

@@ -27,10 +27,12 @@ import pandas as pd
 from ir_cwla import io
 from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
+from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
 from ir_cwla.scoring import Scorer
+from ir_cwla.sharding import Shards
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -100,11 +102,19 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
         if not files:
             raise InputError(f"runs: no run files in {folder}")
         runs = files
+    if isinstance(runs, Shards):
+        runs = [runs]
     if isinstance(runs, Mapping):
         out = {str(k): v for k, v in runs.items()}
-    elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike)) for r in runs):
+    elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike, Shards)) for r in runs):
         out = {}
         for path in runs:
+            if isinstance(path, Shards):         # a run stored in shards (ir_cwla.sharding.shards)
+                name = path.name or run_name(path.source)
+                if name in out:
+                    raise InputError(f"runs: two runs are named {name!r}; pass a dict {{name: shards}} instead")
+                out[name] = path
+                continue
             name = run_name(path)
             if name in out:
                 raise InputError(f"runs: two files give the system name {name!r}: {out[name]} and {path}; "
@@ -160,8 +170,14 @@ class EvaluationContext:
                                     ir_measures.evaluator(others, self.qrels) if others else None)
         return self._scorers[block]
 
+    def qrels_topics(self) -> list[str]:
+        """The qrels' topic ids, sorted."""
+        if getattr(self, "_topics", None) is None:
+            self._topics = sorted(set(self.qrels["query_id"].astype(str).tolist()))
+        return self._topics
+
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_scorers": {}}
+        return {**self.__dict__, "_scorers": {}, "_topics": None}
 
 
 def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str, Any, tuple[int, ...]]):
@@ -171,6 +187,8 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     measure's default, 0, where the run has none, as the ir-measures provider does), the others
     by ir-measures. Returns ``(collection, name, qids, measure names, values)``.
     """
+    if isinstance(task, sharded.ShardTask):
+        return sharded.evaluate_shard(contexts, task)
     collection, name, run, block = task
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
@@ -188,23 +206,11 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
             measures.extend([names[measure]] * (len(answered) + len(missing)))
             values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
     if others is not None:
-        for metric in others.iter_calc(_dict_of_dict(frame)):
+        for metric in others.iter_calc(sharded.dict_of_dict(frame)):
             qids.append(metric.query_id)
             measures.append(names[metric.measure])
             values.append(float(metric.value))
     return collection, name, qids, measures, values
-
-
-def _dict_of_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads (ir-measures would
-    build it through a namedtuple per line: 10x slower)."""
-    out: dict[str, dict[str, float]] = {}
-    for qid, doc, score in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist()):
-        docs = out.get(qid)
-        if docs is None:
-            docs = out[qid] = {}
-        docs[doc] = score
-    return out
 
 
 def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
@@ -218,9 +224,11 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
 
 
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any,
-                         progress: bool = True) -> dict[Any, pd.DataFrame]:
+                         progress: bool = True, answered: Optional[dict[tuple, set]] = None) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
-    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`)."""
+    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`); runs
+    stored in shards (:class:`ir_cwla.sharding.Shards`) are read a shard per task. ``answered``,
+    if given, receives the topics each sharded run answers: ``{(key, name): topics}``."""
     workers = executor
     parsed, names = as_measures(measures)
     contexts, tasks = {}, []
@@ -228,17 +236,40 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
         contexts[key] = EvaluationContext(qrels_frame, parsed, names)
-        blocks = item_blocks(len(parsed), len(named), workers.parallelism)
-        tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
+        units = sum(len(r) if isinstance(r, Shards) else 1 for r in named.values())
+        blocks = item_blocks(len(parsed), units, workers.parallelism)
+        for name, r in named.items():      # a run stored in shards: a task per shard (ir_cwla.meta.sharded)
+            tasks += sharded.tasks(key, name, r, blocks) if isinstance(r, Shards) else \
+                [(key, name, r, block) for block in blocks]
     results = workers.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
     columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}
-    for key, name, qids, ms, values in results:
-        cols = columns[key]
-        cols[0].extend([name] * len(qids))
-        cols[1].extend(qids)
-        cols[2].extend(ms)
-        cols[3].extend(values)
+    parts: dict[tuple, list] = {}
+    for result in results:
+        if isinstance(result, sharded.ShardResult):
+            parts.setdefault((result.task.collection, result.task.name, result.task.block), []).append(result)
+            continue
+        key, name, qids, ms, values = result
+        _extend(columns[key], name, qids, ms, values)
+    if parts:
+        # a shard scored at other widths than the whole run gives its topics is scored again with those
+        redo = [task for results_of_run in parts.values() for task in sharded.rescoring(results_of_run)]
+        if redo:
+            again = {(t.collection, t.name, t.block, t.shard.index): r
+                     for t, r in zip(redo, workers.map(evaluate_run, contexts, redo, desc="evaluate", progress=progress))}
+            parts = {k: [again.get((r.task.collection, r.task.name, r.task.block, r.task.shard.index), r) for r in rs]
+                     for k, rs in parts.items()}
+        for (key, name, _), results_of_run in parts.items():
+            if answered is not None:
+                answered.setdefault((key, name), set()).update(t for r in results_of_run for t in r.topics.tolist())
+            _extend(columns[key], name, *sharded.assemble(results_of_run, contexts[key]))
     return {key: long_frame(*cols, order=names) for key, cols in columns.items()}
+
+
+def _extend(cols: tuple[list, list, list, list], name: str, qids: list, measures: list, values: list) -> None:
+    cols[0].extend([name] * len(qids))
+    cols[1].extend(qids)
+    cols[2].extend(measures)
+    cols[3].extend(values)
 
 
 def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,
