@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from ir_cwla.errors import InputError, ParameterError
+from ir_cwla.errors import InputError, MissingFileError, ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,7 +152,7 @@ def shards(source: Union[str, os.PathLike[str]], shard_bytes: int = DEFAULT_SHAR
         raise ParameterError(f"shard_bytes must be an int >= 1, got {shard_bytes!r}")
     path = Path(os.fspath(source))
     if not path.exists():
-        raise FileNotFoundError(f"run file or directory not found: {path}")
+        raise MissingFileError(f"run file or directory not found: {path}")
     shown = name
     if path.is_dir():
         pieces, layout = _directory_pieces(path)
@@ -190,10 +190,10 @@ def _directory_pieces(folder: Path) -> tuple[list[Piece], str]:
             if not sep or key not in PARTITION_KEYS:
                 raise InputError(f"run directory {folder}: {d.name}/ is not a Hive partition of the topic "
                                  f"({' or '.join(k + '=TOPIC' for k in PARTITION_KEYS)})")
-            files = [p for p in _visible(d) if p.is_file()]
-            if not files:
+            held = [f for f in _visible(d) if f.is_file()]
+            if not held:
                 raise InputError(f"partition {d} holds no file")
-            pieces.append(Piece(str(d), "partition", sum(p.stat().st_size for p in files),
+            pieces.append(Piece(str(d), "partition", sum(f.stat().st_size for f in held),
                                 topic=urllib.parse.unquote(value), key=key))
         return pieces, "partitions"
     return [Piece(str(p), "file", p.stat().st_size) for p in entries], "files"

@@ -49,6 +49,7 @@ from ir_cwla.app.evaluate import (
     check_topics,
     evaluate_runs,
     format_results,
+    is_stream,
     note_conventions,
     per_query_measures,
     qrels_spec,
@@ -115,6 +116,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
     qrels = read_qrels_arg(args.qrels, measures)
+    if args.scheduler is not None or args.n_jobs is not None:
+        return _eval_in_shards(args, names, qrels, measures)
     runs = [read_run_arg(spec, measures=measures) for spec in args.runs]
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
@@ -130,6 +133,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
         coverage = coverage_frame(dict(zip(names, runs)), qrels, args.judged, per_query=args.per_query,
                                   summary=not args.no_summary)
         results = with_coverage(results, coverage)
+    sys.stdout.write(format_results(results, args.format, args.places))
+    note_conventions(args.qrels)
+    return 0
+
+
+def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, measures: list) -> int:
+    """``ir-cwla eval --scheduler ADDR`` / ``--n-jobs N``: each RUN (a file, a directory of run files by
+    topic, a Hive-partitioned Parquet dataset) read shard by shard on the workers
+    (:func:`ir_cwla.sharding.shards`), never whole; the output is that of the runs scored whole."""
+    from ir_cwla import sharding
+    from ir_cwla.meta.executors import get_executor
+
+    for flag, value in (("-M/--depth", args.depth), ("--judged", args.judged), ("--runid", args.runid)):
+        if value:
+            raise UsageError(f"{flag} is not available with --scheduler/--n-jobs (each run is read shard by shard)")
+    for spec in args.runs:
+        if is_stream(spec) or not os.path.exists(spec):
+            raise UsageError(f"--scheduler/--n-jobs read runs from files or directories the workers can read: {spec}")
+    runs = {name: sharding.shards(spec, name=name) for name, spec in zip(names, args.runs)}
+    executor = get_executor(n_jobs=args.n_jobs, scheduler=args.scheduler)
+    results = evaluate_runs(runs, qrels, measures, per_query=args.per_query, summary=not args.no_summary,
+                            answered_only=args.answered_only, progress=sys.stderr.isatty(), executor=executor)
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
     return 0
@@ -513,6 +538,11 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--judged", type=_positive_int, action="append", metavar="K",
                    help="also print Judged@K, the share of judged documents in the top K (repeatable)")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals in the trec format (default 4)")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="score on the Dask cluster at ADDR (tcp://host:8786), each run read shard by shard by the "
+                        "workers: a file, a directory of run files by topic or a Parquet dataset by topic")
+    p.add_argument("--n-jobs", type=_positive_int, metavar="N",
+                   help="score on N local processes, each run read shard by shard (as --scheduler)")
     p.set_defaults(func=cmd_eval)
 
     import ir_measures

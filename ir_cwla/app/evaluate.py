@@ -233,9 +233,9 @@ def _some(items: Any, n: int = 3) -> str:
 
 # ------------------------------------------------------------------------- evaluation
 
-def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measures: Sequence[Any],
+def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequence[Any],
                   per_query: bool = True, summary: bool = True, answered_only: bool = False,
-                  progress: bool = False) -> pd.DataFrame:
+                  progress: bool = False, executor: Any = None) -> pd.DataFrame:
     """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value, short``.
 
     Rows per query (when ``per_query``) and, when ``summary``, for each run and measure a
@@ -244,19 +244,32 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     topic, 0 where the run has none (ir-measures; trec_eval ``-c``); ``True`` keeps only the
     topics the run answers (trec_eval without ``-c``). Runs keep their order, topics are in
     natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
+
+    A run may be stored in shards (:class:`ir_cwla.sharding.Shards`), read shard by shard on
+    ``executor`` (:func:`ir_cwla.meta.get_executor`; default in-process); its topics are then
+    checked (:func:`check_topics`) once it has been read.
     """
     import pandas as pd
 
-    from ir_cwla import meta
+    from ir_cwla.meta.evaluation import evaluate_collections
+    from ir_cwla.meta.executors import get_executor
+    from ir_cwla.sharding import Shards
 
     by_str = {str(m): m for m in measures}
+    seen: dict[tuple, set] = {}
     try:
-        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress)
+        scores = evaluate_collections({None: (dict(runs), qrels)}, list(measures), get_executor(executor), progress,
+                                      answered=seen)[None]
     except (AssertionError, NotImplementedError) as ex:
         raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
+    topics_of = {name: (sorted(seen.get((None, name), ())) if isinstance(run, Shards) else pd.unique(run["query_id"]))
+                 for name, run in runs.items()}
+    for name, run in runs.items():
+        if isinstance(run, Shards):
+            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
     if answered_only:
-        answered = pd.concat([pd.DataFrame({"name": name, "qid": pd.unique(run["query_id"])})
-                              for name, run in runs.items()], ignore_index=True)
+        answered = pd.concat([pd.DataFrame({"name": name, "qid": topics_of[name]}) for name in runs],
+                             ignore_index=True)
         scores = scores.merge(answered, on=["name", "qid"], how="inner")
     values = dict(list(scores.groupby(["name", "measure"], sort=False)["value"]))
     rows = [scores if per_query else scores.iloc[:0]]

@@ -103,7 +103,7 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
             raise InputError(f"runs: no run files in {folder}")
         runs = files
     if isinstance(runs, Shards):
-        runs = [runs]
+        runs = [runs]  # type: ignore[list-item]
     if isinstance(runs, Mapping):
         out = {str(k): v for k, v in runs.items()}
     elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike, Shards)) for r in runs):
@@ -228,10 +228,11 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
     ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`); runs
     stored in shards (:class:`ir_cwla.sharding.Shards`) are read a shard per task. ``answered``,
-    if given, receives the topics each sharded run answers: ``{(key, name): topics}``."""
+    if given, receives the topics of each sharded run (once read): ``{(key, name): topics}``."""
     workers = executor
     parsed, names = as_measures(measures)
-    contexts, tasks = {}, []
+    contexts: dict[Any, EvaluationContext] = {}
+    tasks: list[Any] = []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
@@ -260,7 +261,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
                      for k, rs in parts.items()}
         for (key, name, _), results_of_run in parts.items():
             if answered is not None:
-                answered.setdefault((key, name), set()).update(t for r in results_of_run for t in r.topics.tolist())
+                answered.setdefault((key, name), set()).update(t for r in results_of_run for t in r.run_topics.tolist())
             _extend(columns[key], name, *sharded.assemble(results_of_run, contexts[key]))
     return {key: long_frame(*cols, order=names) for key, cols in columns.items()}
 

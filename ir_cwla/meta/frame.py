@@ -156,21 +156,21 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
     cube = np.full((n_m, n_t, n_s), np.nan)
     present = np.zeros((n_m, n_t, n_s), dtype=bool)
     bad_rows: list[np.ndarray] = []
-    duplicated, example = 0, None
+    duplicated, example = 0, ("", "", "")
     for code in np.argsort(slot, kind="stable"):              # measures in cube order
         m = slot[code]
         rows = np.flatnonzero(m_codes == code)
-        s = _label_codes(per_query["name"], rows, system_index)
-        t = _label_codes(per_query["qid"], rows, topic_index)
+        s_codes = _label_codes(per_query["name"], rows, system_index)
+        t_codes = _label_codes(per_query["qid"], rows, topic_index)
         values = numbers[rows].astype(np.float64, copy=False)
-        bad = ~np.isfinite(values)
-        if bad.any():
-            bad_rows.append(rows[bad])
-        flat = t * n_s + s
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad_rows.append(rows[~finite])
+        flat = t_codes * n_s + s_codes
         counts = np.bincount(flat, minlength=n_t * n_s)
         if (counts > 1).any():
             duplicated += int((counts > 1).sum())
-            if example is None:
+            if duplicated == int((counts > 1).sum()):       # the first measure with duplicates
                 first = int(np.argmax(counts > 1))
                 example = (systems[first % n_s], all_topics[first // n_s], measures[m])
         cube[m].reshape(-1)[flat] = values
