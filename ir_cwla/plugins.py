@@ -89,7 +89,7 @@ def _entry_points(group: str) -> list[tuple[str, str, str, str]]:
                 for ep in entry_points(group=group)]
     header = f"[{group}]"
     seen: set[str] = set()
-    out = []
+    out: list[tuple[str, str, str, str]] = []
     for entry in sys.path:
         folder = entry or "."
         try:
@@ -124,7 +124,7 @@ def _normal(name: str) -> str:
 def _name_version(info: str) -> tuple[str, str]:
     import os
 
-    fields = {}
+    fields: dict[str, str] = {}
     for filename in ("METADATA", "PKG-INFO"):
         try:
             with open(os.path.join(info, filename), encoding="utf-8") as f:
