@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export MPLBACKEND := Agg
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast lint bench docs clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,6 +12,10 @@ $(BIN)/python:
 
 $(VENV)/.demo-installed: $(BIN)/python setup.cfg
 	$(BIN)/python -m pip install --quiet -e '.[systems]'
+	touch $@
+
+$(VENV)/.docs-installed: $(BIN)/python setup.cfg
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@
 
 $(VENV)/.test-installed: $(BIN)/python setup.cfg
@@ -40,8 +44,12 @@ test-fast: $(VENV)/.test-installed
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile -m "not slow"
 
+# the documentation site in site/: strict (any warning fails), offline (no CDN, no web fonts)
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean
+
 bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) report build *.egg-info
+	rm -rf $(VENV) report build site *.egg-info

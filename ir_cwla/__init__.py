@@ -29,6 +29,7 @@ from ir_cwla import errors, plugins, sources  # noqa: F401  (ir_cwla.errors)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
+from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import (  # every error and warning class
     ArgumentTypeError,
     ConstantMetricWarning,
@@ -106,7 +107,7 @@ __all__ = [
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
-    "comparison", "compare", "app",
+    "comparison", "compare", "app", "allow_cost_files",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

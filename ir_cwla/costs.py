@@ -18,29 +18,118 @@ on from the cost spent so far. ``CWLA(costs=...)`` names where the costs come fr
   ir_datasets docstore are written to such a file by
   :func:`ir_cwla.datasets.write_document_lengths`.
 
-Costs are finite and > 0 (cwl_eval: "no free lunches"). A type, document or grade the
+Costs are finite and > 0 (cwl_eval: "no free lunches"), between :data:`MIN_COST` and
+:data:`MAX_COST`, so that their sums over any ranking and their inverses (TrAP and IFT divide
+by cumulated costs) stay finite. A type, document or grade the
 source does not price is an error, unless a file prices ``*``, the cost of everything it
 does not list. Past the end of a ranking (a cutoff deeper than the ranking, or
 ``tail='pad'``) the model looks at non-relevant padding documents: they cost the ``*``
 entry of a file if it has one, the cost of grade 0 under ``'grade:'``, and 1 otherwise.
+
+**Files named inside a measure are read only with an opt-in.** Measure names come from
+users of services, notebooks and the accuracy columns of leaderboard CSVs, so a measure
+string alone cannot make the library open a file: ``'type:PATH'`` and ``'doc:PATH'`` are
+refused (when the measure is validated, before anything is opened) unless PATH, or a
+directory above it, is allowed, by :func:`allow_cost_files` in the program or by the
+environment variable :data:`COST_FILES_ENV` (``IR_CWLA_COST_FILES=/data/costs:/tmp/x.txt``,
+paths separated by ``os.pathsep``; symbolic links are resolved before the comparison, so a
+link in an allowed directory to a file elsewhere is refused). ``allow_cost_files`` records the
+paths in that variable, so that worker processes started afterwards (``ir_cwla.meta``'s
+executors) inherit them; Dask workers on other machines need it set there. The command line
+allows the files a user names in the measures of their own command (``ir-cwla eval -m``, ``meta
+-m``, ``measures``, ``compare -m``); ``ir-cwla cwl -c FILE`` reads its cost file itself. An error about a
+cost file names the file, the line and what is wrong, never the line's content.
 """
 from __future__ import annotations
 
 import math
 import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from ir_cwla.errors import CostError, MeasureError
+from ir_cwla.errors import CostError, MeasureError, ParameterError
 from ir_cwla.gains import PADDING, UNJUDGED, Group, Rankings
+from ir_cwla.textstream import check_utf8, line_blocks, open_input
 
 COST_KINDS = ("grade", "type", "doc")
 #: The key of a cost file that prices everything the file does not list (and padding).
 ANY = "*"
 #: Characters a costs spec may not hold: they would break the measure's short name.
 _RESERVED = ",=[]@"
+#: The largest cost, 2^40 (about 1.1e12: beyond any count of characters, seconds or cents a
+#: document costs): a sum of costs over a ranking of up to 2^64 documents, and its product with
+#: any other such sum or inverse, stays far below the float range (1.8e308), so no expectation
+#: overflows to inf or nan.
+MAX_COST = 2.0 ** 40
+#: The smallest cost, 2^-40 (about 9.1e-13): the inverse of a cost or of a cumulated cost (TrAP
+#: and IFT's rate divide by them) is at most MAX_COST, and the models that compare costs with
+#: 1 keep their precision (TrAP's tail under 'pad' loses it below about 1e-16).
+MIN_COST = 2.0 ** -40
+#: The environment variable listing the cost files (or directories) that measure strings may
+#: read, separated by ``os.pathsep`` (see the module docstring and :func:`allow_cost_files`).
+COST_FILES_ENV = "IR_CWLA_COST_FILES"
+
+
+def allowed_cost_paths() -> list[str]:
+    """The files and directories measure strings may read cost files from (resolved paths)."""
+    return [os.path.realpath(p) for p in os.environ.get(COST_FILES_ENV, "").split(os.pathsep) if p]
+
+
+def cost_file_allowed(path: Any) -> bool:
+    """Whether a measure string may read the cost file ``path``: it, or a directory above it,
+    is allowed (:func:`allow_cost_files`, :data:`COST_FILES_ENV`), symbolic links resolved."""
+    real = os.path.realpath(os.fspath(path))
+    for allowed in allowed_cost_paths():
+        if real == allowed or real.startswith(allowed.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+class CostFileAllowance:
+    """What :func:`allow_cost_files` returns: used as a context manager, it restores the
+    allowed paths of before on exit."""
+
+    def __init__(self, paths: tuple):
+        self._before = os.environ.get(COST_FILES_ENV)
+        added = []
+        for p in paths:
+            text = os.fspath(p)
+            if not text or os.pathsep in text:
+                raise ParameterError(f"allow_cost_files: {text!r} cannot be allowed: a path must be non-empty and "
+                                     f"not contain {os.pathsep!r}")
+            added.append(os.path.realpath(text))
+        if added:
+            os.environ[COST_FILES_ENV] = os.pathsep.join(([self._before] if self._before else []) + added)
+
+    def __enter__(self) -> CostFileAllowance:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._before is None:
+            os.environ.pop(COST_FILES_ENV, None)
+        else:
+            os.environ[COST_FILES_ENV] = self._before
+
+
+def allow_cost_files(*paths: Any) -> CostFileAllowance:
+    """Lets measure strings read these cost files, or any file under these directories
+    (``CWLA(costs='type:PATH')``, ``'doc:PATH'``); without it a measure naming a file is refused.
+
+    ``ir_cwla.allow_cost_files('lengths.txt')`` allows it for the rest of the program; ``with
+    ir_cwla.allow_cost_files('costs/'): ...`` only inside the block. The paths are added to the
+    environment variable :data:`COST_FILES_ENV`, which worker processes started afterwards inherit.
+    """
+    return CostFileAllowance(paths)
+
+
+def _not_allowed(path: str) -> str:
+    return (f"cost file {path} is named inside a measure, and a measure string may read a file only with an "
+            f"opt-in (measure names can come from users, services or CSV columns): call "
+            f"ir_cwla.allow_cost_files({path!r}) (or name a directory holding it), or set {COST_FILES_ENV}")
 
 
 @dataclass(frozen=True)
@@ -81,9 +170,12 @@ class CostSpec:
         return CostSpec("grade", tuple(sorted(dict(pairs).items())))
 
     def check(self) -> Optional[str]:
-        """Why the costs cannot be used (a missing file), or None."""
-        if self.path is not None and not os.path.isfile(self.path):
-            return f"cost file not found: {self.path}"
+        """Why the costs cannot be used (a file not allowed, or missing), or None."""
+        if self.path is not None:
+            if not cost_file_allowed(self.path):
+                return _not_allowed(self.path)
+            if not os.path.isfile(self.path):
+                return f"cost file not found: {self.path}"
         return None
 
     @property
@@ -95,7 +187,11 @@ class CostSpec:
         return self.kind == "type"
 
     def _labels(self) -> dict:
-        return dict(self.table) if self.path is None else read_cost_file(self.path)
+        if self.path is None:
+            return dict(self.table)
+        if not cost_file_allowed(self.path):
+            raise CostError(_not_allowed(self.path))
+        return read_cost_file(self.path)
 
     def pad_cost(self, policy: str = "zero") -> float:
         """The cost of a padding document past a ranking's end."""
@@ -155,38 +251,77 @@ def _topics(ranked: Rankings, group: Group) -> str:
     return ", ".join(names) + (", ..." if len(group.rows) > 3 else "")
 
 
-def _cost(text: str, where: str) -> float:
+def cost_problem(value: float) -> Optional[str]:
+    """Why ``value`` cannot be a cost (not finite, <= 0, or outside [MIN_COST, MAX_COST]), or None."""
+    if not (math.isfinite(value) and value > 0):
+        return "a cost must be a finite number > 0"
+    if not MIN_COST <= value <= MAX_COST:
+        return (f"a cost must lie in [{MIN_COST:.3g}, {MAX_COST:.3g}], so that sums of costs over a ranking and "
+                "their inverses stay finite")
+    return None
+
+
+def _cost(text: str, where: str, echo: bool = True) -> float:
+    """A cost from its text; ``echo`` quotes the text in errors (not for a file's lines)."""
+    shown = f" {text!r}" if echo else " (field 2)"
     try:
         value = float(text)
     except ValueError:
-        raise CostError(f"{where}: cost {text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise CostError(f"{where}: a cost must be a finite number > 0 (got {text})")
+        raise CostError(f"{where}: cost{shown} is not a number") from None
+    problem = cost_problem(value)
+    if problem:
+        raise CostError(f"{where}: {problem}" + (f" (got {text})" if echo else ""))
     return value
 
 
 _FILES: dict[tuple, dict] = {}
 
 
-def read_cost_file(path: str) -> dict[str, float]:
+def _cache_key(source: Any) -> Optional[tuple]:
+    """(path, mtime, size) of a regular file, None for a stream, ``-``, a pipe or a FIFO (read
+    each time)."""
+    if hasattr(source, "read") or source == "-":
+        return None
+    path = os.fspath(source)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return os.path.abspath(path), info.st_mtime_ns, info.st_size
+
+
+def read_cost_file(source: Any) -> dict[str, float]:
     """``label cost`` lines (cwl_eval's cost file, or doc_id costs) as a dict; a label listed
-    twice keeps its last line, as in cwl_eval. Read once per file (and modification time)."""
-    stat = os.stat(path)
-    key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
-    if key not in _FILES:
-        _FILES[key] = {parts[0]: _cost(parts[1], where) for where, parts in read_fields(path, ("label", "cost"))}
-    return _FILES[key]
+    twice keeps its last line, as in cwl_eval. ``source`` is a path, ``-``, a FIFO or a
+    stream, plain or compressed (:func:`ir_cwla.textstream.open_input`); a regular file is read
+    once per modification time. Errors name the file and line, not the line's content."""
+    key = _cache_key(source)
+    if key is not None and key in _FILES:
+        return _FILES[key]
+    table = {parts[0]: _cost(parts[1], where, echo=False) for where, parts in read_fields(source, ("label", "cost"))}
+    if key is not None:
+        _FILES[key] = table
+    return table
 
 
-def read_fields(path: str, names: tuple, error: type = CostError):
-    """(``path:line``, fields) of every non-blank line of a whitespace-separated file whose
-    lines hold the ``names`` fields; ``error`` names the file and line of any other line."""
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != len(names):
-                raise error(f"{path}:{lineno}: expected {len(names)} fields ({' '.join(names)}), found "
-                            f"{len(parts)}: {line.strip()[:80]!r}")
-            yield f"{path}:{lineno}", parts
+def read_fields(source: Any, names: tuple, error: type = CostError, kind: str = "cost") -> Iterator[tuple[str, list]]:
+    """(``name:line``, fields) of every non-blank line of a whitespace-separated text input
+    (a path, ``-``, a FIFO or a stream, plain or compressed, read once) whose lines hold the
+    ``names`` fields; ``error`` names the input and line of any other line (how many fields it
+    has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``)."""
+    with open_input(source, kind) as (stream, name, compression):
+        for first, block in line_blocks(stream, name, compression, kind):
+            check_utf8(block, first, name, kind)
+            text = block.decode("utf-8")
+            if first == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            for offset, line in enumerate(text.split("\n")):
+                parts = line.split()
+                if not parts:
+                    continue
+                if len(parts) != len(names):
+                    raise error(f"{name}:{first + offset}: expected {len(names)} fields ({' '.join(names)}), found "
+                                f"{len(parts)}")
+                yield f"{name}:{first + offset}", parts

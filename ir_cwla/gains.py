@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
@@ -96,12 +96,22 @@ class GainSpec:
         return float(self.apply(np.array([top], dtype=np.float64), x_max)[0])
 
 
+class Grading(NamedTuple):
+    """Another assessor's grades over a :class:`Qrels` numbering (:meth:`Qrels.grades_from`)."""
+
+    grades: np.ndarray
+    mask: np.ndarray
+    sum_order: np.ndarray
+
+
 class Qrels:
     """Qrels prepared once for many runs: topic index, judged-document lookup, grades.
 
     Judgments are numbered 0..J-1 (one per judged (topic, document) pair); ``mask`` (over
     those ids) marks the judgments in force, so that :meth:`subset` gives qrels that share
-    the numbering and a ranked run can be re-graded under them.
+    the numbering and a ranked run can be re-graded under them. :meth:`regraded` gives qrels
+    that share the numbering with other grades: those of another assessor of the same pairs
+    (:meth:`grades_from` reads them from that assessor's qrels).
     """
 
     def __init__(self, qrels: pd.DataFrame):
@@ -124,6 +134,8 @@ class Qrels:
         self.grades = grades_sorted[last]                    # grade of each judgment id (>= 0)
         self.judgment_topic = (self._keys // max(len(self.doc_index), 1)).astype(np.int64)
         self.mask: Optional[np.ndarray] = None               # None: every judgment in force
+        #: judgment ids in the order R (:meth:`total_gain`) adds their gains; None: id order
+        self.sum_order: Optional[np.ndarray] = None
         self._gain_totals: dict[GainSpec, np.ndarray] = {}
 
     @cached_property
@@ -137,11 +149,72 @@ class Qrels:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != self.grades.shape:
             raise ParameterError(f"mask has shape {mask.shape}, the qrels have {len(self.grades)} judgments")
+        out = self._copy()
+        out.mask = mask if self.mask is None else (mask & self.mask)
+        return out
+
+    def regraded(self, grades: np.ndarray, mask: Optional[np.ndarray] = None,
+                 sum_order: Optional[np.ndarray] = None) -> Qrels:
+        """The same judgments, numbered as here, with other grades: judgment ``j`` has grade
+        ``grades[j]`` (a negative grade counts as 0, as when qrels are read) and is in force
+        where ``mask`` is True (None: the judgments in force here; a mask is combined with
+        this qrels' own, as :meth:`subset` does). ``sum_order``: the judgment ids in the order
+        R per topic (:meth:`total_gain`) adds their gains (None: id order).
+
+        This is how several assessors of the same (topic, doc_id) pairs share one numbering:
+        build the qrels from the union of the pairs of all of them, and each assessor's qrels is
+        ``union.regraded(*union.grades_from(its_frame))``. A run ranked once against the union
+        (:func:`rank_run`) is graded by any of them with :meth:`Rankings.regrade`, and scores
+        bit for bit as if it had been ranked and scored with that assessor's qrels alone: x_max,
+        R and the judged documents come from the grades in force, and R adds the gains in the
+        order :class:`Qrels` built from that frame would (floating-point sums depend on it).
+        """
+        grades = np.asarray(grades, dtype=np.float64)
+        if grades.shape != self.grades.shape:
+            raise ParameterError(f"grades has shape {grades.shape}, the qrels have {len(self.grades)} judgments")
+        if np.isnan(grades).any():
+            raise ParameterError("grades: NaN is no grade (mask out the judgments an assessor did not make)")
+        out = self.subset(mask) if mask is not None else self._copy()
+        out.grades = np.maximum(grades, 0.0)
+        if sum_order is not None:
+            sum_order = np.asarray(sum_order, dtype=np.int64)
+            if sum_order.ndim != 1 or ((sum_order < 0) | (sum_order >= len(self.grades))).any():
+                raise ParameterError(f"sum_order must be judgment ids in [0, {len(self.grades)})")
+        out.sum_order = sum_order
+        return out
+
+    def _copy(self) -> Qrels:
+        """A shallow copy without the caches that depend on the grades in force."""
         out = object.__new__(Qrels)
         out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("x_max", "_gain_totals")})
-        out.mask = mask if self.mask is None else (mask & self.mask)
         out._gain_totals = {}
         return out
+
+    def grades_from(self, qrels: pd.DataFrame) -> Grading:
+        """The grades, mask and summation order (over this qrels' numbering) of another qrels frame
+        (``query_id, doc_id, relevance``, each pair once, as :func:`ir_cwla.io.as_qrels_frame`
+        returns) whose pairs are all judged here, for :meth:`regraded`: ``grades[j]`` is its grade
+        of judgment ``j`` (0 where it has none), ``mask[j]`` whether it judged it, and
+        ``sum_order`` its judgments in the order a :class:`Qrels` built from the frame numbers
+        them (by topic, then by each doc_id's first line in the frame)."""
+        qids = qrels["query_id"].astype(str).to_numpy()
+        topic_idx = self.topic_index.get_indexer(qids)
+        docs = qrels["doc_id"].astype(str).to_numpy()
+        ids = np.where(topic_idx >= 0, self.judgment_ids(np.maximum(topic_idx, 0), docs), UNJUDGED)
+        if (ids < 0).any():
+            row = int(np.argmax(ids < 0))
+            raise DataError(f"qrels judge ({qids[row]!r}, {docs[row]!r}) and {int((ids < 0).sum()) - 1} other pair(s) "
+                            "these qrels do not number: build them from the union of the pairs of every qrels to be "
+                            "compared")
+        if len(np.unique(ids)) != len(ids):
+            raise DataError("qrels judge a (topic, doc_id) pair twice: read them with ir_cwla.io.as_qrels_frame, "
+                            "which keeps each pair's last line")
+        grades = np.zeros(len(self.grades), dtype=np.float64)
+        mask = np.zeros(len(self.grades), dtype=bool)
+        grades[ids] = qrels["relevance"].to_numpy(dtype=np.float64)
+        mask[ids] = True
+        first_line = pd.factorize(docs)[0]              # Qrels numbers doc_ids by their first line
+        return Grading(grades, mask, ids[np.lexsort((first_line, topic_idx))])
 
     def check_max_rel(self, max_rel: float) -> None:
         if self.x_max > max_rel:
@@ -154,7 +227,10 @@ class Qrels:
             g = spec.apply(self.grades, self.x_max)
             if self.mask is not None:
                 g = np.where(self.mask, g, 0.0)
-            self._gain_totals[spec] = np.bincount(self.judgment_topic, weights=g, minlength=len(self.topics))
+            topic = self.judgment_topic
+            if self.sum_order is not None:          # the order of the qrels these grades came from
+                topic, g = topic[self.sum_order], g[self.sum_order]
+            self._gain_totals[spec] = np.bincount(topic, weights=g, minlength=len(self.topics))
         return self._gain_totals[spec]
 
     def relevant_count(self, spec: GainSpec) -> np.ndarray:
@@ -253,8 +329,9 @@ class Rankings:
         return np.diff(self.offsets)
 
     def regrade(self, qrels: Qrels) -> Rankings:
-        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` of the qrels they were
-        ranked with: judgments not in force there become unjudged. No re-ranking."""
+        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` or :meth:`Qrels.regraded`
+        of the qrels they were ranked with (the same judgment numbering): judgments not in force
+        there become unjudged, the others take its grades. No re-ranking."""
         judgments = self.judgments
         if qrels.mask is not None and len(judgments):
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)

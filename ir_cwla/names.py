@@ -37,6 +37,7 @@ from ir_measures.measures import Measure
 from ir_cwla import registry
 from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.costs import CostSpec
 from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
 from ir_cwla.gains import GAIN_NAMES
 from ir_cwla.kernel import TAILS
@@ -336,6 +337,31 @@ def parse_measures(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[Mea
                     raise MeasureSyntaxError(f"measure {token!r}: {ex}") from None
                 if m not in out:
                     out.append(m)
+    return out
+
+
+def named_cost_files(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[str]:
+    """The cost files (``costs='type:PATH'``, ``'doc:PATH'``) that measure names name, without
+    validating the measures or opening anything: what a caller that vouches for the names (the
+    command line, for measures its user typed) passes to :func:`ir_cwla.allow_cost_files`.
+    Names that do not parse are left to :func:`parse_measures` to report."""
+    if isinstance(texts, (str, Measure)):
+        texts = [texts]
+    out: list[str] = []
+    for text in texts:
+        for token in split_measure_list(text) if isinstance(text, str) else [text]:
+            try:
+                found = _parse_all(token)
+            except (MeasureError, AssertionError, ValueError, KeyError, TypeError):
+                continue
+            for m in found:
+                costs = getattr(m, "params", {}).get("costs") if is_cwla(m) else None
+                try:
+                    path = CostSpec.parse(costs).path if costs is not None else None
+                except MeasureError:
+                    continue
+                if path is not None and path not in out:
+                    out.append(path)
     return out
 
 

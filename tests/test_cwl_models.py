@@ -16,6 +16,9 @@ from tests import reference as ref
 from tests.cwl_reference import cwl_eval_rows
 from tests.test_costs import TYPE_COSTS, typed
 
+#: measures here read cost files the tests write (a measure names a file only with an opt-in)
+pytestmark = pytest.mark.usefixtures("allow_tmp_cost_files")
+
 RUNS = ["bm25base_p", "UNH_bm25", "runid5", "runid2", "test1", "ICT-BERT2", "idst_bert_p1", "srchvrs_ps_run2"]
 
 

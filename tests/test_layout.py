@@ -139,3 +139,18 @@ def test_the_engine_loads_no_room_above_it():
     rooms = {m.split(".")[1] for m in loaded if m.count(".") >= 1}
     assert "ir_cwla.kernel" in loaded
     assert not rooms & {"datasets", "meta", "leaderboard", "comparison", "app"}, loaded
+
+
+@pytest.mark.parametrize("module", ["ir_cwla.provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring"])
+def test_every_path_scores_through_the_scoring_api(module):
+    """The provider, meta.evaluate and the robustness re-scoring score C/W/L/A measures through
+    ir_cwla.scoring, never the kernel's internals."""
+    assert "ir_cwla.scoring" in GRAPH[module] and "ir_cwla.kernel" not in GRAPH[module]
+
+
+def test_cwl_evals_command_keeps_its_arithmetic_to_itself():
+    """ir-cwla cwl repeats cwl_eval's floating-point operations (app/cwl_kernel.py) so that its table
+    is cwl-eval's byte for byte; it reaches into no engine internals, and the engine checks it
+    (tests/test_cwl_command.py: EU, EC, ED equal the CWLA measures scored by ir_cwla.scoring)."""
+    for module in ("ir_cwla.app.cwl", "ir_cwla.app.cwl_kernel"):
+        assert "ir_cwla.kernel" not in GRAPH[module] and "ir_cwla.browsing" not in GRAPH[module], GRAPH[module]

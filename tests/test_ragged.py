@@ -1,5 +1,6 @@
 """The ragged layout of ranked runs: memory follows the lines of the run, not its worst topic;
-re-grading a ranked run under a subset of the qrels equals evaluating with those qrels."""
+re-grading a ranked run under a subset of the qrels, or under other grades of the same pairs
+(another assessor's), equals evaluating with those qrels."""
 from __future__ import annotations
 
 import tracemalloc
@@ -10,6 +11,7 @@ import pytest
 
 import ir_cwla
 from ir_cwla import CWLA
+from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.gains import GROUP_PADDING, GROUP_SLACK, Qrels, rank_run
 from tests import reference as ref
 
@@ -96,3 +98,67 @@ def test_regrading_equals_evaluating_with_the_smaller_qrels(dl19):
     # and a subset changes the scores (the test can fail)
     full = ev.score(ranked)
     assert any((full[m] != got[m]).any() for m in measures)
+
+
+#: every unjudged policy, both tails, AP's R, binary and exponential gains, an explicit max_rel
+REGRADE_MEASURES = list(ir_cwla.table1()) + [
+    CWLA(C="AP", A="ERG", tail="pad"), CWLA(C="RBP", A="avg", tail="pad") @ 20,
+    CWLA(C="AP", A="ERG", rel=2, tail="pad", unjudged="residual") @ 30,
+    CWLA(C="RBP", A="ERG", gain="exp", max_rel=5, unjudged="max", tail="pad") @ 20,
+    CWLA(C="INST", A="avg", unjudged="condense") @ 10, CWLA(C="ERR", A="ERR", unjudged="max") @ 10]
+
+
+def test_regraded_qrels_score_as_scored_from_scratch(synthetic_collection):
+    """Qrels.regraded: another assessor's grades of (some of) the same pairs, and pairs only one
+    of them judged, over the union's numbering; a run ranked once against the union and re-graded
+    scores bit for bit as the Scorer scores it with that assessor's qrels alone."""
+    qrels = synthetic_collection.qrels
+    rng = np.random.default_rng(5)
+    # the other assessor: 60% of the pairs with new grades (0-3, some -1), plus documents the runs
+    # rank that the reference never judged, on all topics but two
+    keep = rng.random(len(qrels)) < 0.6
+    other = qrels[keep].assign(relevance=rng.integers(-1, 4, int(keep.sum())))
+    extra = pd.concat(synthetic_collection.runs.values()).drop_duplicates(["query_id", "doc_id"])
+    extra = extra[extra["query_id"].isin(qrels["query_id"])].sample(200, random_state=1)
+    extra = extra.merge(qrels[["query_id", "doc_id"]], how="left", indicator=True)
+    extra = extra[extra["_merge"] == "left_only"]
+    other = pd.concat([other, pd.DataFrame({"query_id": extra["query_id"], "doc_id": extra["doc_id"],
+                                            "relevance": rng.integers(0, 3, len(extra))})])
+    dropped = sorted(set(other["query_id"]))[:2]
+    other = ir_cwla.io.as_qrels_frame(other[~other["query_id"].isin(dropped)].reset_index(drop=True))
+    union_frame = pd.concat([qrels, other]).drop_duplicates(["query_id", "doc_id"])
+    scorer = ir_cwla.Scorer(REGRADE_MEASURES, union_frame)
+    union = scorer.qrels
+    for frame in (other, ir_cwla.io.as_qrels_frame(qrels)):
+        regraded = union.regraded(*union.grades_from(frame))
+        fresh = ir_cwla.Scorer(REGRADE_MEASURES, frame)
+        for name, run in synthetic_collection.runs.items():
+            ranked = scorer.rank(run, name)
+            rows = np.flatnonzero(np.isin(ranked.topics, fresh.qrels.topics))
+            got = scorer.score(ranked.select(rows).regrade(regraded))
+            topics, expected = fresh.score_run(run, name)
+            assert list(topics) == list(ranked.topics[rows])
+            for m in REGRADE_MEASURES:
+                np.testing.assert_array_equal(got[m], expected[m], err_msg=f"{name} {ir_cwla.short_name(m)}")
+    # the grades matter (the test can fail): the reference's grades score otherwise
+    ranked = scorer.rank(synthetic_collection.runs["graded"], "graded")
+    a = scorer.score(ranked.regrade(union.regraded(*union.grades_from(other))))
+    b = scorer.score(ranked.regrade(union.regraded(*union.grades_from(ir_cwla.io.as_qrels_frame(qrels)))))
+    assert all((a[m] != b[m]).any() for m in REGRADE_MEASURES[:5])
+
+
+def test_regraded_refuses_what_it_cannot_number(synthetic_collection):
+    qrels = ir_cwla.io.as_qrels_frame(synthetic_collection.qrels)
+    prepared = ir_cwla.Scorer([CWLA(C="P", A="ERG") @ 10], qrels.iloc[:-5]).qrels
+    with pytest.raises(DataError, match="do not number: build them from the union"):
+        prepared.grades_from(qrels)
+    with pytest.raises(ParameterError, match="grades has shape"):
+        prepared.regraded(np.zeros(3))
+    with pytest.raises(ParameterError, match="NaN is no grade"):
+        prepared.regraded(np.full(len(prepared.grades), np.nan))
+    # negative grades count as 0, and the mask combines with a subset's
+    grades = -np.ones(len(prepared.grades))
+    assert prepared.regraded(grades).x_max == 0.0 and (prepared.regraded(grades).grades == 0).all()
+    half = prepared.subset(np.arange(len(prepared.grades)) % 2 == 0)
+    both = half.regraded(prepared.grades, np.arange(len(prepared.grades)) % 3 == 0)
+    np.testing.assert_array_equal(both.mask, np.arange(len(prepared.grades)) % 6 == 0)

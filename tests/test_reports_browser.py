@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from ir_cwla.app.cli import main
+from ir_cwla.meta.assessors import JUDGED
 from tests.browser import check_report, table_by_caption, visible_columns
 
 pytestmark = pytest.mark.slow   # writes reports and drives headless Chromium
@@ -66,6 +67,43 @@ def test_meta_report_fits_and_shows_the_csv_numbers(meta_report, browser, artifa
         times = table_by_caption(found, "wall time of every step")
         assert [r[0] for r in times["rows"]] == pd.read_csv(meta_report / "timings.csv")["step"].tolist()
         assert len(times["rows"]) == 7
+
+
+@pytest.fixture(scope="module")
+def assessor_report(tmp_path_factory, dl19_dir, dl19_qrels_path):
+    """``ir-cwla meta --alt-qrels`` on six DL19 runs, two group files of the re-annotation."""
+    tmp = tmp_path_factory.mktemp("assessors")
+    runs = [dl19_dir / "runs" / f"input.{name}.gz" for name in META_RUNS]
+    alt = dl19_dir / "reannotation"
+    out = tmp / "report"
+    assert main(["meta", str(dl19_qrels_path), *map(str, runs), "--criteria", "assessor_variation,consistency",
+                 "--alt-qrels", str(alt / "group1-assessor-a.txt"), f"g1b={alt / 'group1-assessor-b.txt'}",
+                 "--trials", "30", "--test-trials", "40", "--alt-splits", "20", "--alt-bootstrap", "100",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def test_assessor_report_shows_the_criterion_and_its_csv_numbers(assessor_report, browser, artifacts):
+    tables = check_report(browser, assessor_report / "index.html", "assessors", artifacts,
+                          section="Meta-evaluation 2: robustness to a change of assessor")
+    page = (assessor_report / "index.html").read_text()
+    assert "judged=&#x27;shared&#x27;" in page and "group1-assessor-a, g1b" in page
+    summary = pd.read_csv(assessor_report / "assessors_robustness.csv")
+    detail = pd.read_csv(assessor_report / "assessors.csv")
+    assert list(dict.fromkeys(detail["alternative"])) == ["group1-assessor-a", "g1b"]
+    for width, found in tables.items():
+        table = table_by_caption(found, "robustness to a change of assessor")
+        assert [r[table["head"].index("label")] for r in table["rows"]] == summary["label"].tolist()
+        shown = [float(r[table["head"].index("tau")]) for r in table["rows"]]
+        assert shown == pytest.approx(summary["tau"].tolist(), abs=5e-4)
+        assert {r[table["head"].index("judged")] for r in table["rows"]} == {JUDGED[0]}
+        assert visible_columns(table, width)[:5] == ["group", "rank", "measure", "label", "tau"]
+        per = table_by_caption(found, "agreement with the reference, per alternative")
+        for column in ("tau", "tau_ap", "rbo", "pearson", "spearman"):
+            shown = [float(r[per["head"].index(column)]) for r in per["rows"]]
+            assert shown == pytest.approx(detail[column].tolist(), abs=5e-4), column
+        coverage = table_by_caption(found, "topics and judged pairs compared")
+        assert [r[coverage["head"].index("topics")] for r in coverage["rows"]] == ["13", "13"]
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ import sys
 import pytest
 
 #: Every ir_cwla module ``import ir_cwla`` loads: the measures, their registries and names, the
-#: ir-measures provider (its scoring imported when it first scores) and the hooks of named sources.
+#: ir-measures provider (its scoring imported when it first scores), the hooks of named sources.
 ENGINE_AT_IMPORT = {
     "ir_cwla", "ir_cwla._version", "ir_cwla.aggregation", "ir_cwla.browsing", "ir_cwla.costs",
     "ir_cwla.cwl_models", "ir_cwla.errors", "ir_cwla.gains", "ir_cwla.kernel", "ir_cwla.measure",
     "ir_cwla.names", "ir_cwla.params", "ir_cwla.plugins", "ir_cwla.provider", "ir_cwla.registry",
-    "ir_cwla.sources", "ir_cwla.table1",
+    "ir_cwla.sources", "ir_cwla.table1", "ir_cwla.textstream",    # (cost files are read as streams: stdlib only)
 }
 #: Third-party packages none of these start-ups may load (each costs 0.1-0.5 s).
 HEAVY = {"pandas", "pyarrow", "scipy", "matplotlib", "ir_datasets", "pyterrier", "pyterrier_pisa", "tqdm",

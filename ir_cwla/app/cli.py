@@ -5,7 +5,7 @@
     ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [--runid]
                               [--format trec|csv|json|jsonl] [-p PLACES]
     ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
-    ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--out REPORT]
+    ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--alt-qrels FILE...] [--out REPORT]
     ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
     ir-cwla cwl GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-n] [-r] [--max_depth N]
     ir-cwla demo [--out REPORT] [--systems smoke] [--save-runs]
@@ -47,6 +47,7 @@ from ir_cwla.app.evaluate import (
     FORMATS,
     check_stdin_once,
     check_topics,
+    command_line_measures,
     evaluate_runs,
     format_results,
     is_stream,
@@ -61,8 +62,8 @@ from ir_cwla.app.evaluate import (
     unique_run_names,
     with_relevance_level,
 )
+from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import IrCwlaError, UsageError
-from ir_cwla.names import parse_measures
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,8 +102,9 @@ def _ints(text: str) -> list[int]:
 
 
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
-    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`); ``default`` if none."""
-    return parse_measures(list(texts)) if texts else list(default)
+    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`, the cost files they name
+    allowed: :func:`ir_cwla.app.evaluate.command_line_measures`); ``default`` if none."""
+    return command_line_measures(list(texts)) if texts else list(default)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -171,7 +173,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
 
     if args.no_summary and not args.by_query:
         raise UsageError("--no_summary (-n) only supported with --by_query (-q)")
-    measures = parse_measures(args.measures)
+    measures = command_line_measures(args.measures)
     check_stdin_once([args.qrels, args.run])
     spec = qrels_spec(args.qrels)
     qrels = read_qrels_arg(spec, measures)
@@ -241,6 +243,28 @@ def run_files_arg(specs: Sequence[str]) -> Any:
     return list(dict.fromkeys(files))
 
 
+def alt_qrels_arg(specs: Optional[Sequence[str]]) -> dict[str, str]:
+    """``--alt-qrels``: ``{name: qrels}`` from ``FILE`` (named by the file's name without its
+    extensions: ``group1-assessor-a.txt`` -> ``group1-assessor-a``), ``NAME=FILE`` or ``irds:ID``."""
+    out: dict[str, str] = {}
+    for spec in specs or ():
+        name, path = None, spec
+        if "=" in spec and not os.path.lexists(spec) and not spec.startswith("irds:"):
+            name, path = spec.split("=", 1)
+            if not name or not path:
+                raise UsageError(f"--alt-qrels {spec!r}: write NAME=FILE or FILE")
+        if name is None:
+            name = Path(path).name if not path.startswith("irds:") else path
+            for ext in (".gz", ".bz2", ".xz", ".zst", ".txt", ".qrels", ".tsv"):
+                if name.endswith(ext) and len(name) > len(ext):
+                    name = name[: -len(ext)]
+        if name in out:
+            raise UsageError(f"--alt-qrels: two qrels are named {name!r} ({out[name]} and {path}); name them: "
+                             "NAME=FILE")
+        out[name] = path
+    return out
+
+
 def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: the meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
@@ -251,7 +275,11 @@ def cmd_meta(args: argparse.Namespace) -> int:
     from ir_cwla.text import csv_safe
 
     have_runs = bool(args.runs)
-    available = ["per_query"] + (["runs", "qrels"] if have_runs else [])
+    alt_specs = alt_qrels_arg(args.alt_qrels)
+    available = ["per_query"] + (["runs", "qrels"] if have_runs else []) + (["alternatives"] if alt_specs else [])
+    if alt_specs and not have_runs:
+        raise UsageError("--alt-qrels: the runs are scored again with other assessors' qrels, which needs QRELS and "
+                         "RUNS, not a per-query file")
     names = criteria_arg(args.criteria, available)          # every argument before any work
     options = {key: getattr(args, key) for key in criteria.command_line_options()}
     chosen = criteria.resolve(names, available)
@@ -259,7 +287,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
         criteria.options_of(name, options)
     check_alpha(args.alpha)
     run_spec = run_files_arg(args.runs) if have_runs else None
-    inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or []))
+    inputs_files = [args.qrels] + ([run_spec] if isinstance(run_spec, str) else list(run_spec or [])) + \
+        [p for p in alt_specs.values() if not p.startswith("irds:")]
     report.check_output(args.out, inputs=inputs_files)
     progress = sys.stderr.isatty()
     timings: dict[str, float] = {}
@@ -268,22 +297,25 @@ def cmd_meta(args: argparse.Namespace) -> int:
         per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         runs: Optional[dict[str, Any]] = None
         qrels = None
+        alternatives: Optional[dict[str, Any]] = None
         source = f"{args.qrels}."
     else:
         assert run_spec is not None
         measures = measures_arg(args.measures, ir_cwla.table1())
         qrels = read_qrels_arg(args.qrels, measures)
+        alternatives = {name: read_qrels_arg(path, measures) for name, path in alt_specs.items()} or None
         runs = {name: read_run_arg(path, name, measures)
                 for name, path in meta.evaluation.as_run_mapping(run_spec).items()}
         for name, run in runs.items():
             check_topics(name, run, qrels)
         per_query = meta.evaluate(runs, qrels, measures, progress=progress)
         shown = run_spec if isinstance(run_spec, str) else f"{len(runs)} run files"
-        source = f"{shown}; qrels {args.qrels}."
+        source = f"{shown}; qrels {args.qrels}" + (f"; other assessors' qrels {', '.join(alt_specs)}" if alt_specs
+                                                   else "") + "."
     timings["evaluation"] = time.perf_counter() - clock
     groups = groups_arg(args.groups, measures)
-    inputs = criteria.Inputs(per_query, measures, runs, qrels, groups=groups, seed=args.seed, alpha=args.alpha,
-                             progress=progress)
+    inputs = criteria.Inputs(per_query, measures, runs, qrels, alternatives, groups=groups, seed=args.seed,
+                             alpha=args.alpha, progress=progress)
     done = criteria.run(chosen, inputs, options)
     timings.update(done.seconds)
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
@@ -389,10 +421,12 @@ def cmd_cwl(args: argparse.Namespace) -> int:
     """``ir-cwla cwl``: cwl_eval's command and output (see :mod:`ir_cwla.app.cwl`)."""
     from ir_cwla.app import cwl
 
+    check_stdin_once([s for s in (args.gain_file, args.result_file, args.cost_file, args.metrics_file) if s])
     metrics = cwl.read_metrics_file(args.metrics_file) if args.metrics_file else cwl.DEFAULT_METRICS
     table = cwl.evaluate(args.gain_file, args.result_file, metrics, cost_file=args.cost_file,
                          residuals=args.residuals, max_gain=args.max_gain, min_gain=args.min_gain,
-                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth)
+                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth,
+                         order=args.order)
     sys.stdout.write(cwl.format_table(table, colnames=args.colnames))
     if args.bib_file:
         cwl.write_bibtex(metrics, args.bib_file)
@@ -584,11 +618,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_leaderboard)
 
     p = sub.add_parser("cwl", help="cwl_eval's command: EU, ETU, EC, ETC, ED (and residuals) per topic",
-                       description="cwl_eval's arguments, metrics files and output, computed by ir_cwla (rankings "
-                                   "in trec_eval order). Gains are real values, costs priced by element type.")
+                       description="cwl_eval's arguments, metrics files and output (byte for byte, see "
+                                   "ir_cwla.app.cwl): rankings in the result file's line order, as cwl_eval, unless "
+                                   "--order trec. Gains are real values, costs priced by element type. Every file "
+                                   "may be a path, '-', a pipe or a FIFO, plain or compressed.")
     p.add_argument("gain_file", help="TREC qrels whose fourth column is a gain in [--min_gain, --max_gain]")
     p.add_argument("result_file", help="TREC run: topic element_type doc_id rank score run_id")
-    p.add_argument("-c", "--cost_file", help="costs of the element types (lines: element_type cost)")
+    p.add_argument("-c", "--cost_file", help="costs of the element types (lines: element_type cost; a line "
+                                             "'* COST' prices the types it does not list and missing documents)")
     p.add_argument("-m", "--metrics_file", help="cwl_eval metrics, one ClassName(args) per line "
                                                 "(default: cwl_eval's 16 default metrics)")
     p.add_argument("-b", "--bib_file", help="write the BibTeX of the metrics used to this file")
@@ -602,6 +639,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--min_cost", type=float, default=1.0, help="cost of an unpriced element in the best case "
                                                                "(default 1.0)")
     p.add_argument("--max_depth", type=int, default=1000, help="depth of every ranking (default 1000)")
+    p.add_argument("--order", choices=("file", "trec"), default="file",
+                   help="the ranking: 'file' (default), each topic's lines in the order they come, as cwl_eval; "
+                        "'trec', by score as trec_eval (score desc compared in float32, ties by doc_id desc)")
     p.set_defaults(func=cmd_cwl)
 
     p = sub.add_parser("demo", help="the offline end-to-end demo on Cranfield (what `make demo` runs)",
@@ -644,6 +684,9 @@ def _add_meta_parser(sub: Any) -> None:
     p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
                    help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
                         "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
+    p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
+                   help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
+                        "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_criteria_options(p)
@@ -677,7 +720,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
     try:
-        with _warnings_on_stderr(prog):
+        with _warnings_on_stderr(prog), allow_cost_files():   # what a command allows ends with it
             return args.func(args)
     except KeyboardInterrupt:
         print("ir-cwla: interrupted", file=sys.stderr)

@@ -65,6 +65,7 @@ def read_inputs(args: argparse.Namespace) -> Any:
     from ir_cwla.app.evaluate import (
         check_stdin_once,
         check_topics,
+        command_line_measures,
         evaluate_runs,
         per_query_measures,
         read_per_query,
@@ -76,7 +77,7 @@ def read_inputs(args: argparse.Namespace) -> Any:
     from ir_cwla.errors import UsageError
 
     def measures_arg(texts: Any, default: Any) -> list:   # as cli.measures_arg (cli imports this module)
-        return ir_cwla.parse_measures(list(texts)) if texts else list(default)
+        return command_line_measures(list(texts)) if texts else list(default)
 
     if len(args.inputs) == 1:
         frame, _ = per_query_measures(read_per_query(args.inputs[0]), measures_arg(args.measures, []))

@@ -1,80 +1,129 @@
-"""``ir-cwla cwl``: cwl_eval's command, on the ir_cwla engine.
+"""``ir-cwla cwl``: cwl_eval's command, printing cwl_eval's table.
 
 Accepts cwl_eval's arguments (``GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE]
 [-b BIB_FILE] [-n] [-r] [--max_gain] [--min_gain] [--max_cost] [--min_cost]
 [--max_depth]``), its metrics-file syntax (one ``ClassName(arg, ...)`` per line, positional
-arguments as in its classes) and its default 16 metrics, and prints the same columns to the
-same precision: per topic and metric, EU, ETU, EC, ETC and ED (EI), and with ``-r`` their
-residuals (best case minus worst case).
+arguments as in its classes, an argument with a '.' a float, else an int) and its default 16
+metrics, and prints its table: per ranking and metric, EU, ETU, EC, ETC and ED, and with
+``-r`` their residuals (best case minus worst case), to four decimals. The output is cwl_eval
+1.0.12's byte for byte (the tests check it on real DL19 runs, for every metric class, with and
+without ``-r`` and a cost file); one option is ir_cwla's own, ``--order``.
 
-cwl_eval's conventions, reproduced here (Azzopardi, Thomas & Moffat 2019):
+Every input (gain, result, cost and metrics file) may be a path, ``-`` (standard input, for
+one of them), ``/dev/stdin``, a process substitution or a FIFO, plain or compressed (gzip,
+bzip2, xz), and is read once (:mod:`ir_cwla.textstream`); an error names the file and line.
+
+**The ranking.** ``--order file`` (the default) takes the result file's line order, as cwl_eval
+does: the lines of a topic are its ranking in the order they come, the rank and score
+fields are not read for it, a doc_id listed twice is ranked (and counted) twice, and a topic
+whose lines are not contiguous is several rankings, each reported where it starts. A file
+whose line order is not its score order (a line scored above the line before it, scores
+compared in float32 as trec_eval does) gets one :class:`ir_cwla.errors.LineOrderWarning`,
+which also names topics split in several blocks; a doc_id repeated within a ranking gets one
+:class:`ir_cwla.errors.InputWarning`. ``--order trec`` ranks each topic by score instead, as
+trec_eval and the rest of ir_cwla do (score descending compared in float32, ties by doc_id
+descending; a doc_id listed twice keeps its best-scored line), one ranking per topic, in the
+order the topics first appear.
+
+cwl_eval's conventions, reproduced (Azzopardi, Thomas & Moffat 2019):
 
 - the gain file's fourth column is a real-valued gain, checked against ``--min_gain`` and
-  ``--max_gain``; the run's second column is the element type the cost file prices;
+  ``--max_gain``; a (topic, doc_id) listed twice keeps its last line; the run's second column
+  is the element type the cost file prices;
 - every ranking is cut or padded to ``--max_depth`` (1000) documents; in the worst case an
   unjudged or missing document has gain 0 and costs ``--max_cost``, an element type the cost
   file does not price costs ``--max_cost``; in the best case (for ``-r``) they have gain
-  ``--max_gain`` and cost ``--min_cost``;
-- EU = sum_i W(i) r_i, EC = sum_i W(i) c_i and ED = V+ over those D documents, the
-  ``CWLA(A='ERG' | 'EC' | 'EI')@D`` of ir_cwla under tail='stop'; ETU = sum_i L(i) CG(i) and
-  ETC = sum_i L(i) CC(i) with L(D) = V(D) (1 - C(D)): the users the model would send past
-  rank D are dropped, which ir_cwla's 'stop' would count at rank D (ETG and ETC minus
-  V(D) C(D) CG(D) or CC(D); not for TBG and U, whose C(D) cwl_eval sets to 0);
-- every topic of the run is reported, those the gain file does not judge included.
+  ``--max_gain`` and cost ``--min_cost``; R (TrAP's denominator) is the number of documents
+  of the topic with a gain > 0 (best case: at least those of the ranking);
+- every ranking of the run is reported, those of topics the gain file does not judge too;
+- the numbers are computed by :mod:`ir_cwla.app.cwl_kernel`, which repeats cwl_eval's
+  floating-point operations in its order, so that the rounding of the printed digits is
+  cwl_eval's too (a residual whose exact value is 0 prints ``0.0000`` or ``-0.0000`` as in
+  cwl_eval). Each column is the C/W/L measure of :mod:`ir_cwla.cwl_models` that
+  :meth:`CwlMetric.measure` names (EU = ``CWLA(A='ERG')@D``, EC, ED = ``A='EI'``; ETU and ETC
+  ``A='ETG'``, ``'ETC'`` up to the users cwl_eval drops at rank D), which the tests check to 1e-9;
+- the metrics cwl_eval computes differently from the papers are computed as cwl_eval does,
+  since the command prints cwl_eval's table: BPM-Dynamic's cost budget K never moves (cwl_eval
+  updates T in its cost loop, see :mod:`ir_cwla.cwl_models`), so ``hc`` has no effect (one
+  :class:`ir_cwla.errors.InputWarning` says so; ``CWLA(C='BPMD', hc=...)`` of ``ir-cwla eval`` is
+  Zhang et al.'s model); TrAP's columns are cwl_eval's, whose W is not a distribution (its ETU
+  can be negative); the U-measure gives its last rank no weight.
 
-Where ir_cwla differs, deliberately: the ranking is by score (trec_eval's order, score desc
-in float32, ties by doc_id desc), not the file's line order, and a doc_id repeated within a
-topic keeps its best-scored line (cwl_eval keeps both and splits a topic whose lines are not
-contiguous into several rankings); BPM-Dynamic moves its cost budget K with ``hc`` (cwl_eval
-moves T instead, see :mod:`ir_cwla.cwl_models`); TrAP's EU is cwl_eval's, its other columns
-are those of the C/W/L model ``CWLA(C='TrAP', tail='pad')``, as cwl_eval's W for TrAP is not
-a distribution (its ETU can be negative).
+Where ``ir-cwla cwl`` differs from cwl_eval, deliberately (the tables of the inputs both
+accept are the same; these are inputs cwl_eval reads differently, stops on with a Python error,
+or answers with numbers that mean nothing):
+
+- a cost file's ``* COST`` line prices every element type the file does not list, and the
+  missing documents past a ranking's end, in both cases (cwl_eval reads ``*`` as one more
+  element type), as in ``CWLA(costs='type:PATH')``;
+- an empty gain file, an empty result file and an empty metrics file are errors (cwl_eval
+  stops with an AttributeError on an empty result file and prints zeros for an empty gain file);
+- input lines are checked: a gain file line has 4 fields, a result line 6 with a finite
+  number as its score (cwl_eval does not read it, but ``--order trec`` and the line-order
+  warning do); a gain must lie in [--min_gain, --max_gain] (NaN too) and --min_gain >= 0;
+  blank lines, and ``#`` comments of a metrics file, are skipped;
+- costs, ``--max_cost`` and ``--min_cost`` lie in [:data:`ir_cwla.costs.MIN_COST`,
+  :data:`ir_cwla.costs.MAX_COST`] = [2^-40, 2^40], so that no sum of costs overflows to ``inf``
+  or ``nan`` (cwl_eval prints them, exit 0), and --min_cost <= --max_cost;
+  ``PrecisionCWLMetric(k)`` needs k <= --max_depth + 1 and the U-measure --max_depth >= 2 (cwl_eval
+  stops with a numpy error); a metric's parameters are checked as ``CWLA``'s (RBP's theta in
+  (0, 1), ...); a C/W/L exponential that overflows is read as infinite (cwl_eval stops with an
+  OverflowError).
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
-import os
 import re
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
-from ir_cwla import io, scoring
-from ir_cwla.browsing import get_browsing_model
-from ir_cwla.costs import ANY, CostSpec, read_cost_file, read_fields
-from ir_cwla.errors import InputError, MissingFileError
-from ir_cwla.gains import PADDING, UNJUDGED, GainSpec, Qrels, Rankings, rank_run
+from ir_cwla import io
+from ir_cwla.app import cwl_kernel
+from ir_cwla.app.evaluate import check_stdin_once
+from ir_cwla.costs import ANY, cost_problem, read_cost_file, read_fields
+from ir_cwla.errors import InputError, InputWarning, LineOrderWarning, ParameterError
 from ir_cwla.measure import CWLA
+from ir_cwla.textstream import check_utf8, input_name, line_blocks, open_input
 
 QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED")
-#: The gain file's gains, used as they are (x / 1).
-RAW_GAINS = GainSpec("lin", max_rel=1.0)
 HEADER = "Topic\tMetric\t" + "\t".join(QUANTITIES)
 RESIDUAL_HEADER = "\t" + "\t".join(f"Res{q}" for q in QUANTITIES)
+#: The orders a ranking can be read in: the file's line order (cwl_eval's, the default) or
+#: trec_eval's score order.
+ORDERS = ("file", "trec")
+#: Rankings evaluated at once: about this many cells (rankings x --max_depth) per matrix.
+CHUNK_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
 class CwlMetric:
-    """One cwl_eval metric as a browsing model of ir_cwla: its printed name, the model, the
-    model's parameters, and how it is evaluated (tail, depth relative to --max_depth)."""
+    """One cwl_eval metric: its printed name, its class and positional arguments in cwl_eval
+    (what :mod:`ir_cwla.app.cwl_kernel` computes), and the C/W/L model of ir_cwla its columns
+    equal (:meth:`measure`: the model, its parameters, tail and depth relative to --max_depth)."""
 
     name: str
     model: str
     params: dict = field(default_factory=dict)
     tail: str = "stop"
     depth_offset: int = 0       # U-measure: cwl_eval gives its last rank no weight
-    stops_at_depth: bool = False   # cwl_eval's C at the last rank is 0 (TBG, U): nobody is dropped
+    cls: str = ""
+    args: tuple = ()
 
     def depth(self, max_depth: int) -> int:
         return max(max_depth + self.depth_offset, 1)
 
     def measure(self, max_depth: int = 1000, A: str = "ERG") -> Any:
-        """The CWLA measure of one of its columns: ``A='ERG'`` (EU), ETG (ETU, under 'stop' up
-        to the users cwl_eval drops), EC, ETC or EI (ED), on rankings of ``max_depth``."""
+        """The CWLA measure of one of its columns, on rankings of ``max_depth``: ``A='ERG'`` is EU,
+        ``'EC'`` EC, ``'EI'`` ED; ``'ETG'`` and ``'ETC'`` are ETU and ETC up to the users the
+        model would send past rank ``max_depth``, whom cwl_eval drops (none for P, DCG, AP, TBG,
+        U, NERR8, NERR9, SET). TrAP: EU only."""
         own = {k: v for k, v in self.params.items() if k != "cutoff"}
         extra = {"tail": self.tail} if self.tail != "stop" else {}
         return CWLA(C=self.model, A=A, **own, **extra) @ int(self.params.get("cutoff") or self.depth(max_depth))
@@ -118,11 +167,11 @@ def _insq(T=1.0):
 
 
 def _tbg(halflife=224):
-    return CwlMetric(f"TBG-H@{_fmt(halflife)} ", "TBG", {"halflife": float(halflife)}, stops_at_depth=True)
+    return CwlMetric(f"TBG-H@{_fmt(halflife)} ", "TBG", {"halflife": float(halflife)})
 
 
 def _umeasure(L=1000):
-    return CwlMetric(f"U-L@{_fmt(L)} ", "U", {"L": float(L)}, depth_offset=-1, stops_at_depth=True)
+    return CwlMetric(f"U-L@{_fmt(L)} ", "U", {"L": float(L)}, depth_offset=-1)
 
 
 def _bpm(T=1.0, K=10):
@@ -130,8 +179,9 @@ def _bpm(T=1.0, K=10):
 
 
 def _bpmd(T=1, K=10, hb=1.0, hc=1.0, gain_med=0.5):
+    # cwl_eval's K never moves (its cost loop updates T): its numbers are BPMD's with hc = 0
     return CwlMetric(f"BPM-Dynamic-T={_fmt(T)}-K={_fmt(K)}-hb={_fmt(hb)}-hc={_fmt(hc)}", "BPMD",
-                     {"T": float(T), "K": float(K), "hb": float(hb), "hc": float(hc), "gain_med": float(gain_med)})
+                     {"T": float(T), "K": float(K), "hb": float(hb), "hc": 0.0, "gain_med": float(gain_med)})
 
 
 def _ift_goal(T, b1, R1):
@@ -184,9 +234,17 @@ METRIC_CLASSES: dict[str, Callable[..., Any]] = {
 }
 """cwl_eval's metric classes, by the name its metrics files use."""
 
+
+def make_metric(cls: str, *args: Any) -> CwlMetric:
+    """The metric ``cls(*args)`` of cwl_eval (arguments as its metrics file casts them)."""
+    return dataclasses.replace(METRIC_CLASSES[cls](*args), cls=cls, args=tuple(args))
+
+
 #: cwl_eval's default metrics (its CWLRuler), when no metrics file is given.
-DEFAULT_METRICS = [_precision(k) for k in (1, 2, 3, 4, 5, 10)] + [_rbp(p) for p in (0.2, 0.4, 0.8)] + \
-    [_ndcg(5), _ndcg(10), _rr(), _ap()] + [_inst(T) for T in (1.0, 2.0, 3.0)]
+DEFAULT_METRICS = [make_metric("PrecisionCWLMetric", k) for k in (1, 2, 3, 4, 5, 10)] + \
+    [make_metric("RBPCWLMetric", p) for p in (0.2, 0.4, 0.8)] + \
+    [make_metric("NDCGCWLMetric", 5), make_metric("NDCGCWLMetric", 10), make_metric("RRCWLMetric"),
+     make_metric("APCWLMetric")] + [make_metric("INSTCWLMetric", T) for T in (1.0, 2.0, 3.0)]
 
 _LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\((.*)\)\s*$")
 
@@ -214,7 +272,7 @@ def parse_metric(line: str, where: str = "metric") -> CwlMetric:
     except TypeError:
         params = ", ".join(str(p) for p in inspect.signature(builder).parameters.values())
         raise InputError(f"{where}: {name} takes ({params}), got {len(args)} argument(s)") from None
-    metric = builder(*args)
+    metric = make_metric(name, *args)
     try:
         metric.measure().validate_params()
     except ValueError as ex:
@@ -222,22 +280,34 @@ def parse_metric(line: str, where: str = "metric") -> CwlMetric:
     return metric
 
 
-def read_metrics_file(path: str) -> list[CwlMetric]:
+def _text_lines(source: Any, kind: str) -> Iterator[tuple[str, str]]:
+    """(``name:line``, text) of every line of a text input (path, ``-``, FIFO, stream; plain or
+    compressed), read once."""
+    with open_input(source, kind) as (stream, name, compression):
+        for first, block in line_blocks(stream, name, compression, kind):
+            check_utf8(block, first, name, kind)
+            text = block.decode("utf-8")
+            if first == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            for offset, line in enumerate(text.split("\n")):
+                yield f"{name}:{first + offset}", line
+
+
+def read_metrics_file(source: Any) -> list[CwlMetric]:
     """The metrics of a cwl_eval metrics file (blank lines and ``#`` comments skipped)."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                out.append(parse_metric(line, f"{path}:{lineno}"))
+    out = [parse_metric(line, where) for where, line in _text_lines(source, "metrics")
+           if line.strip() and not line.lstrip().startswith("#")]
     if not out:
-        raise InputError(f"{path}: no metric")
+        raise InputError(f"metrics file {input_name(source)}: no metric")
     return out
 
 
-def read_gain_file(path: str, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
-    """A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]."""
+def read_gain_file(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
+    """A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]
+    (``query_id, doc_id, relevance``; a (topic, doc_id) listed twice keeps its last line)."""
     rows = []
-    for where, (topic, _, doc, text) in read_fields(path, ("topic", "unused", "doc_id", "gain"), InputError):
+    for where, (topic, _, doc, text) in read_fields(source, ("topic", "unused", "doc_id", "gain"), InputError,
+                                                    kind="gain"):
         try:
             gain = float(text)
         except ValueError:
@@ -245,153 +315,194 @@ def read_gain_file(path: str, min_gain: float = 0.0, max_gain: float = 1.0) -> p
         if not (min_gain <= gain <= max_gain):
             raise InputError(f"{where}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] (--min_gain, --max_gain)")
         rows.append((topic, doc, gain))
-    return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-
-
-def _topic_order(run: pd.DataFrame) -> list[str]:
-    return pd.unique(run["query_id"].astype(str)).tolist()
-
-
-@dataclass
-class _Case:
-    """The gain and cost matrices of one case (worst: 'zero', best: 'max') over D ranks."""
-
-    gains: np.ndarray
-    costs: np.ndarray
-    relevant: np.ndarray       # per row: TrAP's R (relevant documents, as cwl_eval counts them)
-
-
-#: The doc_id of the one judgment a topic the gain file does not judge gets (grade 0): a TREC
-#: line cannot hold an empty field, so no ranked document is this one. cwl_eval reports every
-#: topic of the run, judged or not; the engine's rows are the qrels' topics.
-NO_DOCUMENT = ""
-
-
-def with_every_run_topic(qrels: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
-    """The gain file's judgments, and a grade-0 judgment of :data:`NO_DOCUMENT` for every run
-    topic it does not judge (no gain, no relevant document: its rows score as unjudged)."""
-    absent = sorted(set(topics) - set(qrels["query_id"].astype(str)))
-    if not absent:
-        return qrels
-    extra = pd.DataFrame({"query_id": absent, "doc_id": NO_DOCUMENT, "relevance": 0.0})
-    return pd.concat([qrels, extra], ignore_index=True)
-
-
-def case_costs(cost_file: Optional[str], unpriced: float) -> CostSpec:
-    """The costs of one case: the cost file's prices by element type (cwl_eval's ``-c``), and
-    ``unpriced`` (``--max_cost`` in the worst case, ``--min_cost`` in the best) for every element
-    type it does not price and for padding, unless the file prices those itself (a ``* COST`` line)."""
-    table = {ANY: float(unpriced), **(read_cost_file(cost_file) if cost_file is not None else {})}
-    return CostSpec("type", table=tuple(sorted(table.items())))
-
-
-def _cases(ranked: Rankings, depth: int, costs: dict[str, CostSpec], max_gain: float
-           ) -> tuple[dict[str, _Case], np.ndarray]:
-    """The worst ('zero') and best ('max') case matrices of every row over ``depth`` ranks (rows
-    stacked group after group; their positions in ``ranked`` are returned too)."""
-    groups = ranked.groups(depth, pad_to=depth)
-    rows = np.concatenate([g.rows for g in groups]) if groups else np.zeros(0, dtype=np.int64)
-    judged_relevant = ranked.qrels.relevant_count(RAW_GAINS)[ranked.topic_rows[rows]]
-    out = {}
-    for case in ("zero", "max"):
-        gains, cost = [], []
-        for g in groups:
-            unknown = (g.judgments == UNJUDGED) | (g.judgments == PADDING)   # cwl_eval: not in the gain file
-            gains.append(np.where(unknown, max_gain if case == "max" else 0.0, g.grades))
-            priced = costs[case].cell_costs(ranked, g, "zero", 0.0)
-            cost.append(np.ones(g.grades.shape) if priced is None else priced)
-        gains_m = np.concatenate(gains) if gains else np.zeros((0, depth))
-        cost_m = np.concatenate(cost) if cost else np.zeros((0, depth))
-        relevant = judged_relevant if case == "zero" else \
-            np.maximum((gains_m > 0).sum(axis=1), judged_relevant).astype(np.float64)
-        out[case] = _Case(gains_m, cost_m, relevant)
-    return out, rows
-
-
-def _dropped(metric: CwlMetric, b: Any, gains: np.ndarray, costs: np.ndarray, depth: int) -> np.ndarray:
-    """V(D) C(D), with the model's own C(D): the users ir_cwla's 'stop' stops at D although the
-    model would send them on, whom cwl_eval drops from its expected totals (0 for a row that looks
-    at nothing)."""
-    measure = metric.measure()
-    model = get_browsing_model(metric.model)
-    params = measure.model_params()
-    c = model.continuation(gains, params, costs) if model.uses_costs else model.continuation(gains, params)
-    c = np.asarray(c, dtype=np.float64)
-    return b.V[:, depth - 1] * c[:, depth - 1] if gains.shape[1] >= depth else np.zeros(len(gains))
-
-
-def _expectations(metric: CwlMetric, case: _Case, max_depth: int) -> np.ndarray:
-    """(topics x 5) EU, ETU, EC, ETC, ED of one metric in one case, cwl_eval's way."""
-    depth = metric.depth(max_depth)
-    gains, costs = case.gains[:, :depth], case.costs[:, :depth]
-    n = gains.shape[0]
-    d = np.full(n, depth, dtype=np.int64)
-    measures = {q: metric.measure(max_depth, A) for q, A in (("EU", "ERG"), ("ETU", "ETG"), ("EC", "EC"),
-                                                            ("ETC", "ETC"))}
-    b = scoring.browse(measures["EU"], gains, d, costs=costs, pad_cost=1.0, total_gain=case.relevant)
-    out = np.empty((n, 5))
-    for k, m in enumerate(measures.values()):
-        out[:, k] = scoring.aggregate(m, b, costs=costs if m["A"] in ("EC", "ETC") else None)
-    out[:, 4] = b.vplus
-    if metric.tail == "stop" and not metric.stops_at_depth:     # cwl_eval drops users sent past D
-        dropped = _dropped(metric, b, gains, costs, depth)
-        out[:, 1] -= dropped * gains.sum(axis=1)
-        out[:, 3] -= dropped * costs.sum(axis=1)
-    return out
-
-
-def evaluate(gain_file: str, result_file: str, metrics: Sequence[CwlMetric], cost_file: Optional[str] = None,
-             residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
-             min_cost: float = 1.0, max_depth: int = 1000) -> pd.DataFrame:
-    """cwl_eval's table: one row per (topic, metric) in the run's topic order, columns
-    ``Topic, Metric, EU, ETU, EC, ETC, ED`` (and ``ResEU``... with ``residuals``)."""
-    check_limits(max_gain, min_gain, max_cost, min_cost, max_depth)
-    for path, what in ((gain_file, "gain"), (result_file, "result"), (cost_file, "cost")):
-        if path is not None and not os.path.isfile(path):
-            raise MissingFileError(f"{what} file not found: {path}")
-    qrels = read_gain_file(gain_file, min_gain, max_gain)
-    run = io.read_trec_run(result_file, element_type=True)
-    order = _topic_order(run)
-    prepared = Qrels(with_every_run_topic(qrels, order))
-    ranked = rank_run(run, prepared, max_depth, name=result_file)
-    costs = {"zero": case_costs(cost_file, max_cost), "max": case_costs(cost_file, min_cost)}
-    cases, rows = _cases(ranked, max_depth, costs, max_gain)
-    topics = ranked.topics[rows]
-    position = {t: i for i, t in enumerate(topics)}
-    blocks = []
-    for metric in metrics:
-        worst = _expectations(metric, cases["zero"], max_depth)
-        values = [worst]
-        if residuals:
-            values.append(_expectations(metric, cases["max"], max_depth) - worst)
-        blocks.append(np.concatenate(values, axis=1))
-    index = [position[t] for t in order]
-    records = []
-    for t in index:
-        for metric, block in zip(metrics, blocks):
-            records.append((topics[t], metric.name, *block[t]))
-    columns = ["Topic", "Metric", *QUANTITIES] + ([f"Res{q}" for q in QUANTITIES] if residuals else [])
-    return pd.DataFrame(records, columns=columns)
+    if not rows:
+        raise InputError(f"gain file {input_name(source)} holds no judgments")
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    return frame.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
 
 
 def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: float, max_depth: int) -> None:
     if not (math.isfinite(min_gain) and math.isfinite(max_gain) and 0 <= min_gain <= max_gain):
         raise InputError(f"--min_gain {min_gain:g} and --max_gain {max_gain:g}: need 0 <= min_gain <= max_gain "
-                       "(ir_cwla reads negative gains as 0)")
+                         "(ir_cwla reads negative gains as 0)")
     if not (math.isfinite(max_cost) and math.isfinite(min_cost) and 0 < min_cost <= max_cost):
         raise InputError(f"--min_cost {min_cost:g} and --max_cost {max_cost:g}: need 0 < min_cost <= max_cost")
+    for option, value in (("--max_cost", max_cost), ("--min_cost", min_cost)):
+        problem = cost_problem(value)
+        if problem:
+            raise InputError(f"{option} {value:g}: {problem}")
     if max_depth < 1:
         raise InputError(f"--max_depth must be >= 1 (got {max_depth})")
 
 
+@dataclass
+class _Rankings:
+    """The rankings of a result file: one row per line looked at (rank < --max_depth), in
+    ranking order, and per ranking its topic."""
+
+    topics: np.ndarray          # (rankings,) topic ids
+    row: np.ndarray             # (cells,) ranking of each line
+    rank: np.ndarray            # (cells,) 0-based rank of each line
+    gain: np.ndarray            # (cells,) gain, NaN if the gain file does not judge it
+    cost: np.ndarray            # (cells,) cost, NaN if the cost file does not price its type
+
+
+def _blocks(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts of the runs of equal topic ids (cwl_eval's rankings) and each line's run."""
+    change = np.r_[True, topics[1:] != topics[:-1]] if len(topics) else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(change)
+    return starts, np.cumsum(change) - 1
+
+
+def _warn_line_order(run: pd.DataFrame, starts: np.ndarray, block: np.ndarray, name: str) -> None:
+    """One LineOrderWarning for a file whose lines are not in score order (or whose topics are
+    split), one InputWarning for doc_ids repeated within a ranking."""
+    topics = run["query_id"].to_numpy(dtype=object)
+    scores = io.float32_scores(run["score"].to_numpy(dtype=np.float64), name, warn=False)
+    notes = []
+    rising = np.flatnonzero((scores[1:] > scores[:-1]) & (block[1:] == block[:-1])) + 1
+    if len(rising):
+        i = int(rising[0])
+        n_rankings = len(np.unique(block[rising]))
+        notes.append(f"the lines of {n_rankings} ranking(s) are not in score order (first: topic {topics[i]!r}, "
+                     f"document {run['doc_id'].iat[i]!r} at rank {i - starts[block[i]] + 1} scores "
+                     f"{run['score'].iat[i]:g}, above the line before it)")
+    first_topics = pd.Series(topics[starts])
+    split = first_topics[first_topics.duplicated()]
+    if len(split):
+        notes.append(f"{split.nunique()} topic(s) come in several blocks of lines (first: {split.iat[0]!r}), each "
+                     "block a ranking of its own, reported where it starts")
+    if notes:
+        warnings.warn(f"{name}: {'; '.join(notes)}. Rankings follow the line order, as in cwl_eval; --order trec "
+                      "ranks each topic by score, as trec_eval does", LineOrderWarning, stacklevel=3)
+    keys = pd.Index(_pair_keys(pd.Series(block), run["doc_id"]))
+    if keys.has_duplicates:
+        repeated = keys.duplicated()
+        i = int(np.argmax(repeated))
+        warnings.warn(f"{name}: {int(repeated.sum())} line(s) repeat a doc_id of their ranking (first: topic "
+                      f"{topics[i]!r}, document {run['doc_id'].iat[i]!r}); each line is ranked and counted, as in "
+                      "cwl_eval (--order trec keeps the best-scored line)", InputWarning, stacklevel=3)
+
+
+def _pair_keys(topics: pd.Series, docs: pd.Series) -> list[str]:
+    """One string per (topic, doc_id): ids hold no whitespace, so a space separates them."""
+    return [f"{t} {d}" for t, d in zip(topics.tolist(), docs.tolist())]
+
+
+def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_depth: int,
+                  order: str = "file") -> _Rankings:
+    """The rankings of a result file in ``order`` ('file': cwl_eval's line order; 'trec': score
+    order), cut to ``max_depth``, with the gain (gain file) and cost (cost file) of each line."""
+    name = input_name(result_file)
+    run = io.read_trec_run(result_file, check=order == "trec", element_type=True)
+    if len(run) == 0:
+        raise InputError(f"result file {name} is empty: no ranked documents")
+    if order == "trec":
+        codes, _ = pd.factorize(run["query_id"])
+        ranked = io.trec_order(codes, io.float32_scores(run["score"].to_numpy(dtype=np.float64), name),
+                               run["doc_id"].to_numpy(dtype=object))
+        run = run.iloc[ranked].reset_index(drop=True)
+        starts, block = _blocks(codes[ranked])
+    else:
+        starts, block = _blocks(run["query_id"].to_numpy(dtype=object))
+        _warn_line_order(run, starts, block, name)
+    rank = np.arange(len(run)) - starts[block]
+    kept = rank < max_depth
+    run, block, rank = run[kept], block[kept], rank[kept]
+    judged = pd.Index(_pair_keys(qrels["query_id"], qrels["doc_id"]))      # unique: the last line kept
+    where = judged.get_indexer(_pair_keys(run["query_id"], run["doc_id"]))
+    gains = qrels["relevance"].to_numpy(dtype=np.float64)
+    gain = np.where(where >= 0, gains[np.maximum(where, 0)], np.nan)
+    types = run[io.ELEMENT_TYPE].astype(str)
+    cost = types.map(cost_table).to_numpy(dtype=np.float64) if cost_table else np.full(len(run), np.nan)
+    topics = pd.Series(run["query_id"].to_numpy(dtype=object)).groupby(block).first().to_numpy(dtype=object) \
+        if len(run) else np.zeros(0, dtype=object)
+    return _Rankings(np.asarray(topics, dtype=object), block, rank, gain, cost)
+
+
+def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bool, max_gain: float,
+                   max_cost: float, min_cost: float, star: Optional[float]) -> tuple:
+    """Gains, costs and R of the rankings ``rows`` in one case, as cwl_eval's ``Ranking``
+    builds them: cut or padded to n; unjudged and missing documents gain 0 (worst) or
+    --max_gain (best); unpriced and missing ones cost --max_cost (worst) or --min_cost (best),
+    or the cost file's ``*`` price."""
+    count = rows.stop - rows.start
+    cells = slice(*np.searchsorted(r.row, [rows.start, rows.stop]))      # rows are in ranking order
+    i, j = r.row[cells] - rows.start, r.rank[cells]
+    unknown_gain = max_gain if best else 0.0
+    unknown_cost = star if star is not None else (min_cost if best else max_cost)
+    gains = np.full((count, n), unknown_gain)
+    g = r.gain[cells]
+    gains[i, j] = np.where(np.isnan(g), unknown_gain, g)
+    costs = np.full((count, n), unknown_cost)
+    c = r.cost[cells]
+    costs[i, j] = np.where(np.isnan(c), unknown_cost, c)
+    if best:
+        rels = np.maximum(np.sum(np.where(gains > 0.0, 1.0, gains), axis=1), rels)
+    return gains, costs, rels
+
+
+def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cost_file: Any = None,
+             residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
+             min_cost: float = 1.0, max_depth: int = 1000, order: str = "file") -> pd.DataFrame:
+    """cwl_eval's table: one row per (ranking, metric), columns ``Topic, Metric, EU, ETU, EC,
+    ETC, ED`` (and ``ResEU``... with ``residuals``); ``order`` 'file' (cwl_eval's line order,
+    the default) or 'trec' (trec_eval's score order). Inputs are paths, ``-`` or streams."""
+    if order not in ORDERS:
+        raise ParameterError(f"order must be one of {', '.join(ORDERS)} (got {order!r})")
+    check_limits(max_gain, min_gain, max_cost, min_cost, max_depth)
+    check_stdin_once([str(s) for s in (gain_file, result_file, cost_file) if isinstance(s, str)])
+    metrics = list(metrics)
+    for metric in metrics:
+        problem = cwl_kernel.check_args(metric.cls, metric.args, max_depth)
+        if problem:
+            raise InputError(f"{metric.name.strip()}: {problem}")
+    moving = [m.name for m in metrics if m.cls == "BPMDCWLMetric" and (list(m.args) + [1, 10, 1.0, 1.0])[3] != 0]
+    if moving:
+        warnings.warn(f"{moving[0]}: cwl_eval's BPM-Dynamic keeps its cost budget K fixed (its code moves T where "
+                      "Zhang et al. move K), so hc has no effect here, as in cwl_eval; CWLA(C='BPMD', hc=...) "
+                      "of ir-cwla eval is Zhang et al.'s model", InputWarning, stacklevel=2)
+    qrels = read_gain_file(gain_file, min_gain, max_gain)
+    cost_table = dict(read_cost_file(cost_file)) if cost_file is not None else {}
+    star = cost_table.get(ANY)
+    ranked = read_rankings(result_file, qrels, cost_table, max_depth, order)
+    judged_rels = qrels[qrels["relevance"] > 0.0].groupby("query_id").size()
+    rels = pd.Series(ranked.topics).map(judged_rels).fillna(0.0).to_numpy(dtype=np.float64)
+    n, count = max_depth, len(ranked.topics)
+    width = 10 if residuals else 5
+    values = np.empty((count, len(metrics), width))
+    step = max(1, CHUNK_CELLS // n)
+    for a in range(0, count, step):
+        rows = slice(a, min(a + step, count))
+        cases = [_case_matrices(ranked, rows, n, rels[rows], best, max_gain, max_cost, min_cost, star)
+                 for best in ((False, True) if residuals else (False,))]
+        for k, metric in enumerate(metrics):
+            worst = None
+            for c, (gains, costs, r) in enumerate(cases):
+                bad = cwl_kernel.unit_gain_problem(metric.cls, gains)
+                if bad is not None:
+                    raise InputError(f"{metric.name.strip()}: cwl_eval's {metric.cls} takes gains in [0, 1], not "
+                                     f"{bad:g}" + (" (the best case of -r gives unjudged documents --max_gain)"
+                                                   if c else ""))
+                out = cwl_kernel.expectations(metric.cls, metric.args, gains, costs, r)
+                if worst is None:
+                    worst = values[rows, k, :5] = out
+                else:
+                    values[rows, k, 5:] = out - worst
+    records = [(topic, metric.name, *values[t, k].tolist())
+               for t, topic in enumerate(ranked.topics.tolist()) for k, metric in enumerate(metrics)]
+    columns = ["Topic", "Metric", *QUANTITIES] + ([f"Res{q}" for q in QUANTITIES] if residuals else [])
+    return pd.DataFrame(records, columns=columns)
+
+
 def format_table(table: pd.DataFrame, colnames: bool = False) -> str:
-    """cwl_eval's output: tab-separated, four decimals, an optional header line."""
+    """cwl_eval's output: tab-separated, four decimals (Python's ``{:.4f}``, as cwl_eval
+    prints), an optional header line."""
     lines = []
     if colnames:
         lines.append(HEADER + (RESIDUAL_HEADER if "ResEU" in table.columns else ""))
-    numbers = table.columns[2:]
     for row in table.itertuples(index=False):
-        lines.append("\t".join([str(row[0]), str(row[1])] + [f"{v:.4f}" for v in row[2:2 + len(numbers)]]))
+        lines.append("\t".join([str(row[0]), str(row[1])] + [f"{v:.4f}" for v in row[2:]]))
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -26,9 +26,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import InputError, MeasureError, MissingTopicsWarning, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
-from ir_cwla.names import short_name
+from ir_cwla.names import named_cost_files, parse_measures, short_name
 from ir_cwla.sources import is_named_source
 from ir_cwla.textstream import STDIN
 from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
@@ -60,6 +61,14 @@ def _missing(spec: str, what: str) -> FileNotFoundError:
 def _absent(spec: str) -> bool:
     """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
     return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec)
+
+
+def command_line_measures(texts: Sequence[str]) -> list:
+    """Measures the user typed on their command line (:func:`ir_cwla.parse_measures`): the cost
+    files they name are the user's own to read, so they are allowed
+    (:func:`ir_cwla.allow_cost_files`) for the rest of the command."""
+    allow_cost_files(*named_cost_files(list(texts)))
+    return parse_measures(list(texts))
 
 
 def check_stdin_once(specs: Sequence[str]) -> None:

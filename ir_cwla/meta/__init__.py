@@ -27,7 +27,15 @@ assessors: majority, mean or median grade, or the first that judged)::
     agree.table(); agree.confusion(alternative="a"); agree.plot()
     consensus = meta.combine_qrels([qrels_a, qrels_b, nist_qrels], method="first")
 
-and every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
+and :func:`assessor_variation` asks whether each measure ranks the systems the same way when
+other assessors judge (ranking agreement, per-topic correlation, rank moves, discriminative power
+and consistency under both, with bootstrap intervals)::
+
+    var = meta.assessor_variation(runs, nist_qrels, {"a": qrels_a, "b": qrels_b}, table1(), seed=0,
+                                  groups=meta.browsing_model)
+    var.table(); var.robustness(); var.moves_table(); var.plot()
+
+Every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
 al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
 in :func:`similarity` and :func:`consistency` (Kendall's tau stays the default).
 
@@ -38,6 +46,7 @@ once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_
 seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
 """
 from ir_cwla.meta.agreement import rbo, tau_ap
+from ir_cwla.meta.assessors import AssessorVariation, assessor_variation
 from ir_cwla.meta.consensus import combine_qrels
 from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.criteria import CRITERIA, Criterion, Inputs, Option, get_criterion, register_criterion
@@ -64,4 +73,5 @@ __all__ = [
     "CRITERIA", "Criterion", "Inputs", "Option", "register_criterion", "get_criterion", "criteria",
     "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
     "label_agreement", "LabelAgreement", "combine_qrels", "topic_set_sizes", "TopicSetSize",
+    "assessor_variation", "AssessorVariation",
 ]

@@ -174,9 +174,15 @@ def tau_ap(reference: Any, other: Any) -> float:
         length or two ``pandas.Series`` / mappings ``{system: score}`` over the same systems.
         ``reference`` is the ranking taken as truth.
 
+    Returns
+    -------
+    float
+        tau_AP, NaN when ``reference`` ties all systems.
+
+    Notes
+    -----
     Ties: a tie in ``other`` counts as the expectation over the orderings of the tied
     systems, a pair tied in ``reference`` is left out (see :mod:`ir_cwla.meta.agreement`).
-    Returns NaN when ``reference`` ties all systems.
     """
     x, y = _aligned(reference, other, "tau_ap")
     return float(tau_ap_rows(x[None, :], y[None, :])[0])
@@ -227,8 +233,11 @@ def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
     p: persistence in (0, 1): the probability that the user comparing the lists goes on to
         the next depth (0.9 weighs about the top 10).
 
-    Returns RBO_ext, the paper's extrapolated point estimate (Eq. 32; ties as in its Section
-    4.3), in [0, 1]. RBO is symmetric: which ranking comes first does not matter.
+    Returns
+    -------
+    float
+        RBO_ext, the paper's extrapolated point estimate (Eq. 32; ties as in its Section
+        4.3), in [0, 1]. RBO is symmetric: which ranking comes first does not matter.
     """
     p = check_persistence(p)
     if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):

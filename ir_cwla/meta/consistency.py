@@ -88,6 +88,29 @@ def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
                            for size, rng in task.rngs()], axis=0)
 
 
+def split_matrix(values: np.ndarray, trials: int, seed: streams.Seed, executor: Any, agreement: str = "tau",
+                 persistence: float = agreements.PERSISTENCE, *, progress: bool = False) -> np.ndarray:
+    """The taus ``(trials, M)`` of ``trials`` random topic splits of a score cube ``(M, T, S)``
+    (NaN where a half ties every system), chunk by chunk on ``executor``.
+
+    The splits depend only on ``seed`` and the number of topics and systems: two cubes of the
+    same shape are split alike, whatever their measures (common random numbers).
+    """
+    n_m, n_t, n_s = values.shape
+    chunk = min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2)))
+    tasks = montecarlo.plan(streams.as_seed_sequence(seed), streams.SPLIT_STREAM, trials, chunk, n_m,
+                            executor.parallelism)
+    taus = np.empty((trials, n_m))
+
+    def store(task: montecarlo.Task, result: np.ndarray) -> None:
+        start = task.chunks[0][0] * chunk
+        taus[start:start + task.trials, list(task.items)] = result
+
+    montecarlo.run(executor, split_task, SplitData(values, agreement, persistence), tasks, store,
+                   what="consistency splits", progress=progress)
+    return taus
+
+
 def family_tests(taus: pd.DataFrame, families: dict[Hashable, list[str]], trials: int, seed: streams.Seed,
                  executor: Any, progress: bool) -> dict[Hashable, pd.DataFrame]:
     """Randomised Tukey HSD p-values between the measures of each family, over the taus.
@@ -216,17 +239,7 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
     root = streams.as_seed_sequence(seed)
 
-    n_m, n_t, n_s = cube.values.shape
-    chunk = min(SPLIT_CHUNK, streams.trial_chunk(max(n_t * n_s, n_s * (n_s - 1) // 2)))
-    tasks = montecarlo.plan(root, streams.SPLIT_STREAM, trials, chunk, n_m, workers.parallelism)
-    taus = np.empty((trials, n_m))
-
-    def store(task: montecarlo.Task, result: np.ndarray) -> None:
-        start = task.chunks[0][0] * chunk
-        taus[start:start + task.trials, list(task.items)] = result
-
-    montecarlo.run(workers, split_task, SplitData(cube.values, agreement, persistence), tasks, store,
-                   what="consistency splits", progress=progress)
+    taus = split_matrix(cube.values, trials, root, workers, agreement, persistence, progress=progress)
     undefined = np.isnan(taus)
     degenerate = pd.Series(undefined.sum(axis=0), index=list(cube.measures), name="degenerate")
     if undefined.any():

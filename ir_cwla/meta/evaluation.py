@@ -25,7 +25,13 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
-from ir_cwla.errors import ArgumentTypeError, InputError, InputWarning, ParameterError
+from ir_cwla.errors import (
+    ArgumentTypeError,
+    InputError,
+    InputWarning,
+    IrCwlaDeprecationWarning,
+    ParameterError,
+)
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
@@ -223,13 +229,18 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     return frame
 
 
-def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any,
-                         progress: bool = True, answered: Optional[dict[tuple, set]] = None) -> dict[Any, pd.DataFrame]:
+def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any = None,
+                         progress: bool = True, answered: Optional[dict[tuple, set]] = None, *,
+                         run: Any = None) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
-    ``executor`` (an :class:`~ir_cwla.meta.executors.Executor`, see :func:`get_executor`); runs
+    ``executor`` (anything :func:`get_executor` takes; ``run=`` is its old name, deprecated); runs
     stored in shards (:class:`ir_cwla.sharding.Shards`) are read a shard per task. ``answered``,
     if given, receives the topics of each sharded run (once read): ``{(key, name): topics}``."""
-    workers = executor
+    if run is not None:
+        warnings.warn("evaluate_collections(run=...) is now evaluate_collections(executor=...): 'run' means a "
+                      "TREC run everywhere else", IrCwlaDeprecationWarning, stacklevel=2)
+        executor = run
+    workers = get_executor(executor)
     parsed, names = as_measures(measures)
     contexts: dict[Any, EvaluationContext] = {}
     tasks: list[Any] = []

@@ -234,8 +234,12 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     executor, n_jobs, scheduler: where the trials run (default in-process).
     progress: show tqdm progress bars.
 
-    Raises ``ValueError`` for fractions outside (0, 1], ``trials < 1``, depths below 1, fewer
-    than 2 systems, and a measure that ties every system on the full qrels.
+    Raises
+    ------
+    ParameterError
+        Fractions outside (0, 1], ``trials < 1``, depths below 1.
+    DataError
+        Fewer than 2 systems, or a measure that ties every system on the full qrels.
     """
     fractions = check_fractions(fractions)
     trials = streams.check_trials(trials)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import ir_measures
 import numpy as np
@@ -94,29 +94,49 @@ class Collection:
         codes = pd.factorize(self.judgment_docs, sort=True)[0]
         return np.lexsort((codes, self.qrels.judgment_topic))
 
-    def cube(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None) -> np.ndarray:
-        """Per-topic scores ``(measures, topics, systems)`` with only the judgments of ``mask`` in
-        force (None: all), for the systems at positions ``systems`` (None: all)."""
+    def cube(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None, *,
+             qrels: Optional[Qrels] = None, topics: Optional[Union[Sequence[int], np.ndarray]] = None) -> np.ndarray:
+        """Per-topic scores ``(measures, topics, systems)``.
+
+        mask: only the judgments of ``mask`` in force (None: all).
+        systems: the systems at these positions of ``systems`` (sorted; None: all).
+        qrels: grade with this variant of :attr:`qrels` instead (the same judgment numbering:
+            :meth:`ir_cwla.gains.Qrels.subset` or :meth:`ir_cwla.gains.Qrels.regraded`, e.g. another
+            assessor's grades of the same pairs); ``mask`` then applies on top of it.
+        topics: the topics at these positions of :attr:`topics` (sorted; None: all).
+        """
         chosen = np.arange(len(self.systems)) if systems is None else np.asarray(systems, dtype=np.int64)
-        out = np.zeros((len(self.measures), len(self.topics), len(chosen)))
-        qrels = self.qrels if mask is None else self.qrels.subset(mask)
+        wanted = np.arange(len(self.topics)) if topics is None else np.asarray(topics, dtype=np.int64)
+        out = np.zeros((len(self.measures), len(wanted), len(chosen)))
+        graded = self.qrels if qrels is None else qrels
+        if mask is not None:
+            graded = graded.subset(mask)
         if self.cwla:
-            rows = np.flatnonzero(np.isin(self.row_system, chosen))
-            ranked = self.ranked if systems is None else self.ranked.select(rows)
-            if mask is not None:
-                ranked = ranked.regrade(qrels)
+            column_of = np.full(len(self.topics), -1, dtype=np.int64)
+            column_of[wanted] = np.arange(len(wanted))
+            if systems is None and topics is None:
+                rows = np.arange(len(self.row_system))
+                ranked = self.ranked
+            else:
+                rows = np.flatnonzero(np.isin(self.row_system, chosen) & (column_of[self.ranked.topic_rows] >= 0))
+                ranked = self.ranked.select(rows)
+            if graded is not self.qrels:
+                ranked = ranked.regrade(graded)
             assert self.scorer is not None     # the C/W/L/A measures have one
             scores = self.scorer.score(ranked)
             column = np.searchsorted(chosen, self.row_system[rows])
+            topic = column_of[ranked.topic_rows]
             for i in self.cwla:
-                out[i, ranked.topic_rows, column] = scores[self.parsed[i]]
+                out[i, topic, column] = scores[self.parsed[i]]
         if self.others:
-            self._score_others(out, qrels, chosen)
+            self._score_others(out, graded, chosen, wanted)
         return out
 
-    def means(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None) -> np.ndarray:
-        """Mean scores ``(measures, systems)`` over all qrels topics (as ``ScoreCube.means``)."""
-        return self.cube(mask, systems).mean(axis=1)
+    def means(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None, *,
+              qrels: Optional[Qrels] = None, topics: Optional[Union[Sequence[int], np.ndarray]] = None) -> np.ndarray:
+        """Mean scores ``(measures, systems)`` over the topics (as ``ScoreCube.means``; the
+        arguments are those of :meth:`cube`)."""
+        return self.cube(mask, systems, qrels=qrels, topics=topics).mean(axis=1)
 
     def pool(self, depth: int, exclude: Optional[int] = None) -> np.ndarray:
         """The judgments of documents ranked within ``depth`` by at least one run (leaving out
@@ -130,18 +150,25 @@ class Collection:
         mask[self.ranked.judgments[cells]] = True
         return mask
 
-    def qrels_frame(self, mask: Optional[np.ndarray] = None) -> pd.DataFrame:
-        """The judgments in force as a qrels frame (``query_id, doc_id, relevance``)."""
-        keep = np.ones(self.n_judgments, dtype=bool) if mask is None else mask
-        grades = self.qrels.grades[keep]
+    def qrels_frame(self, mask: Optional[np.ndarray] = None, qrels: Optional[Qrels] = None) -> pd.DataFrame:
+        """The judgments in force as a qrels frame (``query_id, doc_id, relevance``): those of
+        ``qrels`` (a variant of :attr:`qrels`, see :meth:`cube`; default :attr:`qrels`), with only
+        ``mask`` on top of it (None: all)."""
+        source = self.qrels if qrels is None else qrels
+        keep = np.ones(self.n_judgments, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+        if source.mask is not None:
+            keep = keep & source.mask
+        grades = source.grades[keep]
         as_int = grades.astype(np.int64)
-        return pd.DataFrame({"query_id": self.topics[self.qrels.judgment_topic[keep]],
+        return pd.DataFrame({"query_id": self.topics[source.judgment_topic[keep]],
                              "doc_id": self.judgment_docs[keep],
                              "relevance": as_int if (as_int == grades).all() else grades})
 
-    def _score_others(self, out: np.ndarray, qrels: Qrels, chosen: np.ndarray) -> None:
-        frame = self.qrels_frame(qrels.mask)
-        topic_index = pd.Index(self.topics)
+    def _score_others(self, out: np.ndarray, qrels: Qrels, chosen: np.ndarray, wanted: np.ndarray) -> None:
+        frame = self.qrels_frame(qrels=qrels)
+        topic_index = pd.Index(self.topics[wanted])
+        if len(wanted) != len(self.topics):
+            frame = frame[topic_index.get_indexer(frame["query_id"]) >= 0]
         for i in self.others:
             out[i] = self.parsed[i].DEFAULT
         if not len(frame):

@@ -1,4 +1,5 @@
-"""Figures of the robustness analyses: agreement curves against the judgments kept, pooling bias bars.
+"""Figures of the robustness analyses: agreement curves against the judgments kept, pooling bias
+bars, agreement with the reference ranking per alternative assessor.
 
 One panel per family of measures (e.g. per browsing model), named and styled as every other
 meta-evaluation figure (:class:`ir_cwla.meta.plots._Key`: one colour and marker per
@@ -9,22 +10,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import agreement, naming
 from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
+from ir_cwla.text import plain
 
 #: Axis names of the statistics of the two analyses.
 NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change": "mean |change| / mean score",
          "rel_drop": "mean drop / mean score", "mean_drop": "mean drop of score", "max_drop": "largest drop of score",
          "mean_rank_drop": "mean drop of rank", "max_rank_drop": "largest drop of rank",
-         "mean_abs_rank_change": "mean |change of rank|"}
+         "mean_abs_rank_change": "mean |change of rank|", "pearson": "Pearson r of per-topic scores",
+         "spearman": "Spearman rho of per-topic scores", "max_rank_move": "largest |rank move|",
+         "mean_abs_rank_move": "mean |rank move|"}
 CHANGES = ("abs_change", "rel_change")
 
 
@@ -103,4 +104,71 @@ def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: O
     fig.suptitle(_title(title, "Pooling bias, leave one run out",
                         f"each run without the judged documents no other run ranks within depth "
                         f"{', '.join(map(str, depths))}; the others keep their full scores"))
+    return fig
+
+
+def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[list[str]] = None,
+                   groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
+    """``statistic`` of every measure (one colour and marker per aggregation) under every
+    alternative (one slot each along x, in the order given), with the bootstrap interval for
+    ``'tau'``; one panel per family."""
+    chosen = result._chosen(alternatives)
+    table = result.table(chosen).set_index(["alternative", "measure"])
+    numeric = [c for c in table.columns if c in NAMES or c in ("significant_alternative", "consistency_alternative")]
+    if statistic not in numeric:
+        raise ParameterError(f"statistic must be one of {numeric}, got {statistic!r}")
+    names = list(groups) if groups is not None else list(result.groups)
+    key = _Key({g: result.groups[g] for g in names}, result.labels)
+    fig, axes = _panels(len(names), cols, (max(3.9, 0.55 * len(chosen) + 1.6), 3.2), sharey=True)
+    values = table[statistic].to_numpy(dtype=np.float64)
+    if statistic in ("tau", "tau_ap", "rbo", "pearson", "spearman"):
+        lows = table["tau_low"].to_numpy() if statistic == "tau" else values
+        low = min(0.5, math.floor(np.nanmin(np.r_[values, lows]) * 10) / 10)
+        high = 1.0
+    else:
+        low, high = min(0.0, float(np.nanmin(values))), float(np.nanmax(values)) * 1.08 or 1.0
+    x = np.arange(len(chosen))
+    for ax, group in zip(axes, names):
+        members = result.groups[group]
+        width = 0.8 / max(1, len(members))
+        for i, m in enumerate(members):
+            offset = (i - (len(members) - 1) / 2) * width
+            y = np.array([table.at[(a, m), statistic] for a in chosen], dtype=np.float64)
+            canonical = naming.is_canonical(m)
+            if statistic == "tau":
+                err = np.array([[table.at[(a, m), "tau"] - table.at[(a, m), "tau_low"] for a in chosen],
+                                [table.at[(a, m), "tau_high"] - table.at[(a, m), "tau"] for a in chosen]])
+                ax.errorbar(x + offset, y, yerr=np.maximum(err, 0.0), fmt="none", ecolor=key.colour(m),
+                            elinewidth=0.9, alpha=0.75)
+            ax.plot(x + offset, y, linestyle="none", color=key.colour(m), marker=key.marker(m),
+                    ms=5.5 if canonical else 4.5, mec="black" if canonical else key.colour(m), mew=0.8,
+                    label=key.name(m))
+        ax.set_xticks(x, chosen, rotation=30 if len(chosen) > 3 else 0, ha="right" if len(chosen) > 3 else "center",
+                      fontsize=8)
+        for boundary in x[:-1] + 0.5:
+            ax.axvline(boundary, color="grey", lw=0.5, alpha=0.4)
+        ax.set_xlim(-0.5, len(chosen) - 0.5)
+        ax.set_ylim(low, high if high > low else low + 1)
+        ax.set_title(key.title(group, len(names), NAMES.get(statistic, statistic)), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.25)
+        ax.tick_params(axis="y", labelsize=8)
+        if not key.by_aggregation:
+            ax.legend(fontsize=7, frameon=True, framealpha=0.85, handlelength=1.2, loc="lower left",
+                      ncol=2 if len(members) > 4 else 1)
+    if key.by_aggregation:        # one legend of the aggregations for every panel, below them
+        from matplotlib.lines import Line2D
+
+        handles: dict[str, Any] = {}
+        for m in naming.measure_order([m for g in names for m in result.groups[g]]):
+            handles.setdefault(str(naming.aggregation(m)), Line2D([], [], linestyle="none", color=key.colour(m),
+                                                                  marker=key.marker(m), ms=5))
+        handles["canonical (*)"] = Line2D([], [], linestyle="none", color="white", marker="o", mec="black", ms=5.5)
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=len(handles),
+                   fontsize=8, frameon=False)
+    fig.supylabel(f"{NAMES.get(statistic, statistic)} vs {plain(result.reference)}", fontsize=9)
+    interval = f"; bars: {result.level:.0%} bootstrap normal interval over topics ({result.bootstrap} resamples)" \
+        if statistic == "tau" else ""
+    fig.suptitle(_title(title, "Robustness to a change of assessor",
+                        f"each alternative against {plain(result.reference)}, judged='{result.judged}', on the topics "
+                        f"both judge{interval}"))
     return fig

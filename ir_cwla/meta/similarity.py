@@ -96,8 +96,13 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
         ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`. The
         confidence intervals exist for tau only (NaN otherwise).
 
-    Raises ``ValueError`` for fewer than 2 systems, topics or measures, and for a measure that
-    gives every system the same mean score (its ranking, hence tau, is undefined).
+    Raises
+    ------
+    ParameterError
+        ``level`` outside (0, 1).
+    DataError
+        Fewer than 2 systems, topics or measures, or a measure that gives every system the
+        same mean score (its ranking, hence tau, is undefined).
     """
     if not 0 < level < 1:
         raise ParameterError(f"level must lie in (0, 1), got {level}")

@@ -39,9 +39,11 @@ SPLIT_STREAM = 1         # consistency: random topic halves
 CONSISTENCY_TEST_STREAM = 2  # consistency: the Tukey HSD test over the trials x measures matrix
 INCOMPLETENESS_STREAM = 3    # incompleteness: judgment subsamples, chunk c = trial c
 LABEL_AGREEMENT_STREAM = 4   # label agreement: bootstrap of topics (part 0) and of pairs (part 1)
+ASSESSOR_STREAM = 5          # assessor variation: bootstrap of the topics an alternative qrels covers
 BOOTSTRAP_TEST_STREAM = 16      # comparison: Sakai's paired bootstrap test, topic resamples
 BOOTSTRAP_INTERVAL_STREAM = 17  # comparison: bootstrap intervals of means and ranks, topic resamples
 MAXT_STREAM = 18                # comparison: MaxT, systems permuted within topics
+FINDINGS_STREAM = 19            # examples/findings.py: resamples of topics (part 0) and runs (1), pooled tests (2-4)
 
 #: Up to this many items, permutations are drawn by index into the table of all k! of them.
 TABLE_MAX_ITEMS = 8
