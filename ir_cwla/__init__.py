@@ -25,7 +25,7 @@ Data flows one way through the package, and the tree shows it:
 
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
-from ir_cwla import errors, io, plugins  # noqa: F401  (ir_cwla.errors, ir_cwla.io)
+from ir_cwla import errors, plugins, sources  # noqa: F401  (ir_cwla.errors)
 from ir_cwla._version import __version__
 from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
@@ -68,25 +68,31 @@ from ir_cwla.measure import CWLA, needs_element_types
 from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
 from ir_cwla.params import Param
 from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
-from ir_cwla.scoring import Scorer
 from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
 register()
 # ``irds:`` ids and the raw-Cranfield check of ir_cwla.datasets, imported when first needed
-io.register_source("irds:", "ir_cwla.datasets.irds:read_source")
-io.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")
+sources.register_source("irds:", "ir_cwla.datasets.irds:read_source")
+sources.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")
 plugins.load()
 
 _SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
+#: Names of the engine whose modules read data (pandas, pyarrow): imported on first use
+_LAZY = {"io": ("ir_cwla.io", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
 
 
 def __getattr__(name: str):
-    # ``ir_cwla.meta`` etc. are imported on first use: ``import ir_cwla`` stays light
-    # (no matplotlib, no PISA) for users who only want the measures; ``ir_cwla.systems`` etc.
-    # still name the application modules that moved to ``ir_cwla.app``
+    # ``ir_cwla.meta``, ``ir_cwla.io`` etc. are imported on first use: ``import ir_cwla`` stays
+    # light (no pandas, scipy, matplotlib or PISA; tests/test_startup.py pins what it loads) for
+    # users who only want the measures; ``ir_cwla.systems`` etc. still name the application
+    # modules that moved to ``ir_cwla.app``
     import importlib
 
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        loaded = importlib.import_module(module)
+        return loaded if attr is None else getattr(loaded, attr)
     if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
     if name == "compare":          # the function of the comparison room

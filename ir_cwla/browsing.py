@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 import numpy as np
-from scipy import special
 
+# (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
 from ir_cwla import registry
 from ir_cwla.errors import MeasureError
 from ir_cwla.params import Param, Params, as_declarations
@@ -250,6 +250,8 @@ def _inv_log2_d(x):
 
 def _inv_log2_integral(lo, hi):
     # int 1/log2(x+1) dx = ln 2 * li(x+1), li(y) = Ei(ln y)
+    from scipy import special
+
     return float(np.log(2.0) * (special.expi(np.log(hi + 1.0)) - special.expi(np.log(lo + 1.0))))
 
 
@@ -292,6 +294,8 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30)      # B_2, B_4, B_6, B_8
 
 def _exp_e1(z: np.ndarray) -> np.ndarray:
     """e^z E1(z) for z > 0 (scipy's exp1, or its asymptotic series where e^z would overflow)."""
+    from scipy import special
+
     z = np.asarray(z, dtype=np.float64)
     out = np.empty_like(z)
     small = z < 50
@@ -372,12 +376,25 @@ def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
     """N^(s-1) zeta(s, N) (Hurwitz), about 1/(s-1) for large N: directly where neither factor
     overflows (N <= 1e4), else by its Euler-Maclaurin expansion
     1/(s-1) + 1/(2N) + s/(12 N^2) - s(s+1)(s+2)/(720 N^4) (next term below 1e-15 relative)."""
+    from scipy import special
+
     s, n = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(n, dtype=np.float64))
     out = np.empty(s.shape)
     near = n <= 1e4
     out[near] = n[near] ** (s[near] - 1) * special.zeta(s[near], n[near])
     sf, nf = s[~near], n[~near]
     out[~near] = 1 / (sf - 1) + 1 / (2 * nf) + sf / (12 * nf**2) - sf * (sf + 1) * (sf + 2) / (720 * nf**4)
+    return out
+
+
+def _sum_terms(terms: np.ndarray) -> np.ndarray:
+    """The column sums of ``terms`` (terms x values), term after term: the order numpy's
+    ``sum(axis=0)`` takes for two columns or more, also for one (which numpy sums pairwise), so
+    that a topic's tail does not depend on how many other topics are summed beside it (a shard
+    of a run is scored bit for bit as the whole run)."""
+    out = terms[0].copy()
+    for row in terms[1:]:
+        out += row
     return out
 
 
@@ -388,6 +405,8 @@ def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     as sum_k (k+1) (-x/N)^k N^(k+2) zeta(k+3, N) / N^2 where (-x)^k or zeta would overflow;
     otherwise partial fractions: (psi(N+x) - psi(N)) / x^2 - psi1(N+x) / x.
     """
+    from scipy import special
+
     x = np.asarray(x, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     small = np.abs(x) < n / 2
@@ -396,12 +415,12 @@ def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
     plain = small & (np.abs(x) <= 1e3) & (n <= 1e4)
     if plain.any():
         xs, ns = x[plain], n[plain]
-        out[plain] = ((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :])).sum(axis=0)
+        out[plain] = _sum_terms((k + 1) * (-xs[None, :]) ** k * special.zeta(k + 3, ns[None, :]))
     scaled = small & ~plain
     if scaled.any():
         xs, ns = x[scaled], n[scaled]
-        out[scaled] = ((k + 1) * (-xs[None, :] / ns[None, :]) ** k
-                       * _scaled_zeta(k + 3, ns[None, :])).sum(axis=0) / ns**2
+        out[scaled] = _sum_terms((k + 1) * (-xs[None, :] / ns[None, :]) ** k
+                                 * _scaled_zeta(k + 3, ns[None, :])) / ns**2
     big = ~small
     if big.any():
         xb, nb = x[big], n[big]
@@ -414,6 +433,8 @@ def _inst_tail_sums(inp: TailInput, T: float, cg: np.ndarray) -> TailSums:
     V(i) = K / (i + c)^2 with K = V(E+1) (E+1+c)^2. Then sum V = K psi1(E+1+c),
     sum L = V(E+1), and sum L(i)/i = K (h(c, E+1) - h(c+1, E+1)) (see :func:`_h`); up to a
     finite rank b (users stop there) the same sums minus their part from b on, plus V(b)/b."""
+    from scipy import special
+
     n = inp.depth.astype(np.float64) + 1
     c = 2 * T - cg - 1
     k = inp.v_next * (n + c) ** 2

@@ -64,7 +64,6 @@ import math
 from typing import Optional, Union
 
 import numpy as np
-from scipy import special
 
 from ir_cwla.browsing import (
     MAX_T,
@@ -152,6 +151,8 @@ def _span_terms(a: np.ndarray, n: np.ndarray, f) -> np.ndarray:
 def _psi_diff(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """psi(y) - psi(x) for y >= x >= 1 (digamma): scipy's where x <= 50, else the asymptotic
     expansion of the difference (log1p and inverse powers, no cancellation of large logs)."""
+    from scipy import special  # here, not at the top: ``import ir_cwla`` loads no scipy
+
     out = np.empty_like(x)
     small = x <= 50
     out[small] = special.digamma(y[small]) - special.digamma(x[small])
@@ -176,6 +177,8 @@ def _harmonic_span(a: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 def _inv_sq_tail(a: np.ndarray) -> np.ndarray:
     """sum_{j>=a} 1 / (j^2 (j+1)) = psi1(a) - 1/a (its asymptotic series beyond a = 100)."""
+    from scipy import special
+
     out = np.empty_like(a)
     small = a <= 100
     out[small] = special.polygamma(1, a[small]) - 1.0 / a[small]
@@ -457,6 +460,8 @@ def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
 
 def _logistic(x: np.ndarray) -> np.ndarray:
     """1 / (1 + e^-x), without overflow."""
+    from scipy import special  # here, not at the top: ``import ir_cwla`` loads no scipy
+
     return special.expit(x)
 
 

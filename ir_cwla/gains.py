@@ -27,13 +27,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
-import pandas as pd
 
-from ir_cwla import io
 from ir_cwla.errors import DataError, MeasureError, ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+# pandas and ir_cwla.io are imported where runs and qrels are read (Qrels, rank_run): the measures
+# (GainSpec) need neither, so ``import ir_cwla`` loads no pandas
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -126,6 +129,8 @@ class Qrels:
     """
 
     def __init__(self, qrels: pd.DataFrame):
+        import pandas as pd
+
         qids = qrels["query_id"].astype(str).to_numpy()
         docs = qrels["doc_id"].astype(str).to_numpy()
         raw = qrels["relevance"].to_numpy()
@@ -210,6 +215,8 @@ class Qrels:
         of judgment ``j`` (0 where it has none), ``mask[j]`` whether it judged it, and
         ``sum_order`` its judgments in the order a :class:`Qrels` built from the frame numbers
         them (by topic, then by each doc_id's first line in the frame)."""
+        import pandas as pd
+
         qids = qrels["query_id"].astype(str).to_numpy()
         topic_idx = self.topic_index.get_indexer(qids)
         docs = qrels["doc_id"].astype(str).to_numpy()
@@ -434,35 +441,33 @@ class Rankings:
         labels = [None if x is None else x.take(judged) for x in (self.doc_ids, self.element_types)]
         return Rankings(self.topics, self.topic_rows, lengths, offsets, self.judgments[judged], self.qrels, *labels)
 
-    def groups(self, width: Optional[int] = None, pad_to: Optional[int] = None) -> list[Group]:
+    def groups(self, width: Optional[int] = None, pad_to: Optional[int] = None,
+               widths: Optional[np.ndarray] = None) -> list[Group]:
         """The rows as dense groups, each row cut to ``width`` ranks (None: all it keeps).
 
         Rows are grouped by length (longest first) so that each group's matrix is at most
         :data:`GROUP_PADDING` padding plus :data:`GROUP_SLACK` cells; a group is as wide as
         its longest row, so no matrix is wider than the longest ranking, whatever the cutoff
         (``pad_to`` widens every group to that many ranks instead, for models that cannot sum
-        a cutoff deeper than the matrix in closed form).
+        a cutoff deeper than the matrix in closed form); see :func:`group_rows`.
+
+        ``widths`` (one per row, at least its cut length) groups the rows by the width given
+        instead: the rows of a shard of a run are scored in the matrices the whole run would
+        put them in (:func:`group_widths` of the whole run), which a row's value depends on in
+        its last bits (numpy sums a row pairwise, in blocks that depend on the row's length).
         """
         kept = self.kept
         if width is not None:
             kept = np.minimum(kept, width)
-        order = np.argsort(-kept, kind="stable")
-        out = []
-        start = 0
-        n = len(order)
-        while start < n:
-            w = int(kept[order[start]])
-            stop, cells = start, 0
-            while stop < n:
-                k = int(kept[order[stop]])
-                if stop > start and (stop - start + 1) * w > (1 + GROUP_PADDING) * (cells + k) + GROUP_SLACK:
-                    break
-                cells += k
-                stop += 1
-            rows = np.sort(order[start:stop])
-            out.append(self._dense(rows, max(w, pad_to or 0), kept[rows]))
-            start = stop
-        return out
+        if widths is None:
+            parts = [(rows, max(int(kept[rows].max()), pad_to or 0)) for rows in group_rows(kept)]
+        else:
+            widths = np.asarray(widths, dtype=np.int64)
+            if widths.shape != kept.shape or (widths < kept).any():
+                raise ParameterError(f"widths must give each of the {len(kept)} rows a width of at least its "
+                                     "length (group_widths of the whole run)")
+            parts = [(np.flatnonzero(widths == w), int(w)) for w in np.unique(widths)[::-1]]
+        return [self._dense(rows, w, kept[rows]) for rows, w in parts]
 
     def _dense(self, rows: np.ndarray, width: int, kept: np.ndarray) -> Group:
         judgments = self._scatter(self.judgments, rows, width, kept, PADDING)
@@ -489,10 +494,44 @@ class Rankings:
         return self._scatter(np.asarray(values), group.rows, group.width, group.kept, fill)
 
 
+def group_rows(kept: np.ndarray) -> list[np.ndarray]:
+    """The groups of :meth:`Rankings.groups`: rows (positions, each group's sorted) taken longest
+    first, a group closed when its (rows x longest) matrix would exceed its cells by more than
+    :data:`GROUP_PADDING` plus :data:`GROUP_SLACK`. Pure: it depends on the lengths only."""
+    kept = np.asarray(kept, dtype=np.int64)
+    order = np.argsort(-kept, kind="stable")
+    out = []
+    start = 0
+    n = len(order)
+    while start < n:
+        w = int(kept[order[start]])
+        stop, cells = start, 0
+        while stop < n:
+            k = int(kept[order[stop]])
+            if stop > start and (stop - start + 1) * w > (1 + GROUP_PADDING) * (cells + k) + GROUP_SLACK:
+                break
+            cells += k
+            stop += 1
+        out.append(np.sort(order[start:stop]))
+        start = stop
+    return out
+
+
+def group_widths(kept: np.ndarray, pad_to: Optional[int] = None) -> np.ndarray:
+    """The width of the matrix :meth:`Rankings.groups` scores each row in (rows of ``kept`` ranks,
+    in the order of the run's rows: its topics in qrels order), ``pad_to`` at least."""
+    widths = np.zeros(len(kept), dtype=np.int64)
+    for rows in group_rows(kept):
+        widths[rows] = max(int(np.max(np.asarray(kept)[rows])), pad_to or 0)
+    return widths
+
+
 def _strings(column: pd.Series) -> np.ndarray:
     # a string column as its Python strings (no copy where pandas holds them so: object, or the
     # 'python' storage of its str dtype); astype(str) would build an Arrow array where pyarrow
     # is installed, then Python strings again
+    import pandas as pd
+
     if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
         return column.to_numpy(dtype=object)
     return column.astype(str).to_numpy(dtype=object)
@@ -508,6 +547,10 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the default) or
     ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
     """
+    import pandas as pd
+
+    from ir_cwla import io
+
     io.check_ties(ties)
     if not io.is_checked_run(run):
         # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once

@@ -42,7 +42,7 @@ import re
 import warnings
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -58,13 +58,25 @@ from ir_cwla.errors import (
     ParameterError,
     ScoreOverflowWarning,
 )
+from ir_cwla.sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
+    QRELS_CHECKS,
+    SOURCES,
+    QrelsCheck,
+    Source,
+    _source_of,
+    is_named_source,
+    register_qrels_check,
+    register_source,
+)
 from ir_cwla.text import shown
 from ir_cwla.textstream import (  # noqa: F401
     STDIN,
+    SUMMARY_QID,
     TABLE_FORMATS,
     check_utf8,
     input_name,
     line_blocks,
+    natural_key,
     open_input,
 )
 
@@ -74,9 +86,6 @@ RUN_COLUMNS = ("query_id", "doc_id", "score")
 ELEMENT_TYPE = "element_type"
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 PathLike = Union[str, "os.PathLike[str]"]
-
-SUMMARY_QID = "all"
-"""The topic id of summary rows in trec_eval's and ir-measures' output: refused as a topic id."""
 
 TREC_EVAL_MAX_GRADE = 2 ** 16
 """The largest grade handed to trec_eval (pytrec_eval). trec_eval allocates and scans arrays
@@ -716,11 +725,6 @@ def drop_duplicate_judgments(qrels: pd.DataFrame, source: str = "qrels") -> pd.D
 
 # ------------------------------------------------------------------------- the topics a run answers
 
-def natural_key(qid: str) -> tuple:
-    """Sort key of topic ids: numbers by value (``2`` before ``10``), then the others as text."""
-    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)
-
-
 def _some_topics(items: Iterable[Any], n: int = 3) -> str:
     ordered = sorted(map(str, items), key=natural_key)
     return ", ".join(ordered[:n]) + (", ..." if len(ordered) > n else "")
@@ -920,73 +924,6 @@ def is_checked_frame(frame: Any) -> bool:
     """
     entry = _CHECKED.get(id(frame))
     return entry is not None and entry[0]() is frame and entry[1] == _fingerprint(frame)
-
-
-# ------------------------------------------------------------------------- named sources and checks
-
-Source = Callable[[str, str], pd.DataFrame]
-SOURCES: dict[str, Source] = {}
-"""Readers of named sources, by prefix: ``SOURCES['irds:'](spec, kind)`` with kind 'run' or 'qrels'."""
-
-QrelsCheck = Callable[[pd.DataFrame, str, Optional[Sequence[Any]]], None]
-QRELS_CHECKS: dict[str, QrelsCheck] = {}
-"""Checks run on every qrels frame, by name (see :func:`register_qrels_check`)."""
-
-
-def _lazy(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
-    """``target``, or for a ``'module:function'`` string a function that imports it on first call
-    (so registering a hook imports nothing: ``import ir_cwla`` does not load ``ir_cwla.datasets``)."""
-    if not isinstance(target, str):
-        return target
-    module, _, name = target.partition(":")
-    loaded: list[Callable[..., Any]] = []
-
-    def call(*args: Any) -> Any:
-        if not loaded:
-            import importlib
-
-            loaded.append(getattr(importlib.import_module(module), name))
-        return loaded[0](*args)
-
-    call.__module__, call.__qualname__ = module, name
-    return call
-
-
-def register_source(prefix: str, reader: Union[str, Source]) -> None:
-    """Lets every run and qrels argument be a string ``PREFIX...`` read by ``reader(spec, kind)``.
-
-    ``kind`` is ``'run'`` or ``'qrels'``; the reader returns a DataFrame with ir-measures (or
-    PyTerrier) column names. ``reader`` may be a ``'module:function'`` string, imported when a
-    spec is first read. ``import ir_cwla`` registers ``irds:`` this way
-    (``'ir_cwla.datasets.irds:read_source'``), so the engine never needs to know about ir_datasets.
-    """
-    SOURCES[prefix] = _lazy(reader)
-
-
-def register_qrels_check(check: Union[str, QrelsCheck]) -> None:
-    """Runs ``check(qrels, source, measures)`` on every qrels read (after the rules above).
-
-    ``qrels`` is the checked frame, ``source`` names it, ``measures`` are the measures it
-    will be used with (None where unknown, e.g. inside the ir-measures provider). A check
-    may warn or raise; it may be a ``'module:function'`` string, imported on the first qrels
-    read. Registered under its qualified name, so registering again (or after
-    ``importlib.reload``) replaces it. ``import ir_cwla`` registers the raw-Cranfield check
-    this way.
-    """
-    check = _lazy(check)
-    QRELS_CHECKS[f"{check.__module__}.{check.__qualname__}"] = check
-
-
-def is_named_source(spec: Any) -> bool:
-    """True if ``spec`` is a string read by a registered source (e.g. ``irds:ID``), not a file."""
-    return isinstance(spec, str) and _source_of(spec) is not None
-
-
-def _source_of(spec: str) -> Optional[Source]:
-    for prefix, reader in SOURCES.items():
-        if spec.startswith(prefix):
-            return reader
-    return None
 
 
 # ------------------------------------------------------------------------- conversion of any input

@@ -65,12 +65,24 @@ assert tuple(GENERAL_PARAMS) == MEASURE_PARAMS[:1] + MEASURE_PARAMS[1:]
 def declarations() -> dict[str, list[tuple[str, Param]]]:
     """Every declared parameter name -> its declarations ``[(owner, Param), ...]``, in registration
     order (models first, then aggregations); ``owner`` is ``'C=NAME'`` or ``'A=NAME'``."""
-    out: dict[str, list[tuple[str, Param]]] = {}
-    for prefix, table in (("C", BROWSING_MODELS), ("A", AGGREGATIONS)):
-        for name, entry in table.items():
-            for key, param in entry.params.items():
-                out.setdefault(key, []).append((f"{prefix}={name}", param))
-    return out
+    return {key: list(decls) for key, decls in _declarations().items()}
+
+
+_DECLARED: tuple[int, dict[str, list[tuple[str, Param]]]] = (-1, {})
+
+
+def _declarations() -> dict[str, list[tuple[str, Param]]]:
+    """:func:`declarations`, built once per state of the registries (every measure made reads it:
+    ``import ir_cwla`` makes a few hundred); not to be modified."""
+    global _DECLARED
+    if _DECLARED[0] != registry.generation:
+        out: dict[str, list[tuple[str, Param]]] = {}
+        for prefix, table in (("C", BROWSING_MODELS), ("A", AGGREGATIONS)):
+            for name, entry in table.items():
+                for key, param in entry.params.items():
+                    out.setdefault(key, []).append((f"{prefix}={name}", param))
+        _DECLARED = (registry.generation, out)
+    return _DECLARED[1]
 
 
 def _repeated_grade(costs: str) -> Optional[str]:
@@ -104,7 +116,7 @@ class _SupportedParams:
             out = {k: GENERAL_PARAMS[k] for k in ("cutoff", "C", "A")}
             out["C"] = measures.ParamInfo(dtype=str, default="RBP", desc="browsing model: " + ", ".join(BROWSING_MODELS))
             out["A"] = measures.ParamInfo(dtype=str, default="ERG", desc="aggregation: " + ", ".join(AGGREGATIONS))
-            for key, decls in declarations().items():
+            for key, decls in _declarations().items():
                 first = decls[0][1]
                 desc = "; ".join(f"{owner}: {param.doc or key}, default {param.default:g}, must {param.describe()}"
                                  for owner, param in decls)
@@ -161,7 +173,7 @@ def _normal_params(params: dict[str, Any]) -> dict[str, Any]:
     params = dict(params)
     model, agg = _entries(params)
     declared = _declared(model, agg)
-    every = {k: d[0][1] for k, d in declarations().items()}
+    every = {k: d[0][1] for k, d in _declarations().items()}
     for key, v in list(params.items()):
         param = declared.get(key) or every.get(key)
         if param is not None:

@@ -26,10 +26,8 @@ from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Any as AnyParam
 from ir_measures.util import CalcResults, Metric
 
-from ir_cwla import io
 from ir_cwla.measure import _CWLA, CWLA, is_cwla
 from ir_cwla.names import register_aliases
-from ir_cwla.scoring import Scorer
 
 
 def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
@@ -45,12 +43,16 @@ class CwlaEvaluator(providers.Evaluator):
     (yielded and aggregated in the order given, :func:`in_given_order`)."""
 
     def __init__(self, measures: Iterable[Measure], qrels: Any):
+        from ir_cwla.scoring import Scorer  # (pandas and the readers, when the provider is first used)
+
         self.scorer = Scorer(in_given_order(measures), qrels)
         super().__init__(self.scorer.measures, set(self.scorer.qrels.topics.tolist()))
 
     def score(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores}).
         ``name`` names the run in warnings (default: its file, :func:`ir_cwla.io.source_name`)."""
+        from ir_cwla import io
+
         return self.scorer.score_run(run, io.source_name(run) if name is None else name)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:

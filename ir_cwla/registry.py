@@ -21,6 +21,11 @@ T = TypeVar("T")
 #: Incremented by every change of a registry: caches derived from them compare it.
 generation = 0
 
+#: The tables whose changes the listeners follow (what measures are made of); another table
+#: registered through :func:`add` (e.g. ``ir_cwla.meta.CRITERIA``) gets the same checks of its
+#: names, but changes nothing a listener derives (and does not rebuild the ``MODEL_AGG`` names).
+MEASURE_KINDS = ("browsing model", "aggregation")
+
 _LISTENERS: list[Callable[[], None]] = []
 
 
@@ -34,7 +39,8 @@ def on_change(listener: Callable[[], None]) -> Callable[[], None]:
 
 
 def add(table: MutableMapping[str, T], kind: str, name: str, entry: T, replace: bool = False) -> T:
-    """Puts ``entry`` in ``table`` under ``name`` and runs the listeners; undone if one refuses it."""
+    """Puts ``entry`` in ``table`` under ``name`` and runs the listeners (for a table of
+    :data:`MEASURE_KINDS`); undone if one refuses it."""
     global generation
     if not isinstance(name, str) or not name.isidentifier():
         raise RegistrationError(f"a {kind} name must be an identifier (letters, digits, _), got {name!r}")
@@ -43,6 +49,8 @@ def add(table: MutableMapping[str, T], kind: str, name: str, entry: T, replace: 
     previous: Any = table.get(name, _ABSENT)
     table[name] = entry
     generation += 1
+    if kind not in MEASURE_KINDS:
+        return entry
     try:
         for listener in list(_LISTENERS):
             listener()

@@ -173,8 +173,31 @@ class Scorer:
         ranked = self.rank(run, name)
         return ranked.topics, self.score(ranked)
 
-    def score(self, ranked: Rankings) -> dict[Measure, np.ndarray]:
+    def layouts(self, ranked: Rankings) -> dict[tuple, tuple[np.ndarray, Optional[int]]]:
+        """The matrices :meth:`score` lays ``ranked`` out in: for each layout its plans share, the
+        ranks each row holds there (its kept ranks cut to the cutoff; of the condensed list for
+        condensed plans) and the width every matrix is padded to (None: as wide as its longest
+        row). :func:`ir_cwla.gains.group_widths` of these over a whole run gives each row the
+        width it is scored at, which :meth:`score` takes (``widths``) to score a shard of the run
+        bit for bit as the whole run is scored."""
+        out: dict[tuple, tuple[np.ndarray, Optional[int]]] = {}
+        condensed = None
+        for plan in self._plans().values():
+            if plan.layout in out:
+                continue
+            rows = ranked
+            if plan.condensed:
+                condensed = ranked.condensed() if condensed is None else condensed
+                rows = condensed
+            kept = rows.kept if plan.cutoff is None else np.minimum(rows.kept, plan.cutoff)
+            out[plan.layout] = (kept, plan.cutoff if plan.padded else None)
+        return out
+
+    def score(self, ranked: Rankings, widths: Optional[dict[tuple, np.ndarray]] = None) -> dict[Measure, np.ndarray]:
         """Per-topic scores (in the order of ``ranked.topics``) of every measure.
+
+        ``widths``: for each layout of :meth:`layouts`, the width of the matrix each row is to be
+        scored in (default: the widths ``ranked``'s own rows give, :meth:`Rankings.groups`).
 
         The rows are scored group by group (:meth:`Rankings.groups`); measures that share a
         gain mapping and cutoff share the gain matrices, and measures that also share a
@@ -201,7 +224,7 @@ class Scorer:
         cache: dict[Any, Any] = {}
         scores: dict[tuple, np.ndarray] = {}
         for key, plan in plans.items():
-            scores[key] = self._score(ranked, plan, cache)
+            scores[key] = self._score(ranked, plan, cache, None if widths is None else widths[plan.layout])
             for step in steps_of[key]:
                 uses[step] -= 1
                 if not uses[step]:
@@ -231,7 +254,7 @@ class Scorer:
     def _shares_zero(plan: _Plan) -> bool:
         return not plan.model.gain_dependent and not plan.model.uses_costs
 
-    def _score(self, ranked: Rankings, plan: _Plan, cache: dict) -> np.ndarray:
+    def _score(self, ranked: Rankings, plan: _Plan, cache: dict, widths: Optional[np.ndarray] = None) -> np.ndarray:
         """Per-row scores of one plan, its steps taken from (or put in) ``cache``."""
         if plan.condensed:
             if "condensed" not in cache:
@@ -243,7 +266,8 @@ class Scorer:
         qrels = rankings.qrels
         gains_policy = plan.gkey[-1]
         if plan.layout not in cache:
-            cache[plan.layout] = rankings.groups(plan.cutoff, pad_to=plan.cutoff if plan.padded else None)
+            cache[plan.layout] = rankings.groups(plan.cutoff, pad_to=plan.cutoff if plan.padded else None,
+                                                 widths=widths)
         groups = cache[plan.layout]
         if plan.gkey not in cache:
             cache[plan.gkey] = [g.gains(plan.spec, qrels.x_max, gains_policy) for g in groups]

@@ -16,9 +16,10 @@ Three rules, each in one place:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -51,6 +52,8 @@ def csv_unescape(value: Any) -> Any:
 
 
 def _safe_index(index: pd.Index) -> pd.Index:
+    import pandas as pd  # (here: ``import ir_cwla`` loads no pandas)
+
     if isinstance(index, pd.MultiIndex):
         return index.set_levels([_safe_index(level) for level in index.levels])
     if index.dtype == object or pd.api.types.is_string_dtype(index.dtype):
@@ -60,6 +63,8 @@ def _safe_index(index: pd.Index) -> pd.Index:
 
 def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``df`` whose text cells, column names and index labels cannot run as formulas."""
+    import pandas as pd
+
     out = df.copy()
     for col in out.columns:
         if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):

@@ -25,6 +25,10 @@ from ir_cwla.errors import InputError
 STDIN = "-"
 """The input spec that reads standard input (named ``<stdin>`` in messages)."""
 
+SUMMARY_QID = "all"
+"""The topic id of summary rows in trec_eval's and ir-measures' output: refused as a topic id
+(re-exported as ``ir_cwla.io.SUMMARY_QID``)."""
+
 BLOCK_BYTES = 8 << 20
 """About how many bytes :func:`line_blocks` hands over at once (whole lines). pandas parses
 8 MB as fast per byte as a whole file; a block's transient strings and buffers are part of the
@@ -269,3 +273,8 @@ def check_utf8(block: bytes, first_line: int, name: str, what: str) -> None:
         column = ex.start - (block.rfind(b"\n", 0, ex.start) + 1) + 1
         raise InputError(f"{name}:{lineno}: not UTF-8 text (byte 0x{block[ex.start]:02x} at column {column}); "
                          f"{what} files are UTF-8") from None
+
+
+def natural_key(qid: str) -> tuple:
+    """Sort key of topic ids: numbers by value (``2`` before ``10``), then the others as text."""
+    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)

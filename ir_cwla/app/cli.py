@@ -53,6 +53,7 @@ from ir_cwla.app.evaluate import (
     command_line_measures,
     evaluate_runs,
     format_results,
+    is_stream,
     note_conventions,
     per_query_measures,
     qrels_spec,
@@ -133,6 +134,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
     qrels = read_qrels_arg(args.qrels, measures)
+    if args.scheduler is not None or args.n_jobs is not None:
+        return _eval_in_shards(args, names, qrels, measures)
     runs = [read_run_arg(spec, measures=measures) for spec in args.runs]
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
@@ -148,6 +151,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
         coverage = coverage_frame(dict(zip(names, runs)), qrels, args.judged, per_query=args.per_query,
                                   summary=not args.no_summary, ties=args.ties)
         results = with_coverage(results, coverage)
+    sys.stdout.write(format_results(results, args.format, args.places))
+    note_conventions(args.qrels)
+    return 0
+
+
+def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, measures: list) -> int:
+    """``ir-cwla eval --scheduler ADDR`` / ``--n-jobs N``: each RUN (a file, a directory of run files by
+    topic, a Hive-partitioned Parquet dataset) read shard by shard on the workers
+    (:func:`ir_cwla.sharding.shards`), never whole; the output is that of the runs scored whole."""
+    from ir_cwla import sharding
+    from ir_cwla.meta.executors import get_executor
+
+    for flag, value in (("-M/--depth", args.depth), ("--judged", args.judged), ("--runid", args.runid)):
+        if value:
+            raise UsageError(f"{flag} is not available with --scheduler/--n-jobs (each run is read shard by shard)")
+    for spec in args.runs:
+        if is_stream(spec) or not os.path.exists(spec):
+            raise UsageError(f"--scheduler/--n-jobs read runs from files or directories the workers can read: {spec}")
+    runs = {name: sharding.shards(spec, name=name) for name, spec in zip(names, args.runs)}
+    executor = get_executor(n_jobs=args.n_jobs, scheduler=args.scheduler)
+    results = evaluate_runs(runs, qrels, measures, per_query=args.per_query, summary=not args.no_summary,
+                            answered_only=args.answered_only, progress=sys.stderr.isatty(), executor=executor,
+                            ties=args.ties)
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
     return 0
@@ -532,8 +558,14 @@ def _add_criteria_options(p: argparse.ArgumentParser) -> None:
                        help=f"{'/'.join(users)}: {option.help} (default {shown})")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``ir-cwla`` argument parser (one sub-command per verb)."""
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The ``ir-cwla`` argument parser (one sub-command per verb).
+
+    ``command``: the sub-command about to run (``''``: none, e.g. ``--version``); ``meta`` and
+    ``compare``, whose options are built from :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`,
+    are then built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
+    imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
+    """
 
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
@@ -578,6 +610,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judged", type=_positive_int, action="append", metavar="K",
                    help="also print Judged@K, the share of judged documents in the top K (repeatable)")
     p.add_argument("-p", "--places", type=_places, default=4, help="decimals in the trec format (default 4)")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="score on the Dask cluster at ADDR (tcp://host:8786), each run read shard by shard by the "
+                        "workers: a file, a directory of run files by topic or a Parquet dataset by topic")
+    p.add_argument("--n-jobs", type=_positive_int, metavar="N",
+                   help="score on N local processes, each run read shard by shard (as --scheduler)")
     p.set_defaults(func=cmd_eval)
 
     import ir_measures
@@ -598,30 +635,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=sorted(ir_measures.providers.registry))
     p.set_defaults(func=cmd_measures)
 
-    p = sub.add_parser("meta", help="meta-evaluate measures: " + ", ".join(_criteria_titles()),
-                       description="Meta-evaluation criteria of measures over TREC runs (a directory, run files "
-                                   "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
-                                   "their run times and an HTML report.")
-    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
-                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
-    p.add_argument("runs", metavar="RUNS", nargs="*",
-                   help="a directory of TREC run files (one system each), or run files, or quoted globs")
-    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
-    p.add_argument("--criteria", metavar="LIST",
-                   help="comma-separated subset of " + ", ".join(_criteria_names()) + " (default: every one the "
-                        "inputs allow; those that re-score the runs need QRELS and RUNS)")
-    p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
-                   help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
-                        "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
-    p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
-                   help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
-                        "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    _add_criteria_options(p)
-    p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
-    p.set_defaults(func=cmd_meta)
+    if command in (None, "meta"):
+        _add_meta_parser(sub)
+    else:       # its options come from the criteria of ir_cwla.meta: built only to run it
+        sub.add_parser("meta", help="meta-evaluate measures")
 
     p = sub.add_parser("leaderboard", help="rank systems from a CSV of accuracy, latency and cost",
                        description="Efficiency-aware leaderboard (Dynascore) from precomputed numbers.")
@@ -682,8 +699,39 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_demo)
-    add_compare_parser(sub)
+    if command in (None, "compare"):
+        add_compare_parser(sub)
+    else:       # its options come from ir_cwla.comparison: built only to run it
+        sub.add_parser("compare", help="compare systems")
     return parser
+
+
+def _add_meta_parser(sub: Any) -> None:
+    """The ``meta`` sub-command: its options are those of the registered criteria."""
+    p = sub.add_parser("meta", help="meta-evaluate measures: " + ", ".join(_criteria_titles()),
+                       description="Meta-evaluation criteria of measures over TREC runs (a directory, run files "
+                                   "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
+                                   "their run times and an HTML report.")
+    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
+                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
+    p.add_argument("runs", metavar="RUNS", nargs="*",
+                   help="a directory of TREC run files (one system each), or run files, or quoted globs")
+    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+                   help="measures to compare (default: the 39 Table-1 C/W/L/A measures @10)")
+    p.add_argument("--criteria", metavar="LIST",
+                   help="comma-separated subset of " + ", ".join(_criteria_names()) + " (default: every one the "
+                        "inputs allow; those that re-score the runs need QRELS and RUNS)")
+    p.add_argument("--groups", choices=("auto", "model", "all"), default="auto",
+                   help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
+                        "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
+    p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
+                   help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
+                        "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_criteria_options(p)
+    p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
+    p.set_defaults(func=cmd_meta)
 
 
 @contextlib.contextmanager
@@ -708,7 +756,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     traceback = "--traceback" in argv
     argv = [a for a in argv if a != "--traceback"]
-    parser = build_parser()
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
     try:
@@ -726,6 +774,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"{prog}: error: {_one_line(ex)}", file=sys.stderr)
         return 1
+
+
+def _command(argv: Sequence[str]) -> Optional[str]:
+    """The sub-command ``argv`` runs: its first word that is not an option (the top level has only
+    options without values); ``''`` if there is none (``--version``), None for ``--help`` without
+    one (which lists every sub-command)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None if ("-h" in argv or "--help" in argv) else ""
 
 
 def _one_line(ex: BaseException) -> str:

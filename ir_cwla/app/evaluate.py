@@ -23,20 +23,24 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import pandas as pd
-
-from ir_cwla import datasets, io, meta
 from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import InputError, MeasureError, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
-from ir_cwla.meta.evaluation import escape_name
-from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import named_cost_files, parse_measures, short_name
+from ir_cwla.sources import is_named_source
 from ir_cwla.text import csv_safe, csv_unescape
+from ir_cwla.textstream import STDIN
+from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
+from ir_cwla.textstream import natural_key as _natural_key
 
-SUMMARY_QID = io.SUMMARY_QID
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, the readers (ir_cwla.io), ir_cwla.meta and ir_cwla.datasets are imported by the functions
+# that use them: ``ir-cwla eval --help`` (FORMATS) loads none of them
+
 """The query id of the mean over topics, as in trec_eval and ir-measures."""
 
 RESULT_COLUMNS = ("name", "qid", "measure", "value", "short")
@@ -49,13 +53,15 @@ FORMATS = ("trec", "csv", "json", "jsonl")
 # ------------------------------------------------------------------------- reading arguments
 
 def _missing(spec: str, what: str) -> FileNotFoundError:
+    from ir_cwla import datasets
+
     hint = f" (an ir_datasets id is written {datasets.IRDS_PREFIX}{spec})" if "." not in Path(spec).name else ""
     return FileNotFoundError(f"{what} file not found: {spec}{hint}")
 
 
 def _absent(spec: str) -> bool:
     """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
-    return spec != io.STDIN and not io.is_named_source(spec) and not os.path.lexists(spec)
+    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec)
 
 
 def command_line_measures(texts: Sequence[str]) -> list:
@@ -68,7 +74,7 @@ def command_line_measures(texts: Sequence[str]) -> list:
 
 def check_stdin_once(specs: Sequence[str]) -> None:
     """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
-    stdin = [s for s in specs if s in (io.STDIN, "/dev/stdin")]
+    stdin = [s for s in specs if s in (STDIN, "/dev/stdin")]
     if len(stdin) > 1:
         raise ParameterError(f"standard input can be read only once, but {len(stdin)} arguments read it "
                          f"({', '.join(stdin)})")
@@ -77,6 +83,8 @@ def check_stdin_once(specs: Sequence[str]) -> None:
 def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
     """Qrels named on the command line: a TREC qrels file or stream (``-``), or a named source
     (``irds:ID``); checked for the ``measures`` they will be used with."""
+    from ir_cwla import io
+
     if _absent(spec):
         raise _missing(spec, "qrels")
     qrels = io.as_qrels_frame(spec, io.input_name(spec), measures=measures)
@@ -88,6 +96,8 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
 def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] = ()) -> pd.DataFrame:
     """A run named on the command line: a TREC run file or stream (``-``), or a named source
     (``irds:ID``); with its element types when one of ``measures`` prices them."""
+    from ir_cwla import io
+
     if _absent(spec):
         raise _missing(spec, "run")
     return io.as_run_frame(spec, name=name or io.input_name(spec), element_type=needs_element_types(measures))
@@ -95,6 +105,8 @@ def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] 
 
 def note_conventions(qrels_spec: str) -> None:
     """Tells on stderr which grade conventions the qrels were read with (Cranfield's)."""
+    from ir_cwla import datasets
+
     note = datasets.conventions_note(qrels_spec)
     if note:
         print(f"ir-cwla: note: {note}", file=sys.stderr)
@@ -103,6 +115,8 @@ def note_conventions(qrels_spec: str) -> None:
 def qrels_spec(spec: str) -> str:
     """A qrels argument as ir_measures' command line reads it: a file if there is one, else
     an ir_datasets id (``irds:`` may be left out)."""
+    from ir_cwla import datasets
+
     if _absent(spec) and datasets.dataset_id(spec) is None:
         return datasets.IRDS_PREFIX + spec
     return spec
@@ -111,9 +125,12 @@ def qrels_spec(spec: str) -> str:
 def run_name(spec: str) -> str:
     """The name of a run in tables: ``stdin`` for ``-``, a named source (``irds:ID``) as is,
     a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped)."""
-    if spec == io.STDIN:
+    from ir_cwla.meta.evaluation import escape_name
+    from ir_cwla.meta.evaluation import run_name as file_run_name
+
+    if spec == STDIN:
         return "stdin"
-    return escape_name(spec) if io.is_named_source(spec) else meta.run_name(spec)
+    return escape_name(spec) if is_named_source(spec) else file_run_name(spec)
 
 
 def unique_run_names(specs: Sequence[str]) -> list[str]:
@@ -121,6 +138,8 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 
     The same spec given twice is an error (it would be scored once, under one name).
     """
+    from ir_cwla.meta.evaluation import escape_name
+
     seen = set()
     for spec in specs:
         if spec in seen:
@@ -133,7 +152,7 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 def is_stream(spec: str) -> bool:
     """True for an argument that names a stream rather than a file: ``-``, ``/dev/stdin``,
     ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO."""
-    if spec == io.STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
+    if spec == STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
         return True
     try:
         return stat.S_ISFIFO(os.stat(spec).st_mode)
@@ -146,6 +165,9 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
     which is all a stream has to name it (``stdin`` or the path where it has none). Streams
     with a tag taken already are numbered in the order given: ``bm25``, ``bm25-2``, ``bm25-3``
     (never named by the file descriptor of a ``<(...)``, which changes from run to run)."""
+    from ir_cwla import io
+    from ir_cwla.meta.evaluation import escape_name
+
     out = list(names)
     streams = [i for i, spec in enumerate(specs) if is_stream(spec) and runs[i].attrs.get(io.RUN_TAG_ATTR)]
     taken = {n for i, n in enumerate(out) if i not in streams}
@@ -163,6 +185,9 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
 def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     """Each run named by its run tag (the sixth field of its first line, as trec_eval names
     runs); an error for a run without one (not a TREC file) or two runs with the same tag."""
+    from ir_cwla import io
+    from ir_cwla.meta.evaluation import escape_name
+
     names = []
     for spec, run in zip(specs, runs):
         tag = run.attrs.get(io.RUN_TAG_ATTR)
@@ -235,14 +260,16 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
     the means of ``ir-cwla eval`` treat them."""
     how = ("are left out of the means (averaging over answered topics)" if answered_only else
            "count as 0 in the means (--answered-only averages over the answered topics)")
+    from ir_cwla import io
+
     io.check_topics(name, run, qrels, how, stacklevel=2)
 
 
 # ------------------------------------------------------------------------- evaluation
 
-def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measures: Sequence[Any],
+def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequence[Any],
                   per_query: bool = True, summary: bool = True, answered_only: bool = False,
-                  progress: bool = False, ties: str = "float32") -> pd.DataFrame:
+                  progress: bool = False, executor: Any = None, ties: str = "float32") -> pd.DataFrame:
     """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value, short``.
 
     Rows per query (when ``per_query``) and, when ``summary``, for each run and measure a
@@ -254,16 +281,32 @@ def evaluate_runs(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, measure
     The commands check each run's topics first (:func:`check_topics`, whose warning says how
     these means count the missing ones), so :func:`ir_cwla.meta.evaluate` does not warn again.
     ``ties``: the precision scores are compared in (``--ties``, :func:`ir_cwla.meta.evaluate`).
+
+    A run may be stored in shards (:class:`ir_cwla.sharding.Shards`), read shard by shard on
+    ``executor`` (:func:`ir_cwla.meta.get_executor`; default in-process); its topics are then
+    checked (:func:`check_topics`) once it has been read.
     """
+    import pandas as pd
+
+    from ir_cwla.meta.evaluation import evaluate_collections
+    from ir_cwla.meta.executors import get_executor
+    from ir_cwla.sharding import Shards
+
     by_str = {str(m): m for m in measures}
+    seen: dict[tuple, set] = {}
     try:
-        scores = meta.evaluate(dict(runs), qrels, list(measures), progress=progress, missing_topics="ignore",
-                               ties=ties)
+        scores = evaluate_collections({None: (dict(runs), qrels)}, list(measures), get_executor(executor), progress,
+                                      missing_topics="ignore", ties=ties, answered=seen)[None]
     except (AssertionError, NotImplementedError) as ex:
         raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
+    topics_of = {name: (sorted(seen.get((None, name), ())) if isinstance(run, Shards) else pd.unique(run["query_id"]))
+                 for name, run in runs.items()}
+    for name, run in runs.items():
+        if isinstance(run, Shards):
+            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
     if answered_only:
-        answered = pd.concat([pd.DataFrame({"name": name, "qid": pd.unique(run["query_id"])})
-                              for name, run in runs.items()], ignore_index=True)
+        answered = pd.concat([pd.DataFrame({"name": name, "qid": topics_of[name]}) for name in runs],
+                             ignore_index=True)
         scores = scores.merge(answered, on=["name", "qid"], how="inner")
     values = dict(list(scores.groupby(["name", "measure"], sort=False)["value"]))
     rows = [scores if per_query else scores.iloc[:0]]
@@ -286,7 +329,6 @@ def _aggregate(measure: Any, values: Any) -> float:
     return float(agg.result())
 
 
-_natural_key = io.natural_key
 
 
 # ------------------------------------------------------------------------- output and input of results
@@ -326,6 +368,11 @@ def read_per_query(path: str) -> pd.DataFrame:
     strings, sorted by name and qid, measures in the file's order), summary rows (qid ``all``) dropped.
     The format is recognised from the first character (``[`` JSON, ``{`` JSON lines, else CSV).
     """
+    import pandas as pd
+
+    from ir_cwla import io
+    from ir_cwla.meta.frame import long_frame
+
     with io.open_input(path, "per-query") as (stream, name, _):
         text = stream.read().decode("utf-8")
     head = text.lstrip()[:1]
@@ -360,6 +407,8 @@ def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = No
     """The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
     the frame restricted to ``wanted`` (all if None); an unknown name or a wanted measure
     absent from the frame is an error."""
+    import pandas as pd
+
     from ir_cwla.names import parse_measure
 
     names = list(pd.unique(frame["measure"]))

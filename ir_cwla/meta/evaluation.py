@@ -40,10 +40,12 @@ from ir_cwla.errors import (
     ParameterError,
 )
 from ir_cwla.measure import is_cwla, needs_element_types
+from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
 from ir_cwla.scoring import Scorer
+from ir_cwla.sharding import Shards
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -114,11 +116,19 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
         if not files:
             raise InputError(f"runs: no run files in {folder}")
         runs = files
+    if isinstance(runs, Shards):
+        runs = [runs]  # type: ignore[list-item]
     if isinstance(runs, Mapping):
         out = {str(k): v for k, v in runs.items()}
-    elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike)) for r in runs):
+    elif isinstance(runs, Sequence) and all(isinstance(r, (str, os.PathLike, Shards)) for r in runs):
         out = {}
         for path in runs:
+            if isinstance(path, Shards):         # a run stored in shards (ir_cwla.sharding.shards)
+                name = path.name or run_name(path.source)
+                if name in out:
+                    raise InputError(f"runs: two runs are named {name!r}; pass a dict {{name: shards}} instead")
+                out[name] = path
+                continue
             name = run_name(path)
             if name in out:
                 raise InputError(f"runs: two files give the system name {name!r}: {out[name]} and {path}; "
@@ -180,8 +190,14 @@ class EvaluationContext:
                                     ir_measures.evaluator(others, self.qrels) if others else None)
         return self._scorers[block]
 
+    def qrels_topics(self) -> list[str]:
+        """The qrels' topic ids, sorted."""
+        if getattr(self, "_topics", None) is None:
+            self._topics = sorted(set(self.qrels["query_id"].astype(str).tolist()))
+        return self._topics
+
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_scorers": {}}
+        return {**self.__dict__, "_scorers": {}, "_topics": None}
 
 
 def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str, Any, tuple[int, ...]]):
@@ -193,6 +209,8 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     the warning about the qrels topics the run misses (:func:`ir_cwla.io.topic_coverage`, which
     refuses a run that shares none) or None.
     """
+    if isinstance(task, sharded.ShardTask):
+        return sharded.evaluate_shard(contexts, task)
     collection, name, run, block = task
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
@@ -213,7 +231,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     if others is not None:
         # ir-measures' backends compare scores in float32: under ties='float64' they are given
         # the ranks of the float64 order as scores (io.rank_scores), which they rank alike
-        for metric in others.iter_calc(io.rank_scores(frame) if ctx.ties == "float64" else frame):
+        for metric in others.iter_calc(sharded.dict_of_dict(io.rank_scores(frame) if ctx.ties == "float64" else frame)):
             qids.append(metric.query_id)
             measures.append(names[metric.measure])
             values.append(float(metric.value))
@@ -235,10 +253,13 @@ MISSING_TOPICS = ("warn", "ignore")
 
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any = None,
                          progress: bool = True, missing_topics: str = "warn", ties: str = "float32", *,
-                         run: Any = None) -> dict[Any, pd.DataFrame]:
+                         answered: Optional[dict[tuple, set]] = None, run: Any = None) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
     ``executor`` (anything :func:`get_executor` takes; ``run=`` is its old name, deprecated);
-    ``missing_topics`` and ``ties`` as in :func:`evaluate`."""
+    ``missing_topics`` and ``ties`` as in :func:`evaluate`. Runs stored in shards
+    (:class:`ir_cwla.sharding.Shards`) are read a shard per task; their topics are checked once
+    all their shards are read. ``answered``, if given, receives the topics of each sharded run:
+    ``{(key, name): topics}``."""
     if run is not None:
         warnings.warn("evaluate_collections(run=...) is now evaluate_collections(executor=...): 'run' means a "
                       "TREC run everywhere else", IrCwlaDeprecationWarning, stacklevel=2)
@@ -248,28 +269,59 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
         raise ParameterError(f"missing_topics must be one of {MISSING_TOPICS}, got {missing_topics!r}")
     workers = get_executor(executor)
     parsed, names = as_measures(measures)
-    contexts, tasks = {}, []
+    contexts: dict[Any, EvaluationContext] = {}
+    tasks: list[Any] = []
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
         contexts[key] = EvaluationContext(qrels_frame, parsed, names, ties)
-        blocks = item_blocks(len(parsed), len(named), workers.parallelism)
-        tasks += [(key, name, r, block) for name, r in named.items() for block in blocks]
+        units = sum(len(r) if isinstance(r, Shards) else 1 for r in named.values())
+        blocks = item_blocks(len(parsed), units, workers.parallelism)
+        for name, r in named.items():      # a run stored in shards: a task per shard (ir_cwla.meta.sharded)
+            tasks += sharded.tasks(key, name, r, blocks) if isinstance(r, Shards) else \
+                [(key, name, r, block) for block in blocks]
     results = workers.map(evaluate_run, contexts, tasks, desc="evaluate", progress=progress)
     columns: dict[Any, tuple[list, list, list, list]] = {key: ([], [], [], []) for key in collections}
     notes: dict[tuple[Any, str], str] = {}
-    for key, name, qids, ms, values, note in results:
+    parts: dict[tuple, list] = {}
+    for result in results:
+        if isinstance(result, sharded.ShardResult):
+            parts.setdefault((result.task.collection, result.task.name, result.task.block), []).append(result)
+            continue
+        key, name, qids, ms, values, note = result
         if note is not None:
             notes.setdefault((key, name), note)
-        cols = columns[key]
-        cols[0].extend([name] * len(qids))
-        cols[1].extend(qids)
-        cols[2].extend(ms)
-        cols[3].extend(values)
+        _extend(columns[key], name, qids, ms, values)
+    if parts:
+        # a shard scored at other widths than the whole run gives its topics is scored again with those
+        redo = [task for results_of_run in parts.values() for task in sharded.rescoring(results_of_run)]
+        if redo:
+            again = {(t.collection, t.name, t.block, t.shard.index): r
+                     for t, r in zip(redo, workers.map(evaluate_run, contexts, redo, desc="evaluate", progress=progress))}
+            parts = {k: [again.get((r.task.collection, r.task.name, r.task.block, r.task.shard.index), r) for r in rs]
+                     for k, rs in parts.items()}
+        topics_of: dict[tuple, set] = {}
+        for (key, name, _), results_of_run in parts.items():
+            topics_of.setdefault((key, name), set()).update(t for r in results_of_run for t in r.run_topics.tolist())
+            _extend(columns[key], name, *sharded.assemble(results_of_run, contexts[key]))
+        for (key, name), topics in topics_of.items():
+            if answered is not None:
+                answered.setdefault((key, name), set()).update(topics)
+            # the rule of whole runs (io.topic_coverage), once every shard is read
+            note = io.topic_coverage(name, sorted(topics), contexts[key].topics)
+            if note is not None:
+                notes.setdefault((key, name), note)
     if missing_topics == "warn":
         for note in notes.values():          # once per run, in the order of the runs
             warnings.warn(note, MissingTopicsWarning, stacklevel=3)
     return {key: long_frame(*cols, order=names) for key, cols in columns.items()}
+
+
+def _extend(cols: tuple[list, list, list, list], name: str, qids: list, measures: list, values: list) -> None:
+    cols[0].extend([name] * len(qids))
+    cols[1].extend(qids)
+    cols[2].extend(measures)
+    cols[3].extend(values)
 
 
 def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,

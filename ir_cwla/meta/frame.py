@@ -84,6 +84,23 @@ def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray
     return label_codes[codes], np.asarray(labels, dtype=object)
 
 
+def _labels(per_query: pd.DataFrame, column: str) -> np.ndarray:
+    """The sorted distinct values of a column as strings (``1`` and ``'1'`` are one label); a
+    missing value is an error naming its row."""
+    missing = per_query[column].isna().to_numpy()
+    if missing.any():
+        raise DataError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "
+                         f"{per_query.index[int(np.flatnonzero(missing)[0])]!r}")
+    uniques = pd.unique(per_query[column])
+    return np.asarray(sorted(set(pd.Index(uniques).astype(str).tolist())), dtype=object)
+
+
+def _label_codes(column: pd.Series, rows: np.ndarray, labels: pd.Index) -> np.ndarray:
+    """The position in ``labels`` of the value (as a string) of each of ``rows``."""
+    codes, uniques = pd.factorize(column.take(rows))
+    return labels.get_indexer(pd.Index(uniques).astype(str))[codes].astype(np.int64)
+
+
 def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_systems: int = 2,
             min_topics: int = 2, min_measures: int = 1) -> ScoreCube:
     """Validates a per-query frame (``name, qid, measure, value``) and pivots it to a cube.
@@ -108,45 +125,71 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
         raise ParameterError(f"topics must be 'strict' or 'intersection', got {topics!r}")
     if len(per_query) == 0:
         raise DataError("per-query frame is empty")
-    summary = per_query["qid"].astype(str).to_numpy() == SUMMARY_QID
-    if summary.any():
+    # (the distinct qids first: turning every qid of 10^7 rows into a Python string took 1 GB)
+    summary = None
+    if any(str(q) == SUMMARY_QID for q in pd.unique(per_query["qid"])):
+        summary = (per_query["qid"].astype(str) == SUMMARY_QID).to_numpy()
+    if summary is not None:
         if summary.all():
             raise DataError(f"per-query frame holds only summary rows (qid {SUMMARY_QID!r}): analyses need the "
                              "score of every topic (ir-cwla eval -q)")
         per_query = per_query[~summary]
 
-    s_codes, systems = _codes(per_query, "name", sort=True)
+    # one measure at a time (issue 23): the only arrays as long as the frame are the measure codes
+    # (int8/int16) and, for a non-numeric column, its values; everything else is one measure's rows,
+    # and the cube (the values themselves), so a frame of 10^7+ rows costs little beyond itself
+    systems, all_topics = _labels(per_query, "name"), _labels(per_query, "qid")
     blank = [str(n) for n in systems if not str(n).strip()]
     if blank:
         raise DataError(f"per-query frame has an empty system name ({blank[0]!r}); name every system (an empty "
                         "name does not survive a CSV file, which pandas reads back as NaN)")
-    t_codes, all_topics = _codes(per_query, "qid", sort=True)
     m_codes, found = _codes(per_query, "measure", sort=False)
-    try:
-        values = pd.to_numeric(per_query["value"]).to_numpy(dtype=np.float64)
-    except (ValueError, TypeError) as ex:
-        raise DataError(f"per-query frame: values are not numeric ({ex})") from ex
-
-    bad = ~np.isfinite(values)
-    if bad.any():
-        rows = [f"({systems[s_codes[i]]}, {all_topics[t_codes[i]]}, {found[m_codes[i]]})" for i in np.flatnonzero(bad)[:3]]
-        raise DataError(f"per-query frame has {int(bad.sum())} NaN/infinite values, e.g. (name, qid, measure) = "
-                         f"{', '.join(rows)}. pt.Experiment gives NaN to topics without qrels: drop those "
-                         "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
+    m_codes = m_codes.astype(np.min_scalar_type(max(len(found) - 1, 0)))
+    column = per_query["value"]
+    if column.dtype.kind in "fiub":
+        numbers = column.to_numpy()
+    else:
+        try:
+            numbers = pd.to_numeric(column).to_numpy(dtype=np.float64)
+        except (ValueError, TypeError) as ex:
+            raise DataError(f"per-query frame: values are not numeric ({ex})") from ex
 
     measures = np.array(naming.measure_order(found.tolist()), dtype=object)
-    m_codes = pd.Index(measures).get_indexer(found)[m_codes]
+    slot = pd.Index(measures).get_indexer(found)              # each found measure's place in the cube
     n_m, n_t, n_s = len(measures), len(all_topics), len(systems)
-
-    flat = (m_codes * n_t + t_codes) * n_s + s_codes
-    counts = np.bincount(flat, minlength=n_m * n_t * n_s).reshape(n_m, n_t, n_s)
-    if (counts > 1).any():
-        m, t, s = np.argwhere(counts > 1)[0]
-        raise DataError(f"per-query frame has {int((counts > 1).sum())} duplicated (name, qid, measure) rows, "
-                         f"e.g. ({systems[s]}, {all_topics[t]}, {measures[m]})")
+    system_index, topic_index = pd.Index(systems), pd.Index(all_topics)
     cube = np.full((n_m, n_t, n_s), np.nan)
-    cube.reshape(-1)[flat] = values
-    present = counts == 1
+    present = np.zeros((n_m, n_t, n_s), dtype=bool)
+    bad_rows: list[np.ndarray] = []
+    duplicated, example = 0, ("", "", "")
+    for code in np.argsort(slot, kind="stable"):              # measures in cube order
+        m = slot[code]
+        rows = np.flatnonzero(m_codes == code)
+        s_codes = _label_codes(per_query["name"], rows, system_index)
+        t_codes = _label_codes(per_query["qid"], rows, topic_index)
+        values = numbers[rows].astype(np.float64, copy=False)
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad_rows.append(rows[~finite])
+        flat = t_codes * n_s + s_codes
+        counts = np.bincount(flat, minlength=n_t * n_s)
+        if (counts > 1).any():
+            duplicated += int((counts > 1).sum())
+            if duplicated == int((counts > 1).sum()):       # the first measure with duplicates
+                first = int(np.argmax(counts > 1))
+                example = (systems[first % n_s], all_topics[first // n_s], measures[m])
+        cube[m].reshape(-1)[flat] = values
+        present[m].reshape(-1)[flat] = True
+    if bad_rows:
+        where = np.sort(np.concatenate(bad_rows))
+        shown = [f"({per_query['name'].iloc[i]}, {per_query['qid'].iloc[i]}, {per_query['measure'].iloc[i]})"
+                 for i in where[:3]]
+        raise DataError(f"per-query frame has {len(where)} NaN/infinite values, e.g. (name, qid, measure) = "
+                         f"{', '.join(shown)}. pt.Experiment gives NaN to topics without qrels: drop those "
+                         "rows (per_query.dropna()) and pass topics='intersection' if systems then differ.")
+    if duplicated:
+        raise DataError(f"per-query frame has {duplicated} duplicated (name, qid, measure) rows, "
+                         f"e.g. ({example[0]}, {example[1]}, {example[2]})")
 
     for m in range(n_m):
         lacking = [systems[s] for s in np.flatnonzero(~present[m].any(axis=0))]

@@ -143,7 +143,7 @@ def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[l
                             elinewidth=0.9, alpha=0.75)
             ax.plot(x + offset, y, linestyle="none", color=key.colour(m), marker=key.marker(m),
                     ms=5.5 if canonical else 4.5, mec="black" if canonical else key.colour(m), mew=0.8,
-                    label=key.name(m))
+                    label=key.name(m, group))
         ax.set_xticks(x, chosen, rotation=30 if len(chosen) > 3 else 0, ha="right" if len(chosen) > 3 else "center",
                       fontsize=8)
         for boundary in x[:-1] + 0.5:
@@ -153,14 +153,15 @@ def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[l
         ax.set_title(key.title(group, len(names), NAMES.get(statistic, statistic)), fontsize=10)
         ax.grid(True, axis="y", alpha=0.25)
         ax.tick_params(axis="y", labelsize=8)
-        if not key.by_aggregation:
+        if not key.by_aggregation(group):
             ax.legend(fontsize=7, frameon=True, framealpha=0.85, handlelength=1.2, loc="lower left",
                       ncol=2 if len(members) > 4 else 1)
-    if key.by_aggregation:        # one legend of the aggregations for every panel, below them
+    panels = [g for g in names if key.by_aggregation(g)]
+    if panels:        # one legend of the aggregations for the panels of one browsing model, below them
         from matplotlib.lines import Line2D
 
         handles: dict[str, Any] = {}
-        for m in naming.measure_order([m for g in names for m in result.groups[g]]):
+        for m in naming.measure_order([m for g in panels for m in result.groups[g]]):
             handles.setdefault(str(naming.aggregation(m)), Line2D([], [], linestyle="none", color=key.colour(m),
                                                                   marker=key.marker(m), ms=5))
         handles["canonical (*)"] = Line2D([], [], linestyle="none", color="white", marker="o", mec="black", ms=5.5)

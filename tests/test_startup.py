@@ -1,0 +1,93 @@
+"""What starting up loads: ``import ir_cwla`` (the measures alone), ``ir-cwla --version`` and
+``ir-cwla eval --help`` (issue 23, item 1). Each case runs in a fresh interpreter and lists
+``sys.modules``; how long they take is measured in ``benchmarks/bench_scale_out.py``, not here.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: Every ir_cwla module ``import ir_cwla`` loads: the measures, their registries and names, the
+#: ir-measures provider (its scoring imported when it first scores), the hooks of named sources.
+ENGINE_AT_IMPORT = {
+    "ir_cwla", "ir_cwla._version", "ir_cwla.aggregation", "ir_cwla.browsing", "ir_cwla.costs",
+    "ir_cwla.cwl_models", "ir_cwla.errors", "ir_cwla.gains", "ir_cwla.kernel", "ir_cwla.measure",
+    "ir_cwla.names", "ir_cwla.params", "ir_cwla.plugins", "ir_cwla.provider", "ir_cwla.registry",
+    "ir_cwla.sources", "ir_cwla.table1", "ir_cwla.textstream",    # (cost files are read as streams: stdlib only)
+}
+#: Third-party packages none of these start-ups may load (each costs 0.1-0.5 s).
+HEAVY = {"pandas", "pyarrow", "scipy", "matplotlib", "ir_datasets", "pyterrier", "pyterrier_pisa", "tqdm",
+         "statsmodels", "sklearn", "distributed", "dask"}
+ROOMS = ("ir_cwla.meta", "ir_cwla.leaderboard", "ir_cwla.datasets", "ir_cwla.comparison", "ir_cwla.app")
+
+LIST_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)))"
+
+
+def loaded(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (then listing them)."""
+    out = subprocess.run([sys.executable, "-c", f"{code}\n{LIST_MODULES}"], capture_output=True, text=True,
+                         check=True).stdout
+    return set(json.loads(out.strip().splitlines()[-1]))
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_import_loads_the_measures_and_nothing_heavy():
+    modules = loaded("import ir_cwla")
+    assert {m for m in modules if m.split(".")[0] == "ir_cwla"} == ENGINE_AT_IMPORT
+    assert not top_level(modules) & HEAVY, sorted(top_level(modules) & HEAVY)
+    assert {"numpy", "ir_measures"} <= top_level(modules)
+
+
+def test_what_import_loads_still_makes_and_parses_every_measure():
+    """Light is not hollow: the registries, the grammar and the ir-measures registration are there."""
+    code = ("import ir_cwla, ir_measures\n"
+            "assert len(ir_cwla.table1()) == 39\n"
+            "m = ir_measures.parse_measure('RBP_max@10')\n"
+            "assert ir_cwla.is_cwla(m) and ir_cwla.PROVIDER in ir_measures.DefaultPipeline.providers\n"
+            "assert 'INST' in ir_cwla.BROWSING_MODELS and 'PE' in ir_cwla.AGGREGATIONS")
+    modules = loaded(code)
+    assert not top_level(modules) & HEAVY
+
+
+def test_the_data_modules_load_on_first_use():
+    modules = loaded("import ir_cwla\nir_cwla.io.read_trec_run\nir_cwla.Scorer")
+    assert {"ir_cwla.io", "ir_cwla.scoring", "pandas"} <= modules
+    assert not {m for m in modules if m.startswith(ROOMS)}
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["eval", "--help"], ["eval", "-h"]])
+def test_the_command_line_starts_without_pandas_or_the_rooms(argv):
+    """``ir-cwla eval --help`` lists the registered models and aggregations from the engine's
+    registries; nothing else of the package is needed to print it."""
+    code = ("import contextlib, io, sys\nfrom ir_cwla.app import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    try:\n"
+            f"        cli.main({argv!r})\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "assert 'ir-cwla' in out.getvalue(), out.getvalue()")
+    modules = loaded(code)
+    assert not top_level(modules) & HEAVY, sorted(top_level(modules) & HEAVY)
+    rooms = {m for m in modules if m.startswith(ROOMS)} - {"ir_cwla.app", "ir_cwla.app.cli", "ir_cwla.app.evaluate",
+                                                           "ir_cwla.app.compare"}
+    assert not rooms, sorted(rooms)
+
+
+def test_help_still_lists_every_command_and_what_is_registered():
+    from ir_cwla.app import cli
+
+    parser = cli.build_parser()          # ir-cwla --help: every sub-command in full
+    text = parser.format_help()
+    for command in ("eval", "measures", "meta", "leaderboard", "cwl", "demo", "compare"):
+        assert command in text
+    eval_help = cli.build_parser("eval")._subparsers._group_actions[0].choices["eval"].format_help()
+    assert "browsing models (C): P, DCG, RBP(p=0.8)" in " ".join(eval_help.split())
+    # another command than meta gets meta's name only; meta itself gets every criterion's options
+    assert "--trials" not in cli.build_parser("eval")._subparsers._group_actions[0].choices["meta"].format_help()
+    assert "--trials" in cli.build_parser("meta")._subparsers._group_actions[0].choices["meta"].format_help()
