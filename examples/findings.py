@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 import tempfile
@@ -55,6 +56,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ir_cwla import CWLA, canonical, io, meta, parse_measure, parse_measures, table1  # noqa: E402
+from ir_cwla.errors import IrCwlaError  # noqa: E402
 from ir_cwla.meta import criteria, naming, robustness, streams, tables  # noqa: E402
 from ir_cwla.meta.evaluation import as_run_mapping  # noqa: E402
 from ir_cwla.meta.frame import resolve_groups  # noqa: E402
@@ -182,6 +184,22 @@ def irm_family(name: str) -> str:
     return str(type(m)(**params)) if m.NAME != "Bpref" else str(m)
 
 
+@functools.cache
+def measure_key(name: str) -> str:
+    """The measure's ``str`` from its name or label (the tables of ir_cwla.meta name measures by
+    label, ``P_ERG@10``, which reads back; the tally keys them by ``str(measure)``); a name that is
+    no measure stays as it is."""
+    try:
+        return str(parse_measure(name))
+    except IrCwlaError:
+        return name
+
+
+def by_measure(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``measure`` column as :func:`measure_key` (``str(measure)``)."""
+    return frame.assign(measure=frame["measure"].map(lambda m: measure_key(str(m))))
+
+
 @dataclass
 class Tally:
     """Per criterion: values (one per seed) and the measures each one beats (one set per seed)."""
@@ -192,9 +210,11 @@ class Tally:
 
     def add(self, criterion: str, values: Mapping[str, float], beats: Optional[Mapping[str, set[str]]] = None):
         for m, v in values.items():
-            self.values.setdefault(criterion, {}).setdefault(m, []).append(float(v))
+            key = measure_key(str(m))
+            self.values.setdefault(criterion, {}).setdefault(key, []).append(float(v))
             if beats is not None:
-                self.beats.setdefault(criterion, {}).setdefault(m, []).append(set(beats.get(m, ())))
+                beaten = {measure_key(str(b)) for b in beats.get(m, ())}
+                self.beats.setdefault(criterion, {}).setdefault(key, []).append(beaten)
 
     def add_trials(self, criterion: str, trials: pd.DataFrame, statistic: str) -> None:
         """One seed's incompleteness trials: the values (means over the trials and fractions) and
@@ -210,16 +230,18 @@ class Tally:
         rows = pd.concat(self.rows[criterion], ignore_index=True)
         ranking = robustness.family_ranking(rows.mean(axis=0).to_frame("value"), "value", families, dict(labels),
                                             True, rows=rows, test_trials=test_trials, alpha=alpha, seed=seed)
-        beats = from_ranking(ranking, "value", labels)[1]
-        self.beats[criterion] = {m: [beats[m]] for m in rows.columns}
+        beats = {measure_key(str(k)): {measure_key(str(b)) for b in v}
+                 for k, v in from_ranking(ranking, "value", labels)[1].items()}
+        self.beats[criterion] = {measure_key(str(m)): [beats[measure_key(str(m))]] for m in rows.columns}
 
 
 def from_ranking(table: pd.DataFrame, column: str, labels: Mapping[str, str]) -> tuple[dict, dict]:
     """Values and beaten measures (names) from a ``robustness.family_ranking`` table."""
     by_label = {v: k for k, v in labels.items()}
-    values = dict(zip(table["measure"], table[column]))
+    names = [by_label.get(label, label) for label in table["measure"]]      # the table names measures by label
+    values = dict(zip(names, table[column]))
     beats = {m: {by_label[b] for b in str(text).split(", ") if b} if isinstance(text, str) else set()
-             for m, text in zip(table["measure"], table.get("better_than", [""] * len(table)))}
+             for m, text in zip(names, table.get("better_than", [""] * len(table)))}
     return values, beats
 
 
@@ -336,7 +358,7 @@ def run_bootstrap_means(runs: pd.DataFrame, statistic: str, resamples: int, seed
     draws = rng.integers(0, len(wide), size=(resamples, len(wide)))
     means = wide.to_numpy()[draws].mean(axis=1)                          # (resamples, M)
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    return {m: (float(a), float(b)) for m, a, b in zip(wide.columns, lo, hi)}
+    return {measure_key(str(m)): (float(a), float(b)) for m, a, b in zip(wide.columns, lo, hi)}
 
 
 def one_system(disc: Any, alpha: float) -> dict[str, Any]:
@@ -455,7 +477,7 @@ def analyse_table1(view: View, settings: Settings, progress: bool) -> dict[str, 
                            "consistency_measure": labels[str((cons_seeds.max() - cons_seeds.min()).idxmax())],
                            "discriminative_power": int((disc_seeds.max() - disc_seeds.min()).max()),
                            "discriminative_power_measure": labels[str((disc_seeds.max() - disc_seeds.min()).idxmax())]}
-    table = pool.table().query("depth == @settings.bias_depth").set_index("measure")
+    table = by_measure(pool.table()).query("depth == @settings.bias_depth").set_index("measure")
     bounds = run_bootstrap_means(pool.runs[pool.runs["depth"] == settings.bias_depth], "abs_rank_change",
                                  settings.run_bootstrap, settings.seeds[0])
     extra["pooling"] = {labels[m]: {"rel_drop": round(float(table.at[m, "rel_drop"]), 6),
@@ -517,7 +539,7 @@ def analyse_policies(view: View, settings: Settings, progress: bool) -> dict[str
     for criterion in ("incompleteness", "incompleteness_at_10"):
         tally.pooled_test(criterion, families, labels, settings.test_trials, settings.alpha,
                           streams.derive(settings.seeds[0], streams.FINDINGS_STREAM, 3))
-    table = pool.table().query("depth == @settings.bias_depth").set_index("measure")
+    table = by_measure(pool.table()).query("depth == @settings.bias_depth").set_index("measure")
     tally.add("pooling_rel_drop", table["rel_drop"])
     tukey_seeds = f"randomised Tukey HSD ({settings.test_trials} permutations) in every one of {len(settings.seeds)} seeds"
     pooled = f"randomised Tukey HSD ({settings.test_trials} permutations) over the {settings.fraction_trials} trials " \

@@ -194,6 +194,10 @@ class Qrels:
             raise ParameterError("grades: NaN is no grade (mask out the judgments an assessor did not make)")
         out = self.subset(mask) if mask is not None else self._copy()
         out.grades = np.maximum(grades, 0.0)
+        # binary gains compare integer grades as integers (:attr:`int_grades`): the new grades'
+        # own, where they are whole numbers a float holds exactly
+        whole = bool(np.all(np.floor(out.grades) == out.grades)) and bool(np.all(out.grades <= 2.0 ** 53))
+        out.int_grades = out.grades.astype(np.int64) if whole else None
         if sum_order is not None:
             sum_order = np.asarray(sum_order, dtype=np.int64)
             if sum_order.ndim != 1 or ((sum_order < 0) | (sum_order >= len(self.grades))).any():

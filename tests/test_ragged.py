@@ -4,6 +4,7 @@ re-grading a ranked run under a subset of the qrels, or under other grades of th
 from __future__ import annotations
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -133,10 +134,12 @@ def test_regraded_qrels_score_as_scored_from_scratch(synthetic_collection):
         regraded = union.regraded(*union.grades_from(frame))
         fresh = ir_cwla.Scorer(REGRADE_MEASURES, frame)
         for name, run in synthetic_collection.runs.items():
-            ranked = scorer.rank(run, name)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ir_cwla.io.DuplicateWarning)     # the run with duplicate lines
+                ranked = scorer.rank(run, name)
+                topics, expected = fresh.score_run(run, name)
             rows = np.flatnonzero(np.isin(ranked.topics, fresh.qrels.topics))
             got = scorer.score(ranked.select(rows).regrade(regraded))
-            topics, expected = fresh.score_run(run, name)
             assert list(topics) == list(ranked.topics[rows])
             for m in REGRADE_MEASURES:
                 np.testing.assert_array_equal(got[m], expected[m], err_msg=f"{name} {ir_cwla.short_name(m)}")

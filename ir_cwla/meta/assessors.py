@@ -344,12 +344,14 @@ class AssessorVariation:
         higher = statistic not in LOWER_IS_BETTER
         out = robustness.family_ranking(means, statistic, self.groups, self.labels, higher)
         if statistic == "tau":
+            by_label = {label: m for m, label in self.labels.items()}
+            names = [by_label.get(label, label) for label in out["measure"]]     # the table names them by label
             position = {m: i for i, m in enumerate(self.measures)}
             rows = np.mean([self.replicates[a] for a in chosen], axis=0)               # (B, M)
             estimate = means.loc[self.measures, "tau"].to_numpy()
             se, low, high = normal_interval(estimate, rows, self.level)
             for offset, (column, values) in enumerate((("tau_se", se), ("tau_low", low), ("tau_high", high)), 1):
-                out.insert(out.columns.get_loc("tau") + offset, column, [values[position[m]] for m in out["measure"]])
+                out.insert(out.columns.get_loc("tau") + offset, column, [values[position[m]] for m in names])
             beats: dict[str, list[str]] = {}
             for members in self.groups.values():
                 cols = [position[m] for m in members]
@@ -357,8 +359,8 @@ class AssessorVariation:
                 p = simultaneous_p_values(rows[:, cols], observed)
                 for i, m in enumerate(members):
                     beats[m] = [o for j, o in enumerate(members) if observed[i] > observed[j] and p[i, j] < self.alpha]
-            out["outperforms"] = [len(beats[m]) for m in out["measure"]]
-            out["better_than"] = [", ".join(self.labels.get(b, b) for b in beats[m]) for m in out["measure"]]
+            out["outperforms"] = [len(beats[m]) for m in names]
+            out["better_than"] = [", ".join(self.labels.get(b, b) for b in beats[m]) for m in names]
         out["judged"] = self.judged
         out["alternatives"] = len(chosen)
         return out
