@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 
 def write_trec_ordered(run, path: Path) -> None:
     """The run re-written in trec_eval order (score desc in float32, doc_id desc), which is the
-    ranking cwl_eval reads from the file's line order."""
+    ranking cwl_eval reads from the file's line order.
+    """
     import numpy as np
 
     out = run.assign(score32=run["score"].astype(np.float32))

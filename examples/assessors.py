@@ -76,7 +76,8 @@ def agg(measure: str) -> str:
 
 def family_cells(result: meta.AssessorVariation, alternatives: list[str]) -> pd.DataFrame:
     """Per family (columns), the aggregations best first: ``agg (k) tau [low, high]``, with the
-    tie at the top in bold."""
+    tie at the top in bold.
+    """
     ranking = result.robustness(alternative=alternatives)
     columns = {}
     for group, part in ranking.groupby("group", sort=False):
@@ -109,7 +110,8 @@ def other_criteria(runs, nist, measures, seed: int):
 
 def criterion_values(done, measures: list[str], seed: int) -> dict[str, tuple[pd.Series, dict, bool]]:
     """Per criterion: its value per measure, its p-values per family (the test its summary uses) and
-    whether higher is better."""
+    whether higher is better.
+    """
     cons, inc, pool = (done.results[k] for k in ("consistency", "incompleteness", "pooling_bias"))
     per_trial = inc.trials.pivot_table(index="trial", columns="measure", values="tau", aggfunc="mean")
     runs = pool.runs[pool.runs["depth"] == pool.runs["depth"].min()]
@@ -128,7 +130,8 @@ def criterion_values(done, measures: list[str], seed: int) -> dict[str, tuple[pd
 
 def plot_criteria(assessor: pd.Series, others: dict, groups: dict, path: Path) -> pd.DataFrame:
     """Assessor robustness (mean tau, a and b) against each other criterion, one point per measure
-    in its aggregation's colour; returns the rank correlations over the 39 measures."""
+    in its aggregation's colour; returns the rank correlations over the 39 measures.
+    """
     import matplotlib.pyplot as plt
 
     names = {"consistency": "consistency: mean tau between topic halves",

@@ -188,7 +188,8 @@ def irm_family(name: str) -> str:
 def measure_key(name: str) -> str:
     """The measure's ``str`` from its name or label (the tables of ir_cwla.meta name measures by
     label, ``P_ERG@10``, which reads back; the tally keys them by ``str(measure)``); a name that is
-    no measure stays as it is."""
+    no measure stays as it is.
+    """
     try:
         return str(parse_measure(name))
     except IrCwlaError:
@@ -218,7 +219,8 @@ class Tally:
 
     def add_trials(self, criterion: str, trials: pd.DataFrame, statistic: str) -> None:
         """One seed's incompleteness trials: the values (means over the trials and fractions) and
-        the per-trial rows (each trial's mean over the fractions), pooled later for one test."""
+        the per-trial rows (each trial's mean over the fractions), pooled later for one test.
+        """
         per_trial = trials.pivot_table(index="trial", columns="measure", values=statistic, aggfunc="mean")
         self.add(criterion, per_trial.mean(axis=0))
         self.rows.setdefault(criterion, []).append(per_trial)
@@ -226,7 +228,8 @@ class Tally:
     def pooled_test(self, criterion: str, families: Mapping[str, Sequence[str]], labels: Mapping[str, str],
                     test_trials: int, alpha: float, seed: Any) -> None:
         """The randomised Tukey HSD test of :func:`ir_cwla.meta.robustness.family_ranking` over the
-        trials of every seed pooled (each trial a paired row): who beats whom."""
+        trials of every seed pooled (each trial a paired row): who beats whom.
+        """
         rows = pd.concat(self.rows[criterion], ignore_index=True)
         ranking = robustness.family_ranking(rows.mean(axis=0).to_frame("value"), "value", families, dict(labels),
                                             True, rows=rows, test_trials=test_trials, alpha=alpha, seed=seed)
@@ -253,7 +256,8 @@ def standing(values: Mapping[str, Sequence[float]], members: Sequence[str], key:
     beats (in every seed, or by the bootstrap ``intervals`` of ``a - b``, or by its exact value
     when neither is given), its rank range, and the members it is ``equal`` to: the same measure
     in disguise (``identical`` pairs, which rank the systems identically) with the same value in
-    every seed."""
+    every seed.
+    """
     sign = 1.0 if higher else -1.0
     mean = {m: float(np.mean(values[m])) for m in members}
     beaten: dict[str, set[str]] = {}
@@ -326,7 +330,8 @@ def resample_topics(per_query: pd.DataFrame, rng: np.random.Generator) -> pd.Dat
 def topic_bootstrap(per_query: pd.DataFrame, measures: list, settings: Settings, seed: int,
                     progress: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Significant pairs (randomised Tukey HSD) and topics needed (paired t-test design) of every
-    measure on ``settings.bootstrap`` resamples of the topics, through the criteria."""
+    measure on ``settings.bootstrap`` resamples of the topics, through the criteria.
+    """
     disc: dict[str, list[float]] = {}
     tss: dict[str, list[float]] = {}
     for b in range(settings.bootstrap):
@@ -557,7 +562,8 @@ def analyse_policies(view: View, settings: Settings, progress: bool) -> dict[str
 
 def analyse_irm(view: View, settings: Settings, progress: bool) -> dict[str, Any]:
     """Incompleteness of ir-measures' measures with and without condensed lists, and of Bpref
-    (re-scored by ir-measures under every qrels variant: one seed, fewer fractions and trials)."""
+    (re-scored by ir-measures under every qrels variant: one seed, fewer fractions and trials).
+    """
     measures = parse_measures(list(IRM_MEASURES))
     per_query = meta.evaluate(view.runs, view.qrels, measures, progress=False)
     seed = settings.seeds[0]
@@ -709,7 +715,8 @@ def bounds(where: Any, n: int, k: int) -> tuple[int, int]:
 
 def position_status(st: Mapping[str, Any], members: Sequence[str], where: Any) -> str:
     """A place claimed for ``members``; members identical to them (the same measure in disguise,
-    e.g. ERG and ETG under P) share it, so the claimed places widen by as many."""
+    e.g. ERG and ETG under P) share it, so the claimed places widen by as many.
+    """
     n = len(st["members"])
     group = set(members) | {e for m in members for e in st["members"][m].get("equal", [])}
     lo, hi = bounds(where, n, len(group))
@@ -810,7 +817,8 @@ def identical(pairs: Mapping[str, Sequence[tuple[str, str]]]) -> Check:
 
 def least_similar(model_list: Sequence[str], odd: str, to: str) -> Check:
     """``odd`` is the aggregation least similar to ``to`` (lowest tau); within noise when the next
-    lowest tau lies inside its 95% interval."""
+    lowest tau lies inside its 95% interval.
+    """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
         for model in model_list:
@@ -830,7 +838,8 @@ def cluster(model: str, groups: Sequence[Sequence[str]]) -> Check:
     largest tau with any other aggregation, within noise when that largest tau lies inside the 95%
     interval of the smallest within. A group of one is the odd one out: its closest aggregation
     is farther from it than every other aggregation's closest (leaving it out), within noise when
-    the 95% interval of its closest reaches that."""
+    the 95% interval of its closest reaches that.
+    """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
         everyone = members_of(v, model)
@@ -950,7 +959,8 @@ def seed_stability() -> Check:
 
 def sets_status(a: Collection[str], b: Collection[str]) -> str:
     """Two sets of aggregations that could take a place: the same (holds), overlapping (within
-    noise) or disjoint (does not hold)."""
+    noise) or disjoint (does not hold).
+    """
     return HOLDS if set(a) == set(b) else TIE if set(a) & set(b) else FAILS
 
 
@@ -1024,7 +1034,8 @@ def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
     """Incompleteness against the paper's consistency (TR19DL): for ``(model, 'first'|'last')``,
     whether the paper's most (least) consistent aggregation is the most (least) robust here: it
     agrees when every aggregation that could take the place here is the paper's, disagrees when
-    none is, and is within noise otherwise."""
+    none is, and is within noise otherwise.
+    """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
         for model, ends in expect.items():
@@ -1048,7 +1059,8 @@ def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
 
 def order_tau(second: str, models: Sequence[str], sign: int, flip: bool = False) -> Check:
     """Kendall's tau between the consistency order and ``second``'s, per family and seed: of the
-    sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of ``models``."""
+    sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of ``models``.
+    """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
         for model in models:
@@ -1090,7 +1102,8 @@ def similar_ranking(model: str, a: str, b: str, limit: float = 0.8) -> Check:
 
 def policy_change(criterion: str, members: Sequence[str], limit: float, suite: str = "policies") -> Check:
     """The two policies give values within ``limit`` of each other (a difference that small counts as
-    none even when the test finds it significant; the sign shows what the test says)."""
+    none even when the test finds it significant; the sign shows what the test says).
+    """
     def check(v: Numbers) -> tuple[str, str]:
         if not v.has(suite):
             return NA, "not computed"
@@ -1110,7 +1123,8 @@ def policy_change(criterion: str, members: Sequence[str], limit: float, suite: s
 
 def optimistic_bias() -> Check:
     """The 'max' policy: scores rise when a run's unique documents go unjudged, and its ranks
-    move significantly more than under 'zero' and 'condense'."""
+    move significantly more than under 'zero' and 'condense'.
+    """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
         for fam in v.d["policies"]["standings"]["pooling_bias"]:
@@ -1737,7 +1751,8 @@ def standings_frame(data: Mapping[str, Any], suite: str = "table1") -> pd.DataFr
 
 def dumps(obj: Any, level: int = 0, compact_at: int = 4) -> str:
     """JSON with one line per family standing (a compact leaf below ``compact_at`` levels), so the
-    file stays small and a rerun's diff shows which standings moved."""
+    file stays small and a rerun's diff shows which standings moved.
+    """
     if level >= compact_at or not isinstance(obj, (dict, list)) or \
             (isinstance(obj, list) and all(not isinstance(x, (dict, list)) for x in obj)):
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

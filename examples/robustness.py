@@ -43,7 +43,8 @@ def criteria_side_by_side(cons: meta.Consistency, inc: meta.Incompleteness, pool
                           depth: int) -> pd.DataFrame:
     """Per family (columns) and aggregation (rows): its rank (1 = best) under consistency /
     incompleteness / pooling bias, then Kendall's tau between the consistency order and each
-    of the two others (over the family's measures)."""
+    of the two others (over the family's measures).
+    """
     # every table names measures by their labels (short names); cons.mean_tau is keyed by str(measure)
     scores = {"consistency": cons.mean_tau.rename(index=cons.labels),
               "incompleteness": inc.robustness("tau").set_index("measure")["tau"],

@@ -81,7 +81,8 @@ def allowed_cost_paths() -> list[str]:
 
 def cost_file_allowed(path: Any) -> bool:
     """Whether a measure string may read the cost file ``path``: it, or a directory above it,
-    is allowed (:func:`allow_cost_files`, :data:`COST_FILES_ENV`), symbolic links resolved."""
+    is allowed (:func:`allow_cost_files`, :data:`COST_FILES_ENV`), symbolic links resolved.
+    """
     real = os.path.realpath(os.fspath(path))
     for allowed in allowed_cost_paths():
         if real == allowed or real.startswith(allowed.rstrip(os.sep) + os.sep):
@@ -91,7 +92,8 @@ def cost_file_allowed(path: Any) -> bool:
 
 class CostFileAllowance:
     """What :func:`allow_cost_files` returns: used as a context manager, it restores the
-    allowed paths of before on exit."""
+    allowed paths of before on exit.
+    """
 
     def __init__(self, paths: tuple):
         self._before = os.environ.get(COST_FILES_ENV)
@@ -213,7 +215,8 @@ class CostSpec:
 
     def cell_costs(self, ranked: Rankings, group: Group, policy: str, top_grade: float) -> Optional[np.ndarray]:
         """The cost of every cell of ``group`` (padding past a ranking's end included) under the
-        unjudged ``policy`` ('zero' or 'max'); None for unit costs (the kernel's default)."""
+        unjudged ``policy`` ('zero' or 'max'); None for unit costs (the kernel's default).
+        """
         if self.kind == "unit":
             return None
         pad = self.pad_cost(policy)
@@ -278,8 +281,8 @@ _FILES: dict[tuple, dict] = {}
 
 
 def _cache_key(source: Any) -> Optional[tuple]:
-    """(path, mtime, size) of a regular file, None for a stream, ``-``, a pipe or a FIFO (read
-    each time)."""
+    """(path, mtime, size) of a regular file, None for a stream, ``-``, a pipe or a FIFO (read each time).
+    """
     if hasattr(source, "read") or source == "-":
         return None
     path = os.fspath(source)
@@ -296,7 +299,8 @@ def read_cost_file(source: Any) -> dict[str, float]:
     """``label cost`` lines (cwl_eval's cost file, or doc_id costs) as a dict; a label listed
     twice keeps its last line, as in cwl_eval. ``source`` is a path, ``-``, a FIFO or a
     stream, plain or compressed (:func:`ir_cwla.textstream.open_input`); a regular file is read
-    once per modification time. Errors name the file and line, not the line's content."""
+    once per modification time. Errors name the file and line, not the line's content.
+    """
     key = _cache_key(source)
     if key is not None and key in _FILES:
         return _FILES[key]
@@ -310,7 +314,8 @@ def read_fields(source: Any, names: tuple, error: type = CostError, kind: str = 
     """(``name:line``, fields) of every non-blank line of a whitespace-separated text input
     (a path, ``-``, a FIFO or a stream, plain or compressed, read once) whose lines hold the
     ``names`` fields; ``error`` names the input and line of any other line (how many fields it
-    has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``)."""
+    has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``).
+    """
     with open_input(source, kind) as (stream, name, compression):
         for first, block in line_blocks(stream, name, compression, kind):
             check_utf8(block, first, name, kind)

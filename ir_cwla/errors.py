@@ -70,7 +70,8 @@ class CostError(InputError):
 
 class MeasureError(IrCwlaError, ValueError):
     """A measure that cannot be built or scored as asked: a parameter out of range, an
-    unknown browsing model or aggregation, or a combination the framework rejects."""
+    unknown browsing model or aggregation, or a combination the framework rejects.
+    """
 
 
 class MeasureSyntaxError(MeasureError):
@@ -79,7 +80,8 @@ class MeasureSyntaxError(MeasureError):
 
 class RegistrationError(IrCwlaError, ValueError):
     """A browsing model, aggregation, criterion or measure name registered wrongly (a name
-    taken, a name that collides with an ir-measures measure, a bad declaration)."""
+    taken, a name that collides with an ir-measures measure, a bad declaration).
+    """
 
 
 class KernelError(IrCwlaError, ValueError):
@@ -92,7 +94,8 @@ class ParameterError(IrCwlaError, ValueError):
 
 class DataError(IrCwlaError, ValueError):
     """Data that cannot support the analysis asked for: too few systems or topics, topics
-    missing for some systems, a measure that ties every system, no system within a budget."""
+    missing for some systems, a measure that ties every system, no system within a budget.
+    """
 
 
 class OutputError(IrCwlaError, ValueError):

@@ -95,15 +95,18 @@ class GainSpec:
 
     def binary(self, grades: np.ndarray) -> np.ndarray:
         """'bin' gains of integer grades (int64), compared as integers, so that a threshold or a
-        grade beyond 2^53 (which a float64 rounds) counts exactly the grades >= rel."""
+        grade beyond 2^53 (which a float64 rounds) counts exactly the grades >= rel.
+        """
         t = self.threshold
         if t > np.iinfo(np.int64).max:
             return np.zeros(grades.shape, dtype=np.float64)
         return (grades >= np.int64(t)).astype(np.float64)
 
     def largest(self, x_max: float) -> float:
-        """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for
-        'bin'. An unjudged document gets it under ``unjudged='max'`` (0 if x_max is 0)."""
+        """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for 'bin'.
+
+        An unjudged document gets it under ``unjudged='max'`` (0 if x_max is 0).
+        """
         if self.kind == "bin":
             return 1.0
         top = self.max_rel if self.max_rel is not None else x_max
@@ -218,7 +221,8 @@ class Qrels:
         returns) whose pairs are all judged here, for :meth:`regraded`: ``grades[j]`` is its grade
         of judgment ``j`` (0 where it has none), ``mask[j]`` whether it judged it, and
         ``sum_order`` its judgments in the order a :class:`Qrels` built from the frame numbers
-        them (by topic, then by each doc_id's first line in the frame)."""
+        them (by topic, then by each doc_id's first line in the frame).
+        """
         import pandas as pd
 
         qids = qrels["query_id"].astype(str).to_numpy()
@@ -322,7 +326,8 @@ class Group:
 
     def gains(self, spec: GainSpec, x_max: float, unjudged: str = "zero") -> np.ndarray:
         """The gain of every cell: 0 past a ranking's end (padding is no document); an
-        unjudged document's gain is 0, or the largest gain under ``unjudged='max'``."""
+        unjudged document's gain is 0, or the largest gain under ``unjudged='max'``.
+        """
         if spec.kind == "bin" and self.qrels.int_grades is not None:
             gains = spec.binary(self.qrels.int_grades_of(self.judgments))
         else:
@@ -334,8 +339,8 @@ class Group:
 
 @dataclass(frozen=True)
 class CellLabels:
-    """A string label for every cell of a ragged layout (a doc_id, an element type), as
-    codes into ``names``."""
+    """A string label for every cell of a ragged layout (a doc_id, an element type), as codes into ``names``.
+    """
 
     codes: np.ndarray      # (cells,) int64
     names: np.ndarray      # object array of the distinct labels
@@ -371,7 +376,8 @@ class Rankings:
     def regrade(self, qrels: Qrels) -> Rankings:
         """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` or :meth:`Qrels.regraded`
         of the qrels they were ranked with (the same judgment numbering): judgments not in force
-        there become unjudged, the others take its grades. No re-ranking."""
+        there become unjudged, the others take its grades. No re-ranking.
+        """
         judgments = self.judgments
         if qrels.mask is not None and len(judgments):
             judgments = np.where((judgments >= 0) & qrels.mask[np.maximum(judgments, 0)], judgments, UNJUDGED)
@@ -393,7 +399,8 @@ class Rankings:
     def concat(rankings: Sequence[Rankings], qrels: Qrels) -> Rankings:
         """The rows of several runs ranked with ``qrels`` (or with qrels sharing its judgment
         ids), one after the other, as one ranked run, every cell label kept (labels only if
-        every run has them)."""
+        every run has them).
+        """
         kept = np.concatenate([r.kept for r in rankings]) if rankings else np.zeros(0, dtype=np.int64)
 
         def labels(which: str) -> Optional[CellLabels]:
@@ -421,7 +428,8 @@ class Rankings:
     def judged_share(self, k: Optional[int] = None) -> np.ndarray:
         """Per row, the share of judged documents among its first min(k, length) ranks (k None:
         the whole ranking), as ir-measures' ``Judged@k`` but in trec_eval's order; 0 for an
-        empty ranking. Needs rows ranked at least that deep."""
+        empty ranking. Needs rows ranked at least that deep.
+        """
         depth = self.lengths if k is None else np.minimum(self.lengths, k)
         if (self.kept < depth).any():
             t = int(np.argmax(self.kept < depth))
@@ -434,10 +442,11 @@ class Rankings:
         return np.where(depth > 0, judged / np.maximum(depth, 1), 0.0)
 
     def condensed(self) -> Rankings:
-        """Sakai's condensed lists: every unjudged document removed, the judged ones in their
-        order. A row that was cut (kept < lengths) stays marked as cut: its ``lengths`` counts
-        the ranks never looked at as if they were judged, so that kept < lengths still says
-        that the row may be incomplete."""
+        """Sakai's condensed lists: every unjudged document removed, the judged ones in their order.
+
+        A row that was cut (kept < lengths) stays marked as cut: its ``lengths`` counts the ranks never
+        looked at as if they were judged, so that kept < lengths still says that the row may be incomplete.
+        """
         judged = self.judgments >= 0
         counts = np.bincount(self._row_of_cells()[judged], minlength=len(self.topic_rows)).astype(np.int64)
         lengths = counts + (self.lengths - self.kept)
@@ -494,14 +503,16 @@ class Rankings:
 
     def dense(self, group: Group, values: np.ndarray, fill) -> np.ndarray:
         """A per-cell array (e.g. the codes of :attr:`element_types`) laid out as ``group``'s
-        matrix, ``fill`` past each ranking's end."""
+        matrix, ``fill`` past each ranking's end.
+        """
         return self._scatter(np.asarray(values), group.rows, group.width, group.kept, fill)
 
 
 def group_rows(kept: np.ndarray) -> list[np.ndarray]:
     """The groups of :meth:`Rankings.groups`: rows (positions, each group's sorted) taken longest
     first, a group closed when its (rows x longest) matrix would exceed its cells by more than
-    :data:`GROUP_PADDING` plus :data:`GROUP_SLACK`. Pure: it depends on the lengths only."""
+    :data:`GROUP_PADDING` plus :data:`GROUP_SLACK`. Pure: it depends on the lengths only.
+    """
     kept = np.asarray(kept, dtype=np.int64)
     order = np.argsort(-kept, kind="stable")
     out = []
@@ -523,7 +534,8 @@ def group_rows(kept: np.ndarray) -> list[np.ndarray]:
 
 def group_widths(kept: np.ndarray, pad_to: Optional[int] = None) -> np.ndarray:
     """The width of the matrix :meth:`Rankings.groups` scores each row in (rows of ``kept`` ranks,
-    in the order of the run's rows: its topics in qrels order), ``pad_to`` at least."""
+    in the order of the run's rows: its topics in qrels order), ``pad_to`` at least.
+    """
     widths = np.zeros(len(kept), dtype=np.int64)
     for rows in group_rows(kept):
         widths[rows] = max(int(np.max(np.asarray(kept)[rows])), pad_to or 0)

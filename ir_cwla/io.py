@@ -111,7 +111,8 @@ SOURCE_ATTR = "source"
 def source_name(run: Any, default: str = "run") -> str:
     """How messages name a run given without a name: the path of a file (``<stdin>`` for
     ``-``), the file a frame was read from (:data:`SOURCE_ATTR`) while it is unedited
-    (:func:`is_checked_frame`: an edited frame is no longer the file's), else ``default``."""
+    (:func:`is_checked_frame`: an edited frame is no longer the file's), else ``default``.
+    """
     if isinstance(run, (str, os.PathLike)):
         return input_name(run)
     if not isinstance(run, pd.DataFrame) or not is_checked_frame(run):
@@ -206,7 +207,8 @@ def _first_fields(block: bytes, first_line: int) -> int:
 def _parse_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Optional[pd.DataFrame]:
     """One block of lines as a frame of every field, by pandas' C reader (None if it holds only
     blank lines): the general path, which takes any whitespace, and locates the first bad line
-    of a block that breaks a rule."""
+    of a block that breaks a rule.
+    """
     width = _first_fields(block, first_line)
     if width == 0:
         return None
@@ -238,9 +240,11 @@ def _block_is_valid(df: pd.DataFrame, block: bytes, fmt: _Format) -> bool:
 
 
 def release_freed_memory() -> None:
-    """Hands the C heap's freed memory back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere). pandas' parser frees a block's transient buffers and strings to the heap,
-    which glibc keeps; without this, a large run's peak memory grows with every block."""
+    """Hands the C heap's freed memory back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+
+    pandas' parser frees a block's transient buffers and strings to the heap, which glibc keeps; without
+    this, a large run's peak memory grows with every block.
+    """
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
 
@@ -281,7 +285,8 @@ def _delimiter(block: bytes) -> Optional[str]:
     the whitespace rule does: a tab or a space, never both, with ``\\n`` or ``\\r\\n`` line
     ends and no other whitespace (``\\x0b``, ``\\x0c``); None for any other block (the general
     path reads it). A doubled separator, or one at the start or end of a line, makes an empty
-    field, which :func:`_arrow_block` refuses."""
+    field, which :func:`_arrow_block` refuses.
+    """
     tab, space = b"\t" in block, b" " in block
     if tab == space or b"\x0b" in block or b"\x0c" in block:
         return None
@@ -294,7 +299,8 @@ def _arrow_block(block: bytes, fmt: _Format) -> Optional[tuple[dict[int, Any], l
     """The kept fields of a block parsed by Arrow's CSV reader, topic ids already one string per
     distinct value, and the first line's fields; None where the block is not one Arrow reads as
     the rules do, or where a line breaks a rule (the general path then reads the block, or names
-    the line)."""
+    the line).
+    """
     arrow = _arrow()
     delimiter = _delimiter(block) if arrow else None
     if delimiter is None:
@@ -384,7 +390,8 @@ _COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 def _take_comments(block: bytes, comments: list[str]) -> bytes:
     """The block with its comment lines (first non-blank character ``#``, as trec_eval 10
     allows) made blank, so that line numbers stay those of the file; their text goes to
-    ``comments``."""
+    ``comments``.
+    """
     if b"#" not in block:
         return block
     found: list[str] = []
@@ -404,7 +411,9 @@ def _take_comments(block: bytes, comments: list[str]) -> bytes:
 class _Read:
     """What :func:`_read_table` read: the kept fields of every line, by field number (or a
     table read from a Parquet or Arrow file), the input's name, the first line's fields, and
-    the text of its comment lines."""
+    the text of its comment lines.
+    """
+
     columns: Optional[dict[int, Any]]
     name: str
     first: Optional[list[Any]] = None
@@ -458,7 +467,8 @@ def _read_table(source: Any, fmt: _Format) -> _Read:
 def _no_repeated_pairs(topic_codes: np.ndarray, doc_chunks: list[Any]) -> bool:
     """True if no (topic, doc_id) occurs twice: each doc id numbered by Arrow's hash table (one
     dictionary for every block), each pair by one exact int64, and Arrow counts the distinct
-    ones; no Python string is hashed (a third of the time of :func:`_repeated_rows`)."""
+    ones; no Python string is hashed (a third of the time of :func:`_repeated_rows`).
+    """
     pa, _, pac = _arrow()
     docs = pac.dictionary_encode(pa.chunked_array(doc_chunks, type=pa.string()))
     if not docs.num_chunks:
@@ -618,7 +628,8 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
 def check_topic_ids(frame: pd.DataFrame, kind: str, source: str, rows: bool = False) -> None:
     """Topic ids must be non-empty, without whitespace, and not ``all`` (the summary row of
     trec_eval and ir-measures output); :class:`InputError` names the first offender (and its
-    first row, counted from 1, if ``rows``: a table read from a file)."""
+    first row, counted from 1, if ``rows``: a table read from a file).
+    """
     for qid in pd.unique(frame["query_id"]):
         text = str(qid)
         where = f"{kind} {source}"
@@ -647,7 +658,8 @@ def _pair_keys(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) ->
     """A 64-bit hash of each row's (query_id, doc_id); equal pairs have equal keys (Python's own
     string hash, cached in each string: no copy of the ids, unlike pandas' hash_array).
     ``topic_codes`` (equal codes for equal topic ids, as a reader found them) spares
-    factorising the topic ids."""
+    factorising the topic ids.
+    """
     docs = frame["doc_id"].to_numpy(dtype=object)
     keys = np.fromiter(map(hash, docs), dtype=np.int64, count=len(docs)).view(np.uint64)
     topics = (pd.factorize(frame["query_id"])[0] if topic_codes is None else topic_codes).astype(np.uint64)
@@ -659,7 +671,8 @@ def _pair_keys(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) ->
 def _repeated_rows(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) -> np.ndarray:
     """Positions of the rows whose (query_id, doc_id) occurs more than once (hash, then exact).
 
-    Works in place on one array of keys, so a check of a run costs little memory beyond it."""
+    Works in place on one array of keys, so a check of a run costs little memory beyond it.
+    """
     if len(frame) < 2:
         return np.zeros(0, dtype=np.int64)
     sorted_keys = _pair_keys(frame, topic_codes)
@@ -678,7 +691,8 @@ def drop_duplicate_docs(run: pd.DataFrame, source: str = "run", _topic_codes: Op
                         ) -> pd.DataFrame:
     """The run with each (topic, doc_id) once: its best-scored line, i.e. the first in
     trec_eval's order (score descending compared in float32, then the larger float64
-    score, then file order). One warning names the run, the count and the first case."""
+    score, then file order). One warning names the run, the count and the first case.
+    """
     rows = _repeated_rows(run, _topic_codes)
     if len(rows) == 0:
         return run
@@ -807,7 +821,8 @@ def _read_table_file(stream: Any, name: str, fmt: str, kind: str) -> pd.DataFram
 
 def _table_columns(df: pd.DataFrame, columns: tuple[str, ...], kind: str, name: str) -> pd.DataFrame:
     """The table's columns under ir-measures' names (PyTerrier's accepted), ids as strings,
-    a null id an error naming the row."""
+    a null id an error naming the row.
+    """
     renames = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
     df = df.rename(columns={k: v for k, v in renames.items() if k in df.columns and v not in df.columns})
     missing = [c for c in columns if c not in df.columns]
@@ -831,7 +846,8 @@ def _table_columns(df: pd.DataFrame, columns: tuple[str, ...], kind: str, name: 
 
 def _checked_run_table(table: pd.DataFrame, name: str, element_type: bool, dedup: bool = True) -> pd.DataFrame:
     """A run read from a Parquet or Arrow file, by the rules of a run DataFrame; errors name
-    the file and the row."""
+    the file and the row.
+    """
     df = _table_columns(table, RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ()), "run", name)
     if df["score"].dtype.kind not in "fiub":
         raise InputError(f"run file {name}: column 'score' holds {df['score'].dtype}, not numbers")
@@ -865,7 +881,8 @@ _CHECKED: dict[int, tuple[Any, tuple]] = {}
 def _buffer_digest(values: np.ndarray) -> tuple:
     """Two checksums of an array's memory (for an object array: its pointers, so a changed
     element, a new string object, changes them): the sum of its 64-bit words (modulo 2^64),
-    which any change of one element changes, and its CRC-32, which moved elements change."""
+    which any change of one element changes, and its CRC-32, which moved elements change.
+    """
     values = np.ascontiguousarray(values)
     if values.nbytes == 0:
         return (values.dtype.str, 0, 0, 0)
@@ -876,7 +893,8 @@ def _buffer_digest(values: np.ndarray) -> tuple:
 
 def _column_digest(column: pd.Series) -> Optional[tuple]:
     """A fingerprint of one column's values that any edit changes, or None for a kind of
-    column it cannot take (the frame is then checked again)."""
+    column it cannot take (the frame is then checked again).
+    """
     dtype = column.dtype
     if isinstance(dtype, np.dtype):
         return _buffer_digest(column.to_numpy())
@@ -1020,7 +1038,8 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
 
 def is_checked_run(run: pd.DataFrame) -> bool:
     """True for a frame :func:`as_run_frame` (or the file reader) returned and nobody edited
-    since (:func:`is_checked_frame`): every rule applied, each (topic, doc_id) once, string ids."""
+    since (:func:`is_checked_frame`): every rule applied, each (topic, doc_id) once, string ids.
+    """
     return list(run.columns[:3]) == list(RUN_COLUMNS) and is_checked_frame(run)
 
 
@@ -1055,7 +1074,8 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
 
 def backend_of(measure: Any) -> Optional[str]:
     """The ir-measures provider that computes ``measure`` in ``ir_measures.DefaultPipeline``
-    (the first available one that supports it, as the pipeline chooses), or None."""
+    (the first available one that supports it, as the pipeline chooses), or None.
+    """
     import ir_measures
 
     for provider in ir_measures.DefaultPipeline.providers:
@@ -1071,7 +1091,8 @@ def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], sour
     """Refuses grades above :data:`TREC_EVAL_MAX_GRADE` when a measure computed by trec_eval
     (pytrec_eval) is asked for; C/W/L/A measures and other providers take any int64 grade.
     Also refuses a relevance level ``rel`` beyond trec_eval's C int (its own error is a
-    TypeError about its arguments)."""
+    TypeError about its arguments).
+    """
     for m in measures:
         rel = getattr(m, "params", {}).get("rel")
         if isinstance(rel, (int, float)) and abs(rel) > TREC_EVAL_MAX_LEVEL and backend_of(m) == "pytrec_eval":
@@ -1094,9 +1115,11 @@ def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], sour
 # ------------------------------------------------------------------------- depth
 
 def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> np.ndarray:
-    """Scores as trec_eval holds them, C floats (single precision): scores equal in float32 are
-    ties. Finite scores beyond float32's range become +-inf (ties among themselves), said in
-    one warning naming the run and the count (unless ``warn`` is false)."""
+    """Scores as trec_eval holds them, C floats (single precision): scores equal in float32 are ties.
+
+    Finite scores beyond float32's range become +-inf (ties among themselves), said in one warning naming
+    the run and the count (unless ``warn`` is false).
+    """
     with np.errstate(over="ignore"):
         narrow = scores.astype(np.float32)
     if warn:
@@ -1125,7 +1148,8 @@ def check_ties(ties: str) -> str:
 def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run", warn: bool = True) -> np.ndarray:
     """Scores as they are compared when ranking: :func:`float32_scores` (``ties='float32'``,
     the default, as trec_eval up to 9.0.8 and ir-measures), or as they are (``'float64'``,
-    as trec_eval 10.0)."""
+    as trec_eval 10.0).
+    """
     if check_ties(ties) == "float64":
         return np.asarray(scores, dtype=np.float64)
     return float32_scores(scores, name, warn)
@@ -1136,7 +1160,8 @@ def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
     trec_eval's order with scores compared as ``ties`` says), so that a backend that compares
     scores in float32 (trec_eval through pytrec_eval) ranks the documents in that order: how
     ``ties='float64'`` reaches the measures of ir-measures. Exact up to 2^24 documents per topic
-    (integers a float32 holds); rows keep their order."""
+    (integers a float32 holds); rows keep their order.
+    """
     if not len(run):
         return run
     q_codes, _ = pd.factorize(run["query_id"])

@@ -64,7 +64,8 @@ assert tuple(GENERAL_PARAMS) == MEASURE_PARAMS[:1] + MEASURE_PARAMS[1:]
 
 def declarations() -> dict[str, list[tuple[str, Param]]]:
     """Every declared parameter name -> its declarations ``[(owner, Param), ...]``, in registration
-    order (models first, then aggregations); ``owner`` is ``'C=NAME'`` or ``'A=NAME'``."""
+    order (models first, then aggregations); ``owner`` is ``'C=NAME'`` or ``'A=NAME'``.
+    """
     return {key: list(decls) for key, decls in _declarations().items()}
 
 
@@ -73,7 +74,8 @@ _DECLARED: tuple[int, dict[str, list[tuple[str, Param]]]] = (-1, {})
 
 def _declarations() -> dict[str, list[tuple[str, Param]]]:
     """:func:`declarations`, built once per state of the registries (every measure made reads it:
-    ``import ir_cwla`` makes a few hundred); not to be modified."""
+    ``import ir_cwla`` makes a few hundred); not to be modified.
+    """
     global _DECLARED
     if _DECLARED[0] != registry.generation:
         out: dict[str, list[tuple[str, Param]]] = {}
@@ -86,8 +88,10 @@ def _declarations() -> dict[str, list[tuple[str, Param]]]:
 
 
 def _repeated_grade(costs: str) -> Optional[str]:
-    """Why a ``'grade:...'`` costs spec is contradictory (a grade priced twice, at two costs), or
-    None. (:meth:`CostSpec.parse` has read the spec, so every pair is well formed.)"""
+    """Why a ``'grade:...'`` costs spec is contradictory (a grade priced twice, at two costs), or None.
+
+    (:meth:`CostSpec.parse` has read the spec, so every pair is well formed.)
+    """
     kind, _, rest = costs.partition(":")
     if kind != "grade":
         return None
@@ -147,7 +151,8 @@ THRESHOLDS = ("rel",)
 
 def threshold_problem(name: str, written: Any, held: float) -> Optional[str]:
     """Why the grade threshold ``name`` written as ``written`` (its text, or an int) cannot be
-    held in the float ``held``: it would count other integer grades as relevant (None if it can)."""
+    held in the float ``held``: it would count other integer grades as relevant (None if it can).
+    """
     try:
         exact = Decimal(written.strip()) if isinstance(written, str) else Decimal(written)
     except (InvalidOperation, ValueError, TypeError):
@@ -232,7 +237,8 @@ class _CWLA(measures.Measure):
 
     def __getitem__(self, key: str) -> Any:
         """A parameter's value: the measure's own, else its model's or aggregation's declared
-        default, else the default of every C/W/L/A measure."""
+        default, else the default of every C/W/L/A measure.
+        """
         if key in self.params:
             return self.params[key]
         param = _declared(*_entries(self.params)).get(key)
@@ -363,7 +369,8 @@ class _CWLA(measures.Measure):
 
     def model_params(self) -> Params:
         """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`):
-        every parameter they declare (the measure's value or the declared default) and ``cutoff``."""
+        every parameter they declare (the measure's value or the declared default) and ``cutoff``.
+        """
         declared = _declared(*_entries(self.params))
         params: dict[str, Any] = {name: self.params.get(name, param.default) for name, param in declared.items()}
         params["cutoff"] = self.params.get("cutoff")
@@ -375,7 +382,8 @@ CWLA = _CWLA()
 
 def needs_element_types(measures: Any) -> bool:
     """True if some measure prices documents by the run's element types (``costs='type:...'``),
-    so the run must be read with its second column (:func:`ir_cwla.io.as_run_frame`)."""
+    so the run must be read with its second column (:func:`ir_cwla.io.as_run_frame`).
+    """
     return any(is_cwla(m) and "costs" in m.params and m.cost_spec().needs_element_types for m in measures)
 
 

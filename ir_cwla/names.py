@@ -224,7 +224,8 @@ _SHORT_TAIL = re.compile(r"^(?P<body>.*?)(?:\[(?P<extras>[^\]]*)\])?(?:@(?P<cuto
 
 def _merge(params: dict[str, Any], shown: dict[str, str], new: dict[str, Any], source: str, where: str) -> None:
     """Adds ``new`` (written as ``source``) to ``params``; a parameter given twice with two
-    values is an error naming both (``[pad,stop]``, ``RBP(p=0.8)_ERG[p=0.9]``)."""
+    values is an error naming both (``[pad,stop]``, ``RBP(p=0.8)_ERG[p=0.9]``).
+    """
     for key, value in new.items():
         if key in params and params[key] != value:
             raise MeasureSyntaxError(f"{where}: {shown[key]} and {source} contradict each other (both set {key}); "
@@ -282,7 +283,8 @@ SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@1
 def _top_level(text: str) -> tuple[list[str], Optional[str]]:
     """The ``NAME=VALUE`` arguments of the first parenthesised list of ``text`` (split on its
     top-level commas) and the text after its last top-level ``@`` (None without one); quotes,
-    brackets and nested parentheses are skipped."""
+    brackets and nested parentheses are skipped.
+    """
     args: list[str] = []
     at: Optional[str] = None
     buf: list[str] = []
@@ -320,7 +322,8 @@ _CUTOFF_TEXT = re.compile(r"[0-9]+")
 def _check_literals(token: str) -> dict[str, str]:
     """The rules every grammar shares (see the module docstring), checked on the text itself:
     ir-measures' parser would read ``@0x10`` as 16, ``@True`` as 1 and ``p=0.8, p=0.9`` as 0.9.
-    Returns the ``NAME=VALUE`` arguments as written."""
+    Returns the ``NAME=VALUE`` arguments as written.
+    """
     args, at = _top_level(token)
     given: dict[str, str] = {}
     for arg in args:
@@ -348,7 +351,8 @@ def _check_literals(token: str) -> dict[str, str]:
 
 def _check_thresholds(token: str, given: dict[str, str]) -> None:
     """A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
-    grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`)."""
+    grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`).
+    """
     for key in THRESHOLDS:
         value = given.get(key)
         if value is None or not value.isascii():
@@ -475,7 +479,8 @@ def named_cost_files(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[s
     """The cost files (``costs='type:PATH'``, ``'doc:PATH'``) that measure names name, without
     validating the measures or opening anything: what a caller that vouches for the names (the
     command line, for measures its user typed) passes to :func:`ir_cwla.allow_cost_files`.
-    Names that do not parse are left to :func:`parse_measures` to report."""
+    Names that do not parse are left to :func:`parse_measures` to report.
+    """
     if isinstance(texts, (str, Measure)):
         texts = [texts]
     out: list[str] = []
@@ -504,7 +509,8 @@ _ALIASES_REGISTERED = False
 def alias_names() -> dict[str, Measure]:
     """The ``MODEL_AGG`` names the grammar accepts, each with its measure (``RBP_max`` ->
     ``CWLA(C='RBP', A='max')``): every registered pair except those no cutoff makes a measure
-    (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant)."""
+    (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant).
+    """
     out = {}
     for model_name, model in BROWSING_MODELS.items():
         for agg_name in AGGREGATIONS:

@@ -78,7 +78,8 @@ def _entry_points(group: str) -> list[tuple[str, str, str, str]]:
     ``importlib.metadata.entry_points(group=...)`` finds them (the first distribution of each name
     along ``sys.path``), by reading only the ``entry_points.txt`` files: importlib.metadata parses
     the METADATA of every installed distribution first, a third of ``import ir_cwla``'s own time.
-    (Where ``sys.path`` holds a zip file, importlib.metadata itself is asked.)"""
+    (Where ``sys.path`` holds a zip file, importlib.metadata itself is asked.)
+    """
     import os
     import sys
 

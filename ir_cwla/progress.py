@@ -40,7 +40,8 @@ class _NoBar:
 
 def progress_bar(iterable: Optional[Iterable] = None, *, progress: bool = True, **kwargs: Any) -> Any:
     """``tqdm(iterable, **kwargs)``, disabled unless ``progress`` and stderr is a terminal (a
-    silent stand-in without tqdm if not ``progress``)."""
+    silent stand-in without tqdm if not ``progress``).
+    """
     global tqdm
     if not progress:
         return _NoBar(iterable)

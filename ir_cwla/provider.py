@@ -32,7 +32,8 @@ from ir_cwla.names import register_aliases
 
 def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
     """``measures`` without repeats, in the order given; a set (which has no order of its own,
-    and iterates in an order Python's hash seed decides) in the order of the measures' names."""
+    and iterates in an order Python's hash seed decides) in the order of the measures' names.
+    """
     if isinstance(measures, (set, frozenset)):
         return sorted(measures, key=repr)
     return list(dict.fromkeys(measures))
@@ -40,7 +41,8 @@ def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
 
 class CwlaEvaluator(providers.Evaluator):
     """Scores many runs against one set of qrels (read once) for a set of CWLA measures
-    (yielded and aggregated in the order given, :func:`in_given_order`)."""
+    (yielded and aggregated in the order given, :func:`in_given_order`).
+    """
 
     def __init__(self, measures: Iterable[Measure], qrels: Any):
         from ir_cwla.scoring import Scorer  # (pandas and the readers, when the provider is first used)
@@ -50,7 +52,9 @@ class CwlaEvaluator(providers.Evaluator):
 
     def score(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores}).
-        ``name`` names the run in warnings (default: its file, :func:`ir_cwla.io.source_name`)."""
+
+        ``name`` names the run in warnings (default: its file, :func:`ir_cwla.io.source_name`).
+        """
         from ir_cwla import io
 
         return self.scorer.score_run(run, io.source_name(run) if name is None else name)
@@ -110,7 +114,8 @@ class OrderedEvaluator(providers.Evaluator):
 def _ordered_evaluator(pipeline: providers.FallbackProvider, measures: Iterable[Measure], qrels: Any
                        ) -> providers.Evaluator:
     """``pipeline``'s own evaluator, wrapped in an :class:`OrderedEvaluator` when a C/W/L/A
-    measure is among ``measures`` (see the module docstring)."""
+    measure is among ``measures`` (see the module docstring).
+    """
     given = in_given_order(measures)
     inner = type(pipeline)._evaluator(pipeline, given, qrels)
     if not any(is_cwla(m) for m in given):

@@ -31,7 +31,8 @@ _LISTENERS: list[Callable[[], None]] = []
 
 def on_change(listener: Callable[[], None]) -> Callable[[], None]:
     """Runs ``listener()`` after every change of a registry (once per listener, however often
-    its module is imported or reloaded: a listener replaces one of the same qualified name)."""
+    its module is imported or reloaded: a listener replaces one of the same qualified name).
+    """
     key = f"{listener.__module__}.{listener.__qualname__}"
     _LISTENERS[:] = [f for f in _LISTENERS if f"{f.__module__}.{f.__qualname__}" != key]
     _LISTENERS.append(listener)
@@ -40,7 +41,8 @@ def on_change(listener: Callable[[], None]) -> Callable[[], None]:
 
 def add(table: MutableMapping[str, T], kind: str, name: str, entry: T, replace: bool = False) -> T:
     """Puts ``entry`` in ``table`` under ``name`` and runs the listeners (for a table of
-    :data:`MEASURE_KINDS`); undone if one refuses it."""
+    :data:`MEASURE_KINDS`); undone if one refuses it.
+    """
     global generation
     if not isinstance(name, str) or not name.isidentifier():
         raise RegistrationError(f"a {kind} name must be an identifier (letters, digits, _), got {name!r}")

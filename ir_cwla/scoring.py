@@ -40,7 +40,8 @@ from ir_cwla.params import Params
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
     """How deep runs must be ranked for ``measures``: the deepest cutoff, or None (whole
     rankings) if a measure has no cutoff, condenses its lists, or counts the unjudged documents
-    of whole rankings (R of AP under 'pad' with unjudged='max' or 'residual')."""
+    of whole rankings (R of AP under 'pad' with unjudged='max' or 'residual').
+    """
     depth = 0
     for m in measures:
         cutoff = m.params.get("cutoff")
@@ -54,7 +55,8 @@ def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
 
 class _Plan(NamedTuple):
     """How one measure is computed under one unjudged policy ('zero', 'max' or 'condense'),
-    and the cache keys of the steps it shares with others."""
+    and the cache keys of the steps it shares with others.
+    """
 
     measure: _CWLA
     policy: str
@@ -77,7 +79,8 @@ class _Plan(NamedTuple):
     @property
     def zero_bkey(self) -> tuple:
         """The browsing of the same measure under 'zero', which a 'max' one of a model whose C
-        reads neither gains nor costs shares (the same V and L; only the gains differ)."""
+        reads neither gains nor costs shares (the same V and L; only the gains differ).
+        """
         gkey = ("gains", self.spec, self.layout, "zero")
         return self.bkey[:3] + (gkey,) + self.bkey[4:]
 
@@ -156,7 +159,8 @@ class Scorer:
 
     def rank(self, run: Any, name: Optional[str] = None) -> Rankings:
         """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need;
-        ``name`` names it in messages (default: its file, :func:`ir_cwla.io.source_name`)."""
+        ``name`` names it in messages (default: its file, :func:`ir_cwla.io.source_name`).
+        """
         if name is None:
             name = source_name(run)
         if self.element_types and isinstance(run, pd.DataFrame) and ELEMENT_TYPE not in run.columns:
@@ -179,7 +183,8 @@ class Scorer:
         condensed plans) and the width every matrix is padded to (None: as wide as its longest
         row). :func:`ir_cwla.gains.group_widths` of these over a whole run gives each row the
         width it is scored at, which :meth:`score` takes (``widths``) to score a shard of the run
-        bit for bit as the whole run is scored."""
+        bit for bit as the whole run is scored.
+        """
         out: dict[tuple, tuple[np.ndarray, Optional[int]]] = {}
         condensed = None
         for plan in self._plans().values():
@@ -339,7 +344,8 @@ def score_matrix(measures: Sequence[Measure], gains: np.ndarray, depth: np.ndarr
                  ) -> dict[Measure, np.ndarray]:
     """Per-row values of C/W/L/A measures over a gain matrix built elsewhere: :func:`browse`
     once per browsing model (with its parameters and tail), :func:`aggregate` per measure.
-    The arguments are those of :func:`browse`."""
+    The arguments are those of :func:`browse`.
+    """
     out: dict[Measure, np.ndarray] = {}
     browsed: dict[tuple, kernel.Browsing] = {}
     for m in measures:
@@ -374,7 +380,8 @@ def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.nd
     """R per row (read by AP under 'pad'): the total gain of the topic's judged documents (for
     a model with ``reads_total='count'``, their number with a gain > 0); under
     ``unjudged='max'`` plus the largest gain (one) for every unjudged document the run ranks
-    (they are relevant documents of the topic under that bound), which needs whole rankings."""
+    (they are relevant documents of the topic under that bound), which needs whole rankings.
+    """
     qrels = ranked.qrels
     counted = model.reads_total == "count"
     total = (qrels.relevant_count(spec) if counted else qrels.total_gain(spec))[ranked.topic_rows]

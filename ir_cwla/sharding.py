@@ -49,7 +49,8 @@ SCAN_BYTES = 1 << 16
 @dataclass(frozen=True)
 class Piece:
     """One stored part of a run: a whole file, a Hive partition directory, some row groups of a
-    Parquet file, or a byte range (whole lines) of a plain TREC file."""
+    Parquet file, or a byte range (whole lines) of a plain TREC file.
+    """
 
     path: str
     kind: str                           # 'file', 'partition', 'row_groups' or 'bytes'
@@ -244,7 +245,8 @@ def _row_group_pieces(path: Path) -> list[tuple[Piece, Optional[str], Optional[s
 def _gather_row_groups(groups: list[tuple[Piece, Optional[str], Optional[str]]], shard_bytes: int
                        ) -> tuple[Shard, ...]:
     """Consecutive row groups in shards of about ``shard_bytes``; two groups whose topic ranges touch
-    (a topic that continues from one into the next) never go to different shards."""
+    (a topic that continues from one into the next) never go to different shards.
+    """
     out: list[Shard] = []
     current: list[tuple[Piece, Optional[str], Optional[str]]] = []
     size = 0
@@ -280,7 +282,8 @@ def _topic_of(line: bytes) -> Optional[bytes]:
 
 def _next_topic_start(f: Any, offset: int, size: int) -> int:
     """The offset of the first line at or after ``offset`` (past the line ``offset`` falls in)
-    whose topic differs from the line before it: a cut that splits no topic."""
+    whose topic differs from the line before it: a cut that splits no topic.
+    """
     f.seek(max(offset - 1, 0))
     buffer = f.read(SCAN_BYTES)
     pos = max(offset - 1, 0)
@@ -369,7 +372,8 @@ def _lines_before(path: str, offset: int) -> int:
 
 def _shifted(ex: InputError, name: str, what: str, offset: int) -> InputError:
     """``ex`` with the line (``what='line'``) or row numbers it gives for ``name`` moved by
-    ``offset``: those of the whole file, not of the piece that was read."""
+    ``offset``: those of the whole file, not of the piece that was read.
+    """
     text = str(ex)
     if what == "line":
         text = re.sub(re.escape(name) + r":(\d+)", lambda m: f"{name}:{int(m.group(1)) + offset}", text)

@@ -24,7 +24,8 @@ QRELS_CHECKS: dict[str, QrelsCheck] = {}
 
 def _lazy(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
     """``target``, or for a ``'module:function'`` string a function that imports it on first call
-    (so registering a hook imports nothing: ``import ir_cwla`` does not load ``ir_cwla.datasets``)."""
+    (so registering a hook imports nothing: ``import ir_cwla`` does not load ``ir_cwla.datasets``).
+    """
     if not isinstance(target, str):
         return target
     module, _, name = target.partition(":")

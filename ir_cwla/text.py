@@ -30,7 +30,8 @@ PLAIN_TEXT: dict[str, Any] = {"usetex": False, "parse_math": False}
 
 def _formula_like(text: str) -> bool:
     """True for text :func:`csv_cell` escapes: it starts like a formula and is no plain number,
-    or it is ``'`` followed by such text (so that the escape can be undone unambiguously)."""
+    or it is ``'`` followed by such text (so that the escape can be undone unambiguously).
+    """
     if text.startswith(FORMULA_STARTS) and not _NUMBER.match(text):
         return True
     return text.startswith("'") and _formula_like(text[1:])
@@ -38,7 +39,8 @@ def _formula_like(text: str) -> bool:
 
 def csv_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula (or text
-    that already looks escaped, ``'=x``, so that :func:`csv_unescape` gives back any value)."""
+    that already looks escaped, ``'=x``, so that :func:`csv_unescape` gives back any value).
+    """
     if isinstance(value, str) and _formula_like(value):
         return "'" + value
     return value
@@ -81,7 +83,8 @@ def plain(text: Any) -> str:
 
 def shown(value: Any) -> str:
     """``value`` as a message shows it: numbers as plain numbers (``nan``, ``0.5``, ``3``; never
-    numpy's ``np.float64(nan)``), anything else as its ``repr`` (``'abc'``); sequences item by item."""
+    numpy's ``np.float64(nan)``), anything else as its ``repr`` (``'abc'``); sequences item by item.
+    """
     import numbers
 
     import numpy as np

@@ -90,7 +90,8 @@ GZIP_READ_BYTES = 1 << 20
 
 def _inflater() -> Any:
     """ISA-L's zlib-compatible module where the ``isal`` package is installed (it inflates gzip
-    2.5 times as fast as zlib: 60 ms instead of 150 ms for the 37 DL19 runs), else zlib."""
+    2.5 times as fast as zlib: 60 ms instead of 150 ms for the 37 DL19 runs), else zlib.
+    """
     global _INFLATE
     if _INFLATE is None:
         try:
@@ -114,7 +115,8 @@ class _Gunzip:
     check each member's CRC and length themselves. The standard library's GzipFile reads 8 KiB
     at a time and computes the CRC again in Python: reading a run through it took half again as
     long. Errors are the decompressor's and :class:`InputError` for a truncated stream
-    (:func:`line_blocks` says after how many lines)."""
+    (:func:`line_blocks` says after how many lines).
+    """
 
     def __init__(self, raw: Any):
         self._raw = raw
@@ -226,7 +228,8 @@ def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Ite
     """Blocks of whole lines of the stream (about :data:`BLOCK_BYTES` each), with the number of
     each block's first line; a truncated or corrupt compressed stream is an :class:`InputError`
     that says after how many lines. (A block's lines are counted only if another block follows:
-    a file of one block is never counted.)"""
+    a file of one block is never counted.)
+    """
     line, rest = 1, b""
     last = b""              # the block handed over last, its lines not counted yet
     while True:
@@ -257,7 +260,8 @@ def line_blocks(stream: BinaryIO, name: str, compression: str, kind: str) -> Ite
 
 def check_utf8(block: bytes, first_line: int, name: str, what: str) -> None:
     """:class:`InputError` naming the line of the first NUL byte or invalid UTF-8 sequence
-    of a block (UTF-16 text is recognised by its byte-order mark)."""
+    of a block (UTF-16 text is recognised by its byte-order mark).
+    """
     if first_line == 1 and block.startswith(_UTF16_BOMS):
         raise InputError(f"{name}:1: UTF-16 text; {what} files are UTF-8 (convert with iconv -f UTF-16 -t UTF-8)")
     nul = block.find(b"\x00")

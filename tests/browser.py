@@ -84,7 +84,8 @@ def check_report(browser: Any, page_path: Path, name: str, artifacts: Path, sect
     """Opens ``page_path`` at every width of :data:`WIDTHS`, asserts the layout and the images,
     saves screenshots (``NAME-WIDTH.png`` first screen, ``NAME-WIDTH-full.png``, and
     ``NAME-WIDTH-section.png``, the screen that starts at the heading ``section``) and returns
-    ``{width: tables}`` as the browser shows them (caption, head, rows of cell texts, ...)."""
+    ``{width: tables}`` as the browser shows them (caption, head, rows of cell texts, ...).
+    """
     found = {}
     for width in WIDTHS:
         page = browser.new_page(viewport={"width": width, "height": 900})

@@ -55,7 +55,8 @@ class Files:
 @dataclass
 class Collection:
     """Qrels (``query_id, doc_id, relevance``), runs (``query_id, doc_id, score``, file order)
-    and topics (``qid, query``, PyTerrier's topics frame) as DataFrames."""
+    and topics (``qid, query``, PyTerrier's topics frame) as DataFrames.
+    """
 
     qrels: pd.DataFrame
     runs: dict[str, pd.DataFrame]
@@ -78,7 +79,8 @@ class Collection:
 
 def write_trec_run(run: pd.DataFrame, path: Path, name: str = "synthetic") -> None:
     """A TREC run file (``qid Q0 docno rank score runid``) in the frame's row order, gzipped
-    if ``path`` ends in ``.gz``; scores written with ``repr`` (exact round trip)."""
+    if ``path`` ends in ``.gz``; scores written with ``repr`` (exact round trip).
+    """
     rank = run.groupby("query_id", sort=False).cumcount() + 1
     lines = [f"{q} Q0 {d} {r} {s!r} {name}\n"
              for q, d, r, s in zip(run["query_id"], run["doc_id"], rank, run["score"].astype(float))]
@@ -179,7 +181,8 @@ def _float32_tie_scores(rng: np.random.Generator, docs: np.ndarray, grade: np.nd
     """Scores in groups of 2-4 documents that are equal in float32 (trec_eval's precision) but
     distinct in float64, the highest float64 score on the smallest doc_id, so that ranking by
     float64 reverses trec_eval's doc_id-descending order within a group. Groups are random (so
-    most mix grades) and ranked by their mean grade, with noise."""
+    most mix grades) and ranked by their mean grade, with noise.
+    """
     n = len(docs)
     perm = rng.permutation(n)
     groups = []

@@ -195,7 +195,8 @@ print(json.dumps(results))
 def test_eval_on_bundled_cranfield_offline(tmp_path, cranfield_dir):
     """A run built from the raw judgments: each query's grade -1 document first, then its
     judged documents from grade 1 (complete answer) to 4. With the conventions, the -1
-    document is non-relevant and grades count 4..1."""
+    document is non-relevant and grades count 4..1.
+    """
     judged: dict[str, list[tuple[str, int]]] = {}
     for line in (cranfield_dir / "cranqrel").read_text().split("\n"):
         if line.strip():
@@ -337,7 +338,8 @@ def test_leaderboard_errors_are_one_line_and_leave_nothing(capsys, tmp_path, arg
 
 def test_leaderboard_writes_whole_reports_on_awkward_input(capsys, tmp_path):
     """Inputs that used to fail halfway through writing: a constant metric, a name matplotlib
-    reads as math, many systems (label placement)."""
+    reads as math, many systems (label placement).
+    """
     rng = np.random.default_rng(0)
     n = 2000
     frame = pd.DataFrame({"name": ["$\\frac{1}{$", "=1+1"] + [f"s{i}" for i in range(n - 2)],
@@ -393,7 +395,8 @@ def test_meta_arguments_are_checked_before_any_work(capsys, monkeypatch, tmp_pat
 def test_leaderboard_keeps_names_columns_and_one_precision(capsys, tmp_path):
     """Issue 19: system names that look like numbers or NA markers stay as written (1.10 and 1.1 are
     two systems); a latency_ms column is found; a fourth weighted metric is printed; a budget no
-    system meets says so; and one column has one number of decimals in every table."""
+    system meets says so; and one column has one number of decimals in every table.
+    """
     table = pd.DataFrame({"name": ["1.10", "1.1", "NA", "+3", "nan"], "MRR@10": [0.3001, 0.35, 0.4, 0.2, 0.30012],
                           "latency_ms": [10.0, 20.0, 40.0, 5.0, 30.0], "usd": [1.0, 2.0, 3.0, 0.5, 2.5],
                           "memory_gib": [5.0, 3.0, 1.0, 2.0, 4.0]})

@@ -129,7 +129,8 @@ def _ir_measures_main(argv: list[str]) -> str:
 @pytest.mark.slow   # all 37 DL19 runs, twice
 def test_measures_is_byte_identical_to_ir_measures_on_every_dl19_run(capsys, dl19_run_paths, dl19_qrels_path):
     """ir_measures' own main (CWLA names readable there because ir_cwla is imported in this
-    process) and ``ir-cwla measures`` on all 37 runs: the same bytes."""
+    process) and ``ir-cwla measures`` on all 37 runs: the same bytes.
+    """
     assert len(dl19_run_paths) == 37
     for i, run in enumerate(dl19_run_paths):
         args = MEASURE_ARGS[i % len(MEASURE_ARGS)]
@@ -200,7 +201,8 @@ def test_missing_topics_warn_once_and_averaging_is_a_flag(capsys, small):
 
 def test_answered_only_is_trec_eval_without_c(capsys, tmp_path, dl19_qrels_path, dl19_dir):
     """trec_eval without -c averages over the topics in both the run and the qrels: the mean
-    of ir_measures' per-query values over the topics the run kept."""
+    of ir_measures' per-query values over the topics the run kept.
+    """
     run = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.bm25base_p.gz")
     kept = sorted(run.query_id.unique())[::2]
     part = run[run.query_id.isin(kept)]
@@ -300,7 +302,8 @@ def test_a_symlink_loop_is_not_reported_as_missing(capsys, small, tmp_path):
 @pytest.mark.slow   # evaluates and meta-evaluates DL19 runs
 def test_per_query_output_round_trips_into_meta(capsys, tmp_path, dl19_dir, dl19_qrels_path):
     """``eval -q --format csv|json|jsonl`` read back (pd.read_csv, or ``ir-cwla meta FILE``)
-    gives the same tables as the run files; summary rows never become a 44th topic."""
+    gives the same tables as the run files; summary rows never become a 44th topic.
+    """
     measures = ir_cwla.table1()
     runs = sorted((dl19_dir / "runs").glob("input.*.gz"))
     code, out, err = _main(capsys, "eval", dl19_qrels_path, *runs, "-q", "--format", "csv",
@@ -384,7 +387,8 @@ def test_meta_run_directories_do_not_lose_systems_silently(capsys, tmp_path, sma
 
 def test_run_tags_that_print_alike_are_refused():
     """Two run tags that print as the same name (a control character is printed escaped) would
-    make one run's lines hide the other's: refused, as two equal tags are."""
+    make one run's lines hide the other's: refused, as two equal tags are.
+    """
     from ir_cwla import io
     from ir_cwla.app.evaluate import run_tag_names
 
@@ -475,7 +479,8 @@ def _per_query_csv(path: Path, measures: list[str], systems: int = 6, topics: in
 
 def test_meta_says_each_step_on_stderr_and_when_there_is_nothing_to_compare(capsys, tmp_path):
     """Issue 19: one line per step on stderr (the criterion, and what it will do) although stderr is
-    not a terminal here; similarity of families of one measure says so instead of a bare header."""
+    not a terminal here; similarity of families of one measure says so instead of a bare header.
+    """
     path = _per_query_csv(tmp_path / "pq.csv", ["nDCG@10", "AP"])
     code, out, err = _main(capsys, "meta", path, "--criteria", "similarity,consistency", "--groups", "model",
                            "--trials", "7", "--test-trials", "9", "--out", tmp_path / "r")

@@ -204,7 +204,8 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
 
 def _slow_maxt(values, pairs, trials, seed, step_down):
     """MaxT from its definition: permute every topic's systems (the streams recipe), paired t
-    statistics by scipy, the maximum over the family (or over the hypotheses not yet rejected)."""
+    statistics by scipy, the maximum over the family (or over the hypotheses not yet rejected).
+    """
     from ir_cwla.comparison.paired import MAXT_STREAM
 
     n_m, n_t, n_s = values.shape
@@ -289,7 +290,8 @@ def pyterrier_runs(dl19_dir):
 @pytest.mark.parametrize("test,correction", [("t", "holm"), ("wilcoxon", "bonferroni"), ("t", "fdr_bh")])
 def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
     """pt.Experiment(baseline=0, test=..., correction=...) and ir_cwla.compare on its own per-query
-    frame give the same p-values and corrected p-values (PyTerrier adjusts per measure)."""
+    frame give the same p-values and corrected p-values (PyTerrier adjusts per measure).
+    """
     import ir_measures
     import pyterrier as pt
 

@@ -1,7 +1,8 @@
 """Cost files named inside a measure string are read only with an opt-in, errors about them
 never quote a line, and costs whose sums over a ranking could overflow are refused
 (:mod:`ir_cwla.costs`). On the synthetic collection; each number checked against a loop over
-the definition (EC of P@k with one cost per grade: the sum of the first k costs / k)."""
+the definition (EC of P@k with one cost per grade: the sum of the first k costs / k).
+"""
 from __future__ import annotations
 
 import os
@@ -44,7 +45,8 @@ def _score(measure, qrels, run):
 @pytest.mark.parametrize("spec", ["doc:/proc/self/environ", "type:/etc/passwd", "doc:../../x.txt"])
 def test_a_measure_string_cannot_read_a_file_without_an_opt_in(spec, frames):
     """Validation (parse_measures, the provider, the Scorer) refuses the measure before anything
-    is opened, naming the file and the two ways to allow it, never its content."""
+    is opened, naming the file and the two ways to allow it, never its content.
+    """
     qrels, run = frames
     m = CWLA(C="U", A="ERG", costs=spec) @ 10
     path = spec.partition(":")[2]
@@ -69,7 +71,8 @@ def test_the_reader_itself_is_gated(tmp_path):
 
 def test_allowed_files_and_directories(frames, tmp_path, monkeypatch):
     """A file, or every file under a directory; symbolic links resolved (a link in an allowed
-    directory to a file outside it is refused); the context form restores what was allowed."""
+    directory to a file outside it is refused); the context form restores what was allowed.
+    """
     qrels, run = frames
     inside, outside = tmp_path / "allowed", tmp_path / "elsewhere"
     inside.mkdir()
@@ -99,7 +102,8 @@ def test_allowed_files_and_directories(frames, tmp_path, monkeypatch):
 
 def test_worker_processes_inherit_the_allowance(tmp_path):
     """allow_cost_files records the paths in the environment: a process started afterwards reads
-    the file (as ir_cwla.meta's local executors' workers do)."""
+    the file (as ir_cwla.meta's local executors' workers do).
+    """
     path = tmp_path / "c.txt"
     path.write_text("Q0 2\n")
     code = f"import ir_cwla; ir_cwla.CWLA(C='RBP', A='EC', costs='type:{path}').validate_params(); print('ok')"
@@ -144,7 +148,8 @@ def test_proc_environ_allowed_still_never_quoted(frames):
 
 def test_the_command_line_allows_the_files_its_user_names(synthetic_files, tmp_path, capsys):
     """``ir-cwla eval -m`` reads a cost file named in a measure on its own command line; the
-    allowance ends with the command."""
+    allowance ends with the command.
+    """
     path = tmp_path / "c.txt"
     path.write_text("Q0 2\n* 2\n")
     run = next(iter(synthetic_files.runs.values()))
@@ -164,7 +169,8 @@ def test_the_command_line_allows_the_files_its_user_names(synthetic_files, tmp_p
 def test_costs_whose_sums_could_overflow_are_refused(costs):
     """Each cost lies in [MIN_COST, MAX_COST] = [2^-40, 2^40]: a sum over a ranking of up to 2^64
     documents, and the inverse of a cumulated cost, stay finite (before: inf, nan, JSON null or a
-    300-digit number, exit 0)."""
+    300-digit number, exit 0).
+    """
     with pytest.raises(CostError, match=r"a cost must lie in \[9.09e-13, 1.1e\+12\]"):
         (CWLA(C="RBP", A="ETC", costs=costs) @ 1000).validate_params()
 
@@ -172,7 +178,8 @@ def test_costs_whose_sums_could_overflow_are_refused(costs):
 def test_costs_at_the_bounds_give_finite_numbers(frames):
     """At MAX_COST every cost-reading measure is finite, on rankings padded to 1000 and beyond
     (tail='pad'), and at MIN_COST under 'stop' (under 'pad' the U-measure's tail would need
-    10^15 ranks: a KernelError says so); EC of P@k with one cost c is c."""
+    10^15 ranks: a KernelError says so); EC of P@k with one cost c is c.
+    """
     qrels, run = frames
     assert MAX_COST * 2.0 ** 64 * MAX_COST * 2.0 ** 64 < sys.float_info.max and MIN_COST == 1 / MAX_COST
     grades = sorted(qrels["relevance"].unique())

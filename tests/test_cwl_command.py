@@ -94,7 +94,8 @@ def qrels(dl19_qrels_path):
 @pytest.fixture(scope="module")
 def files(qrels, tmp_path_factory):
     """The gain file (grades / x_max, as cwl_eval's gains are in [0, 1]), the zoo's metrics
-    files and a cost file (types 'a' and 'b'; 'c' is unpriced)."""
+    files and a cost file (types 'a' and 'b'; 'c' is unpriced).
+    """
     root = tmp_path_factory.mktemp("cwl")
     x_max = qrels["relevance"].max()
     gains = qrels.assign(it="0", gain=qrels["relevance"].clip(lower=0) / x_max)
@@ -123,7 +124,8 @@ def write_run(frame: pd.DataFrame, path: Path) -> Path:
 def write_float64_order(frame: pd.DataFrame, path: Path) -> Path:
     """The run re-written in float64 score order: each topic's lines (topics in file order)
     sorted by float64 score descending, a stable sort. Where scores tie in float32 but not in
-    float64, this order differs from trec_eval's."""
+    float64, this order differs from trec_eval's.
+    """
     topic = pd.factorize(frame["query_id"])[0]
     order = np.lexsort((-frame["score"].to_numpy(), topic))
     return _write(frame.iloc[order].reset_index(drop=True), path)
@@ -139,7 +141,8 @@ def test_output_is_cwl_evals_byte_for_byte(run, files, dl19_dir, tmp_path, capsy
     BPM-Dynamic with hc != 0 included) with a cost file and -r; the zoo without -r. Every
     byte equal: the rankings follow the line order, and each printed digit, the sign of a zero
     (``-0.0000`` where cwl_eval's rounding leaves a residual below 0) and TrAP's columns are
-    cwl_eval's. No metric is left out."""
+    cwl_eval's. No metric is left out.
+    """
     frame = typed(ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{run}.gz"))
     path = write_float64_order(frame, tmp_path / "run.txt")
     configs = [["-r", "-n"], ["-m", files / "zoo.txt", "-c", files / "costs.txt", "-r"]]
@@ -176,7 +179,8 @@ def test_float64_order_differs_from_trec_order_on_dl19(dl19_dir, tmp_path):
                                          ("srchvrs_ps_run2", False)])
 def test_table_equals_cwl_eval_api(run, priced, qrels, files, dl19_dir, tmp_path):
     """Default metrics and the zoo, with residuals: every column of every topic equal to cwl_eval's
-    Python API (RankingMaker and the metric classes) exactly, TrAP's included."""
+    Python API (RankingMaker and the metric classes) exactly, TrAP's included.
+    """
     frame = ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{run}.gz")
     if priced:
         frame = typed(frame)
@@ -217,7 +221,8 @@ def _their_factories(lines):
 def test_eu_ec_ed_columns_are_the_cwla_measures(qrels, files, dl19_dir, tmp_path, allow_tmp_cost_files):
     """The worst-case EU, EC and ED of every metric are ``metric.measure(A=...)`` scored by the
     engine (ETU and ETC too where cwl_eval drops nobody past the last rank; TrAP: EU), to 1e-9:
-    the table printed with cwl_eval's rounding is the C/W/L measures'."""
+    the table printed with cwl_eval's rounding is the C/W/L measures'.
+    """
     frame = typed(ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.ICT-BERT2.gz"))
     path = write_run(frame, tmp_path / "run.txt")
     metrics = [cwl.parse_metric(line) for line in ZOO_FILE.splitlines() + MORE_METRICS.splitlines()]
@@ -276,7 +281,8 @@ def small(tmp_path):
 def test_rankings_follow_the_line_order_as_in_cwl_eval(small, capsys):
     """Line order, a doc_id listed twice (ranked and counted twice), a topic in two blocks
     (two rankings, each reported where it starts): cwl_eval's output, byte for byte, with one
-    LineOrderWarning naming the file and one InputWarning for the repeated doc_id."""
+    LineOrderWarning naming the file and one InputWarning for the repeated doc_id.
+    """
     args = [small / "g.txt", small / "r.txt", "-m", small / "m.txt", "-r", "--max_depth", "6"]
     theirs = _cwl_eval(*args, cwd=small)
     code, ours, err = _ours(capsys, *args)
@@ -299,7 +305,8 @@ def test_rankings_follow_the_line_order_as_in_cwl_eval(small, capsys):
 def test_order_trec_ranks_by_score(small, tmp_path, capsys):
     """``--order trec``: each topic once, ranked by score (float32, ties by doc_id desc), a
     repeated doc_id keeping its best-scored line: cwl_eval's output on the file re-written in
-    trec_eval's order; no LineOrderWarning."""
+    trec_eval's order; no LineOrderWarning.
+    """
     with pytest.warns(DuplicateWarning, match="1 duplicate line"):
         run = ir_cwla.io.read_trec_run(small / "r.txt", element_type=True)
     sorted_path = write_run(run, tmp_path / "sorted.txt")
@@ -337,7 +344,8 @@ def test_topics_the_gain_file_does_not_judge_are_reported(tmp_path, capsys):
 
 def test_trap_for_a_topic_without_a_relevant_document(tmp_path, capsys):
     """TrAP's ED (and every other column) is cwl_eval's, finite, for a topic whose ranking holds
-    no relevant document (W(1) = 1 / (c_1 R), or 1 / c_1 if R = 0), with -r."""
+    no relevant document (W(1) = 1 / (c_1 R), or 1 / c_1 if R = 0), with -r.
+    """
     (tmp_path / "g.txt").write_text("1 0 a 0\n1 0 b 0\n1 0 c 1\n2 0 x 0\n")
     (tmp_path / "r.txt").write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 x 1 1 r\n3 Q0 u 1 1 r\n")
     (tmp_path / "m.txt").write_text("TrAPCWLMetric()\n")
@@ -351,7 +359,8 @@ def test_trap_for_a_topic_without_a_relevant_document(tmp_path, capsys):
 
 def test_bpm_dynamic_keeps_cwl_evals_fixed_cost_budget(tmp_path):
     """cwl_eval's BPM-Dynamic moves T and never K (its cost loop updates T): hc changes the name,
-    not the numbers, as in cwl_eval, with one InputWarning."""
+    not the numbers, as in cwl_eval, with one InputWarning.
+    """
     (tmp_path / "g.txt").write_text(GAINS)
     (tmp_path / "r.txt").write_text("".join(f"{t} Q0 {d} {i} {9 - i} r\n" for t in "123" for i, d in enumerate("abcwxqs")))
     metrics = [cwl.parse_metric("BPMDCWLMetric(1.2,3,1.0,0.0)"), cwl.parse_metric("BPMDCWLMetric(1.2,3,1.0,2.5)")]
@@ -366,7 +375,8 @@ def test_star_line_of_a_cost_file(tmp_path, capsys):
     """``-c`` honours a cost file's ``* COST`` line: element types the file does not list and the
     documents missing past a ranking's end cost COST in both cases, whatever --max_cost and
     --min_cost say. Checked against cwl_eval on the run with those types renamed to one the file
-    prices COST, and --max_cost = --min_cost = COST (cwl_eval reads '*' as one more type)."""
+    prices COST, and --max_cost = --min_cost = COST (cwl_eval reads '*' as one more type).
+    """
     (tmp_path / "g.txt").write_text("1 0 d1 1\n1 0 d4 0.5\n1 0 d7 0\n2 0 d2 1\n3 0 d0 0.3\n3 0 d9 1\n")
     run = "".join(f"{t} {'abc'[i % 3]} d{i} {i} {10 - i / 10} r\n" for t in (1, 2, 3) for i in range(7 + t))
     (tmp_path / "r.txt").write_text(run)
@@ -391,7 +401,8 @@ def test_star_line_of_a_cost_file(tmp_path, capsys):
                                   "gzip-files", "fifos"])
 def test_every_input_form(form, small, tmp_path):
     """The gain, result, cost and metrics files through every form the other commands accept,
-    end to end in a subprocess: the output of the same files read as files."""
+    end to end in a subprocess: the output of the same files read as files.
+    """
     g, r, m = small / "g.txt", small / "r.txt", small / "m.txt"
     c = small / "c.txt"
     c.write_text("Q0 2\n")
@@ -491,7 +502,8 @@ def test_errors_name_the_file_line_and_problem(content, run, metrics, extra, mes
 ])
 def test_costs_whose_sums_could_overflow_are_refused(line, option, message, tmp_path, capsys, monkeypatch):
     """cwl_eval prints ``inf`` or ``nan`` (exit 0) for costs like 1e308, whose sums over a
-    ranking overflow: each cost (and --max_cost, --min_cost) lies in [MIN_COST, MAX_COST]."""
+    ranking overflow: each cost (and --max_cost, --min_cost) lies in [MIN_COST, MAX_COST].
+    """
     monkeypatch.chdir(tmp_path)
     Path("g.txt").write_text(GAINS)
     Path("r.txt").write_text(MESSY_RUN)

@@ -83,7 +83,8 @@ def per_query(measures, qrels, run, provider=None):
 
 def assert_same(case: Case, ours: dict, theirs: dict, pairs):
     """Each (ours, theirs) measure pair agrees to 1e-9 on every topic the run answers; a qrels
-    topic the run does not answer scores 0 on both sides."""
+    topic the run does not answer scores 0 on both sides.
+    """
     topics, answered = set(case.qrels["query_id"]), case.answered
     assert {q for (_, q) in ours} == topics
     assert len(answered) >= 30
@@ -196,7 +197,8 @@ def test_sdcg_inst_rbp_equal_cwl_eval(case):
 @pytest.mark.parametrize("source", ["synthetic", pytest.param("dl19", marks=[pytest.mark.realdata, pytest.mark.slow])])
 def test_all_runs_precision_and_ap_match_trec_eval(source, request):
     """Every run (the 6 synthetic ones; the 37 of DL19): P@10 and AP (binary, rel=2), the mean
-    over the qrels topics as ir-measures gives it (0 for a topic the run does not answer)."""
+    over the qrels topics as ir-measures gives it (0 for a topic the run does not answer).
+    """
     files = request.getfixturevalue(f"{source}_files")
     assert len(files.runs) == {"synthetic": len(SYNTHETIC_RUNS), "dl19": 37}[source]
     qrels = _read_qrels(files.qrels)

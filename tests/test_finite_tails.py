@@ -52,7 +52,8 @@ def _matrices(seed: int = 1, n: int = 8, w: int = 12):
 
 def _both(m, gains, kept, costs, cutoff, pad_cost, width):
     """(the tail's scores over a matrix of the ranking's width, the scores over a matrix padded
-    with zero gains and padding costs to ``width`` ranks, looked at to its end under 'stop')."""
+    with zero gains and padding costs to ``width`` ranks, looked at to its end under 'stop').
+    """
     n, w = gains.shape
     model, agg, params = get_browsing_model(m["C"]), get_aggregation(m["A"]), m.model_params()
     cst = np.where(np.arange(w)[None, :] < kept[:, None], costs, pad_cost)
@@ -75,7 +76,8 @@ def test_every_model_has_a_finite_tail():
 @pytest.mark.parametrize("tail", ["stop", "pad"])
 def test_tails_equal_the_padded_matrix(model, tail):
     """Cutoffs 13, 30 and 200 past rankings of 0-12 documents, costs 0.5-3 and padding 1.5; under
-    'pad' against a matrix 6,000 ranks deeper (every user of these parameters stops well before)."""
+    'pad' against a matrix 6,000 ranks deeper (every user of these parameters stops well before).
+    """
     gains, kept, costs = _matrices()
     checked = 0
     for agg in AGGS:
@@ -94,7 +96,8 @@ def test_tails_equal_the_padded_matrix(model, tail):
 def test_bpmd_budgets_that_never_run_out(extra):
     """hc gain_med <= -padding cost and hb gain_med <= 0: the budgets grow as fast as what is spent,
     so users who pass the ranking never stop: finite under 'stop' (equal to the padded matrix), V+
-    infinite under 'pad'."""
+    infinite under 'pad'.
+    """
     gains, kept, costs = _matrices(seed=4)
     for agg in ("ERG", "ETG", "EI"):
         m = _measure("BPMD", agg, "stop", 400, **extra)
@@ -199,7 +202,8 @@ def test_a_cutoff_of_a_billion_costs_nothing_for_every_model():
 
 def test_a_tail_that_does_not_converge_is_a_clear_error():
     """IFTrate with C -> 1 - 1e-9 past the ranking (a rate no list can fall below) would need
-    billions of ranks under 'pad': refused, not summed for hours or padded into memory."""
+    billions of ranks under 'pad': refused, not summed for hours or padded into memory.
+    """
     m = _measure("IFTrate", "ETG", "pad", 10, rate=-3.0, R2=7.0, b2=1.0)
     gains, kept, costs = _matrices()
     cst = np.where(np.arange(12)[None, :] < kept[:, None], costs, 1.0)

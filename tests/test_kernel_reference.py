@@ -26,7 +26,8 @@ SLOW = pytest.mark.slow     # seconds per run (mpmath sums every infinite tail)
 
 def runs(synthetic_runs, dl19_runs, marks=(), dl19_fast=()):
     """(source, run) parameters: the synthetic runs, and the DL19 runs marked realdata (and slow,
-    but for those of ``dl19_fast``)."""
+    but for those of ``dl19_fast``).
+    """
     return ([pytest.param("synthetic", r, id=f"synthetic-{r}", marks=list(marks)) for r in synthetic_runs]
             + [pytest.param("dl19", r, id=f"dl19-{r}",
                             marks=[pytest.mark.realdata, *marks] + ([] if r in dl19_fast else [SLOW]))
@@ -61,7 +62,8 @@ def _reference_scores(measure, run_py, qrels_py, topics=None):
 
 def _compare(measures, files, run, n_topics=None):
     """Every measure on every topic of the run, ir_cwla (reading the file) against the reference
-    (reading it by hand; a repeated doc_id keeps its best score, as docs/semantics.md says)."""
+    (reading it by hand; a repeated doc_id keeps its best score, as docs/semantics.md says).
+    """
     qrels_py = _qrels_py(files.qrels)
     run_py = ref.read_run(files.runs[run])
     ev = ir_cwla.CwlaEvaluator(measures, _qrels_frame(files.qrels))
@@ -106,7 +108,8 @@ ODD_PARAMETERS = [CWLA(C="RBP", A="avg", p=0.95, tail="pad"), CWLA(C="INST", A="
                                              marks=[SLOW]))
 def test_whole_ranking_and_other_models_match_reference(source, run, request):
     """No cutoff (depth = the ranking's length: up to 240 here, 1000 on DL19), INSQ and RR too,
-    odd parameters (on 12 topics: the reference is slow at depth 1000)."""
+    odd parameters (on 12 topics: the reference is slow at depth 1000).
+    """
     _compare(FULL_DEPTH + ODD_PARAMETERS, request.getfixturevalue(f"{source}_files"), run, n_topics=12)
 
 

@@ -34,7 +34,8 @@ def _is_type_checking(node: ast.If) -> bool:
 
 def _imports(path: Path, module: str, modules: set[str], typing: bool = False) -> set[str]:
     """The ir_cwla modules ``module`` imports (at module level or in a function; with ``typing``,
-    also those under ``if TYPE_CHECKING:``)."""
+    also those under ``if TYPE_CHECKING:``).
+    """
     tree = ast.parse(path.read_text(), filename=str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
@@ -98,7 +99,8 @@ def test_the_graph_is_read():
 @pytest.mark.parametrize("module", sorted(GRAPH))
 def test_dependencies_point_one_way(module):
     """engine <- {meta, leaderboard, datasets} <- compare <- app; the three rooms of layer 1 do not know
-    each other; compare sits above meta and leaderboard."""
+    each other; compare sits above meta and leaderboard.
+    """
     layer = _layer(module)
     for dep in GRAPH[module]:
         dep_layer = _layer(dep)
@@ -130,7 +132,8 @@ def test_no_import_cycle(graph):
 
 def test_the_engine_loads_no_room_above_it():
     """``import ir_cwla.kernel`` (and so ``import ir_cwla``) loads the engine only: no datasets, meta,
-    leaderboard, comparison or app module (``irds:`` ids and the Cranfield check load on first use)."""
+    leaderboard, comparison or app module (``irds:`` ids and the Cranfield check load on first use).
+    """
     import subprocess
     import sys
 
@@ -144,13 +147,15 @@ def test_the_engine_loads_no_room_above_it():
 @pytest.mark.parametrize("module", ["ir_cwla.provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring"])
 def test_every_path_scores_through_the_scoring_api(module):
     """The provider, meta.evaluate and the robustness re-scoring score C/W/L/A measures through
-    ir_cwla.scoring, never the kernel's internals."""
+    ir_cwla.scoring, never the kernel's internals.
+    """
     assert "ir_cwla.scoring" in GRAPH[module] and "ir_cwla.kernel" not in GRAPH[module]
 
 
 def test_cwl_evals_command_keeps_its_arithmetic_to_itself():
     """ir-cwla cwl repeats cwl_eval's floating-point operations (app/cwl_kernel.py) so that its table
     is cwl-eval's byte for byte; it reaches into no engine internals, and the engine checks it
-    (tests/test_cwl_command.py: EU, EC, ED equal the CWLA measures scored by ir_cwla.scoring)."""
+    (tests/test_cwl_command.py: EU, EC, ED equal the CWLA measures scored by ir_cwla.scoring).
+    """
     for module in ("ir_cwla.app.cwl", "ir_cwla.app.cwl_kernel"):
         assert "ir_cwla.kernel" not in GRAPH[module] and "ir_cwla.browsing" not in GRAPH[module], GRAPH[module]

@@ -86,7 +86,8 @@ def test_environment_and_protocol_are_recorded(board, tmp_path):
 
 def test_dynascore_and_strategies_on_a_measured_board(board):
     """Against the measured numbers themselves, so that a busy machine (where the sleeping system
-    need not be the slower one: issue 19) cannot make it fail."""
+    need not be the slower one: issue 19) cannot make it fail.
+    """
     with pytest.warns(lb.RankingWarning, match="with two systems"):
         scores = board.dynascore({"accuracy": 1.0, "latency": 0.0, "cost": 0.0})
     assert scores.index[0] == "slow-good"
@@ -287,7 +288,8 @@ def _label_boxes(ax):
 
 def test_frontier_labels_never_overlap_and_names_stay_text():
     """Fifteen systems a few hundredths of a millisecond apart, two of them on top of each other,
-    names that matplotlib would read as math: every label legible and none on another."""
+    names that matplotlib would read as math: every label legible and none on another.
+    """
     rng = np.random.default_rng(1)
     names = ["PISA-BM25", "PISA-DPH", "PISA-QLD-mu1000", "PISA-PL2-c1", "bm25s-lucene", "bm25s-robertson",
              "bm25s-bm25+", "bm25s-bm25l", "bm25s-atire", "PISA-BM25-k1.2", "PISA-TF-IDF", "$\\frac{1}{$", "=cmd()",
@@ -316,7 +318,8 @@ def test_frontier_labels_never_overlap_and_names_stay_text():
 
 def _assert_labels_nearest_their_points(ax, frame):
     """No label is read as another point's: nearer its own point than any other, or, with a
-    leader line to its point, at least 8 points from any other point."""
+    leader line to its point, at least 8 points from any other point.
+    """
     boxes = _label_boxes(ax)
     leader = {t.get_text(): t.arrow_patch is not None for t in ax.texts}
     points = ax.transData.transform(frame[["latency", "accuracy"]].to_numpy())
@@ -335,10 +338,12 @@ def _assert_labels_nearest_their_points(ax, frame):
 
 
 def test_a_label_is_never_nearer_another_point():
-    """The demo's fifteen Cranfield systems (nDCG@10, median ms): a crowd of nine PISA systems
-    within 0.1 ms. A label placed beside a neighbour's point would name the wrong system, so
-    such places are refused (the system is left unlabelled and the legend says how many are);
-    labels in the outer ring of places get a leader line."""
+    """The demo's fifteen Cranfield systems (nDCG@10, median ms): a crowd of nine PISA systems within 0.1 ms.
+
+    A label placed beside a neighbour's point would name the wrong system, so such places are refused (the
+    system is left unlabelled and the legend says how many are); labels in the outer ring of places get a
+    leader line.
+    """
     frame = pd.DataFrame({
         "accuracy": [0.347705, 0.370946, 0.362043, 0.367345, 0.368583, 0.353909, 0.365309, 0.368583, 0.351271,
                      0.372043, 0.351120, 0.372043, 0.372076, 0.367195, 0.376647],
@@ -399,7 +404,8 @@ def test_saved_board_reads_back_without_naming_columns(board, tmp_path):
 
 def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
     """The demo's smoke board on one run: bm25s-lucene sits just right of the frontier's last
-    step, at the right edge; its label may cross the line (on a white ground) but not vanish."""
+    step, at the right edge; its label may cross the line (on a white ground) but not vanish.
+    """
     df = pd.DataFrame({"accuracy": [0.3620, 0.3686, 0.3721, 0.3766, 0.3539], "latency": [0.552, 0.588, 0.904, 0.885, 0.577],
                        "cost": [0.0142, 0.0128, 0.0110, 0.0068, 0.0132]},
                       index=["PISA-BM25", "PISA-DPH", "bm25s-lucene", "bm25s-bm25l", "PISA-QLD-mu1000"])
@@ -415,7 +421,8 @@ def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
 def test_rankings_keep_the_users_column_names():
     """Issue 19: .dynascore(), .within_budget(), .above_accuracy() and .pareto() name the columns as
     the user did (MRR@10, latency_ms, usd), not accuracy/latency/cost; weights, budgets and `by` may
-    name roles or those columns alike, with the same numbers as the alias view (metrics())."""
+    name roles or those columns alike, with the same numbers as the alias view (metrics()).
+    """
     df = pd.DataFrame({"system": ["a", "b", "c", "d"], "MRR@10": [0.30, 0.35, 0.40, 0.20],
                        "latency_ms": [10.0, 20.0, 40.0, 5.0], "usd": [1.0, 2.0, 3.0, 0.5]})
     board = lb.Leaderboard.from_frame(df, accuracy="MRR@10", latency="latency_ms", cost="usd", name="system")
@@ -439,7 +446,8 @@ def test_the_readme_dynascore_line_on_the_readme_frame():
     """README (leaderboard section): the frame of `from_frame(df, accuracy='MRR@10', latency='latency_ms',
     cost='usd', name='system')`. `lb.dynascore(df, weights, directions={'latency': -1, 'cost': -1},
     perf='accuracy')` cannot work on it (no column accuracy, latency or cost) and says what to do; the
-    line that does names the frame's columns, and agrees with the board."""
+    line that does names the frame's columns, and agrees with the board.
+    """
     df = pd.DataFrame({"system": ["a", "b", "c"], "MRR@10": [0.30, 0.35, 0.40], "latency_ms": [10.0, 20.0, 40.0],
                        "usd": [1.0, 2.0, 3.0]})
     weights = {"accuracy": 0.5, "latency": 0.25, "cost": 0.25}

@@ -121,7 +121,8 @@ def test_a_missing_name_topic_or_measure_is_an_error_naming_the_row(column):
 
 def test_labels_are_compared_as_strings():
     """Integer and string qids that print alike are one topic, as before (the column is factorised
-    first and its distinct values turned into str)."""
+    first and its distinct values turned into str).
+    """
     df = toy_frame(n_topics=3)
     mixed = df.assign(qid=[int(q[1:]) if i % 2 else q[1:] for i, q in enumerate(df["qid"])])
     cube = meta.to_cube(mixed)

@@ -1,7 +1,8 @@
 """Order independence (issue 14, item 5): any permutation of the rows of the per-query frame, and
 any order in which systems, topics, measures, families or runs are given, leaves every result of
 similarity, consistency, discriminative power and sweep bit-identical. Random numbers are drawn
-only after the cube has put systems and topics in sorted and measures in the canonical order."""
+only after the cube has put systems and topics in sorted and measures in the canonical order.
+"""
 from __future__ import annotations
 
 import warnings
@@ -25,10 +26,12 @@ NAMES = ["CWLA(C='RBP',A='max')@10", "CWLA(C='RBP',A='ERG')@10", "CWLA(C='P',A='
 
 
 def frame(n_systems: int, n_topics: int, names: list[str], seed: int) -> pd.DataFrame:
-    """Scores on a coarse grid (many ties between topics and systems) plus a system effect. The
-    random part can cancel the effect (seed 4165, 4 x 4: every system's mean 0.6 for the fifth
-    name), so a measure whose systems all tie gets 0.1 more for the last system on the first topic
-    (still on the grid): no measure gives every system the same mean, which similarity refuses."""
+    """Scores on a coarse grid (many ties between topics and systems) plus a system effect.
+
+    The random part can cancel the effect (seed 4165, 4 x 4: every system's mean 0.6 for the fifth name), so
+    a measure whose systems all tie gets 0.1 more for the last system on the first topic (still on the
+    grid): no measure gives every system the same mean, which similarity refuses.
+    """
     rng = np.random.default_rng(seed)
     rows = []
     for m, name in enumerate(names):

@@ -98,7 +98,8 @@ def test_every_table_names_measures_by_the_label_that_reads_back():
     discriminative power, topic set size, incompleteness, pool depths, pooling bias, their robustness
     rankings, the ASL curves and Sweep.table) holds the short name, which ir_cwla.parse_measure reads
     back to the very measure; standard measures keep their ir-measures name and are families of their
-    own, with their cutoff (AP and AP@10 are two)."""
+    own, with their cutoff (AP and AP@10 are two).
+    """
     from ir_measures import AP, nDCG
 
     qrels, runs = toy(3, n_runs=5)

@@ -1,5 +1,6 @@
 """Packaging: metadata in setup.cfg, pyproject.toml with [build-system] only, a quiet build whose
-wheel ships the bundled data (issue 18, item 9)."""
+wheel ships the bundled data (issue 18, item 9).
+"""
 from __future__ import annotations
 
 import subprocess

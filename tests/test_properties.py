@@ -48,7 +48,8 @@ def test_sum_of_L_is_one_under_stop(gains, data, model):
 @given(**BOUNDS)
 def test_bounds(gains, data, model, tail):
     """Every aggregation of gains but ETG lies in [0, 1]; ETG, ETC and EI (unit costs) <= V+ (at
-    most 1 per rank); EC with unit costs is 1."""
+    most 1 per rank); EC with unit costs is 1.
+    """
     depth = _depths(gains, data)
     gains = np.where(np.arange(gains.shape[1])[None, :] < depth[:, None], gains, 0.0)
     params = dict(PARAMS, cutoff=gains.shape[1])
@@ -99,7 +100,8 @@ def test_invariant_to_line_order(n_docs, seed, ties):
 
 def _search(test, strategies):
     """The property test as hypothesis runs it, but without shrinking or the example database
-    (only whether it fails matters here)."""
+    (only whether it fails matters here).
+    """
     rerun = settings(max_examples=200, deadline=None, database=None, phases=[Phase.generate])
     return rerun(given(**strategies)(test.hypothesis.inner_test))
 

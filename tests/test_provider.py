@@ -82,7 +82,8 @@ def test_registration_is_idempotent_and_survives_reload(data, tmp_path):
     """In a process of its own: reloading ir_cwla.measure makes a second CWLA class, and measures of
     the first (ir_cwla.table1() builds them) no longer pickle by reference, so a Dask test that ran
     after it in the same pytest worker failed, depending on how pytest-xdist shared out the files
-    (issue 19: a make test that failed once at load 8-10)."""
+    (issue 19: a make test that failed once at load 8-10).
+    """
     proc = run_offline_code(RELOAD, tmp_path, str(data.files.qrels), str(data.files.runs[data.first]))
     expected = ir_measures.calc_aggregate([MEASURES[0]], data.qrels, data.runs[data.first])[MEASURES[0]]
     assert float(proc.stdout) == pytest.approx(expected, abs=1e-12)
@@ -215,7 +216,8 @@ def test_pyterrier_experiment_without_java(data):
 def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
     """RBP's aggregations, and the residual of one (its 'max' half re-weights the 'zero' half's
     browsing), share one C/W/L computation per group of rows; the scores stay those of
-    evaluators of one measure each."""
+    evaluators of one measure each.
+    """
     from ir_cwla import kernel
 
     measures = [CWLA(C="RBP", A=a)@10 for a in ("ERG", "ETG", "max", "avg")]

@@ -1,5 +1,6 @@
 """The columnar readers against the readers they replace, checked frames that cannot be edited
-into skipping the rules, comment lines, Parquet and Arrow inputs (issues 19 and 23)."""
+into skipping the rules, comment lines, Parquet and Arrow inputs (issues 19 and 23).
+"""
 from __future__ import annotations
 
 import gzip
@@ -26,7 +27,8 @@ PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
 
 def _as_main(frame: pd.DataFrame) -> pd.DataFrame:
     """main's frame with the one deliberate change: topic ids held as Python strings also where
-    pyarrow is installed (main's became Arrow-backed there, as pandas' default ``str`` does)."""
+    pyarrow is installed (main's became Arrow-backed there, as pandas' default ``str`` does).
+    """
     frame = frame.copy()
     if isinstance(frame["query_id"].dtype, pd.StringDtype):
         frame["query_id"] = frame["query_id"].astype(PYTHON_STR)
@@ -128,7 +130,8 @@ RUN = "1 Q0 a 1 2.5 tagA\n1 Q0 b 2 1.0 tagA\n2 Q0 c 1 3.0 tagA\n"
 ])
 def test_tab_separated_errors_name_the_line(tmp_path, line, message):
     """Lines the columnar path takes apart like the old one: what it refuses is named by the
-    line scan, with the old message."""
+    line scan, with the old message.
+    """
     path = tmp_path / "run.tsv"
     path.write_text("1\tQ0\ta\t1\t2.0\tt\n" + line + "\n")
     with pytest.raises(InputError, match=message):

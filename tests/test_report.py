@@ -164,7 +164,8 @@ def test_rewriting_a_report_keeps_what_it_did_not_write(tmp_path):
     """Issue 19: `examples/meta_evaluation.py --out report/meta-dl19`, then `make demo` (which rewrites
     report/): the report's own files are replaced, its old files that it no longer writes go, and what
     it did not write -- another report inside it, a user's file, a file in one of its directories --
-    stays as it was."""
+    stays as it was.
+    """
     out = tmp_path / "report"
     _write_report(out, {"index.html": "one", "old.csv": "x", "leaderboard/results.csv": "1"})
     assert report.report_files(out) == ["index.html", "leaderboard/", "leaderboard/results.csv", "old.csv"]
@@ -198,7 +199,8 @@ def test_a_kept_file_in_the_way_of_the_new_report_leaves_everything_as_it_was(tm
 
 def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_path):
     """An older marker lists nothing: the files the new report writes again are replaced; the rest
-    (which may be the user's) is kept."""
+    (which may be the user's) is kept.
+    """
     out = tmp_path / "report"
     out.mkdir()
     (out / report.MARKER).write_text("written by ir_cwla; this directory is replaced when the report is rewritten\n")
@@ -212,7 +214,8 @@ def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_p
 
 def test_the_demo_summary_lines_up(tmp_path):
     """Issue 19: every value of the demo's summary starts in one column (``best by nDCG@10:`` was one
-    space off)."""
+    space off).
+    """
     import warnings
 
     from ir_cwla import leaderboard as lb
@@ -246,7 +249,8 @@ def test_the_demo_summary_lines_up(tmp_path):
 
 def test_a_report_file_changed_since_is_the_users(tmp_path):
     """`board.save('report/leaderboard')` over the demo's own leaderboard/ files: changed since the
-    report wrote them (size or time), they are not the report's any more: never deleted."""
+    report wrote them (size or time), they are not the report's any more: never deleted.
+    """
     out = tmp_path / "report"
     _write_report(out, {"index.html": "one", "leaderboard/results.csv": "the demo's"})
     (out / "leaderboard" / "results.csv").write_text("the user's board, longer")

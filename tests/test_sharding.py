@@ -58,7 +58,8 @@ def evaluate_quietly(*args, **kwargs):
                                     for x in layouts.LAYOUTS])   # a Parquet file per topic: ~5 s
 def test_a_sharded_run_scores_as_the_whole_run(layout, runs, qrels, whole, tmp_path):
     """Every run kind (ties, float32 ties, duplicates, 1-4 documents, deep rankings, topics without
-    qrels, qrels topics without lines), every layout, small shards: identical frames."""
+    qrels, qrels topics without lines), every layout, small shards: identical frames.
+    """
     for name, run in runs.items():
         path = layouts.write(run, tmp_path / name, layout, parts=7)
         stored = sharding.shards(path, shard_bytes=sharding.shards(path).size // 5 + 1, name=name)
@@ -128,7 +129,8 @@ def test_parquet_row_groups_of_one_topic_are_never_split(runs, tmp_path):
 def test_one_topic_per_shard_is_scored_at_the_widths_of_the_whole_run(runs, qrels, whole, tmp_path, monkeypatch):
     """A topic's value depends in its last bits on the width of the matrix it is scored in, which the
     whole run sets: shards of one topic, scored at their own widths, differ; the second pass at the
-    whole run's widths gives the reference."""
+    whole run's widths gives the reference.
+    """
     again = []
     original = sharded.rescoring
 
@@ -204,7 +206,8 @@ def test_a_partition_holds_its_own_topic_only(tmp_path):
 
 def test_cli_n_jobs_prints_what_the_whole_file_prints(synthetic_files, tmp_path):
     """``ir-cwla eval QRELS SHARDED --n-jobs 1`` (in-process, shard by shard): the same lines as the
-    whole file, per query and summary (--n-jobs 2 and --scheduler: tests/test_sharding_dask.py)."""
+    whole file, per query and summary (--n-jobs 2 and --scheduler: tests/test_sharding_dask.py).
+    """
     source = synthetic_files.runs["float32_ties"]
     opener = gzip.open if str(source).endswith(".gz") else open
     with opener(source, "rt") as f:
@@ -233,7 +236,8 @@ def test_cli_refuses_what_shards_cannot_do(synthetic_files):
 
 def test_to_cube_by_measure_is_a_pivot_of_the_frame():
     """The cube built one measure at a time against pandas' pivot, on a shuffled frame whose labels
-    mix types (``1`` and ``'1'`` are one label)."""
+    mix types (``1`` and ``'1'`` are one label).
+    """
     rng = np.random.default_rng(4)
     names, topics, measures = ["b", "a", "c"], [1, "2", 10], ["nDCG@10", "AP", "RBP_max@10"]
     rows = [(n, t, m, float(rng.random())) for n in names for t in topics for m in measures]

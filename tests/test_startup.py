@@ -65,7 +65,8 @@ def test_the_data_modules_load_on_first_use():
 @pytest.mark.parametrize("argv", [["--version"], ["eval", "--help"], ["eval", "-h"]])
 def test_the_command_line_starts_without_pandas_or_the_rooms(argv):
     """``ir-cwla eval --help`` lists the registered models and aggregations from the engine's
-    registries; nothing else of the package is needed to print it."""
+    registries; nothing else of the package is needed to print it.
+    """
     code = ("import contextlib, io, sys\nfrom ir_cwla.app import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
             "    try:\n"

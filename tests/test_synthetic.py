@@ -1,5 +1,6 @@
 """The synthetic collection (tests/synthetic.py) holds every case it claims, reproducibly, and
-each awkward case changes a score if it is handled the wrong way."""
+each awkward case changes a score if it is handled the wrong way.
+"""
 from __future__ import annotations
 
 import numpy as np

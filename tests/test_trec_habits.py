@@ -135,7 +135,8 @@ def test_eval_ties_option(coll, tmp_path, capsys):
 
 def test_judged_only_is_trec_evals_judged_only_for_every_kind_of_measure(coll, tmp_path, capsys):
     """-J: CWLA P@10 with condensed lists equals trec_eval's P@10 -J (pytrec_eval), and trec_eval's
-    own measures get judged_only=True."""
+    own measures get judged_only=True.
+    """
     files = coll.write(tmp_path)
     args = ["eval", str(files.qrels), str(files.runs["deep"]), "-q", "--format", "csv", "-J",
             "-m", "P_ERG[bin]@10", "P@10", "nDCG@10"]

@@ -1,6 +1,7 @@
 """Unjudged documents (``CWLA(unjudged=...)``): the optimistic bound 'max', the residual
 ('max' minus 'zero') and Sakai's condensed lists, against the slow loop reference of
-``tests/reference.py`` on real DL19 runs, under both tails."""
+``tests/reference.py`` on real DL19 runs, under both tails.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -109,7 +110,8 @@ def test_condensed_lists_need_whole_rankings(qrels, dl19_dir):
 
 def test_residual_shares_the_zero_score(qrels, dl19_dir):
     """A residual next to its measure costs one more browsing, and 'max' of a model whose C
-    ignores the gains reuses the browsing of 'zero' (the same V and L)."""
+    ignores the gains reuses the browsing of 'zero' (the same V and L).
+    """
     run = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.UNH_exDL_bm25.gz")
     plain = [CWLA(C="RBP")@10, CWLA(C="INST")@10]
     both = plain + [m(unjudged="residual") for m in plain] + [m(unjudged="max") for m in plain]
@@ -122,7 +124,8 @@ def test_residual_shares_the_zero_score(qrels, dl19_dir):
 @pytest.mark.parametrize("run", ["UNH_exDL_bm25", "TUA1-1"])
 def test_judged_share_equals_ir_measures_judged(run, qrels, dl19_dir):
     """On the run re-written in trec_eval order with distinct scores (ir-measures breaks ties by
-    doc_id ascending in float64), Judged@k per topic is ir-measures' own."""
+    doc_id ascending in float64), Judged@k per topic is ir-measures' own.
+    """
     import ir_measures
 
     from ir_cwla.app.coverage import coverage_frame
@@ -155,7 +158,8 @@ def test_eval_prints_judged_share(dl19_qrels_path, dl19_dir, capsys):
 def test_a_condensed_list_may_be_empty():
     """A topic whose ranked documents are all unjudged condenses to nothing: with a cutoff the
     user looks at padding (AP's user stops at rank 1: AP_ERR = 1, AP_ERG = 0, as when no
-    relevant document is ranked); without one, under 'stop', nothing is looked at."""
+    relevant document is ranked); without one, under 'stop', nothing is looked at.
+    """
     import warnings
 
     qrels = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "c"], "relevance": [1, 1]})

@@ -22,7 +22,8 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
     depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
     'all', when ``summary``); runs ranked with scores compared as ``ties`` says. A depth given
     twice is counted once (``--judged 10 --judged 10`` prints one ``Judged@10``, which
-    ``ir-cwla meta`` can read back)."""
+    ``ir-cwla meta`` can read back).
+    """
     depths = list(dict.fromkeys(int(k) for k in depths))
     prepared = Qrels(qrels)
     rows: list[tuple] = []
@@ -40,7 +41,8 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
 
 def with_coverage(results: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
     """``results`` of ``ir-cwla eval`` with the coverage rows after the measures of each query
-    (and of the summary), runs and queries kept in their order."""
+    (and of the summary), runs and queries kept in their order.
+    """
     out = pd.concat([results, coverage], ignore_index=True)
     run_order = {n: i for i, n in enumerate(pd.unique(out["name"]))}
     key = out.assign(_r=out["name"].map(run_order), _s=out["qid"] == SUMMARY_QID, _q=out["qid"].map(_natural_key))

@@ -44,7 +44,8 @@ _LN2 = math.log(2.0, math.e)        # TBG's integral_decay divides by it
 
 def _each(fn: Callable[[float], float], values: np.ndarray) -> np.ndarray:
     """``fn`` (on Python floats, as cwl_eval calls ``math`` functions) of every cell, computed
-    once per distinct value."""
+    once per distinct value.
+    """
     distinct, inverse = np.unique(values, return_inverse=True)
     out = np.array([fn(v) for v in distinct.tolist()], dtype=np.float64)
     return out[inverse].reshape(values.shape)
@@ -52,7 +53,8 @@ def _each(fn: Callable[[float], float], values: np.ndarray) -> np.ndarray:
 
 def _pow_e(x: float) -> float:
     """``math.pow(math.e, x)``, cwl_eval's IFT exponential (inf where it overflows, where
-    cwl_eval stops with OverflowError)."""
+    cwl_eval stops with OverflowError).
+    """
     try:
         return math.pow(math.e, x)
     except OverflowError:
@@ -107,7 +109,8 @@ def _ndcg(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
     """C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S a fresh pairwise ``np.sum``
-    of the suffix (as cwl_eval's loop), vectorised over rankings."""
+    of the suffix (as cwl_eval's loop), vectorised over rankings.
+    """
     rows, n = g.shape
     rii = g / np.arange(1, n + 1)
     nonzero = np.flatnonzero((rii != 0).any(axis=0))
@@ -123,8 +126,8 @@ def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 
 def _trap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    """W(i) = CG(i) / CC(i) / R (R > 0), leading CG(i) = 0 read as 1 but the last; C(i) =
-    W(i+1) / W(i)."""
+    """W(i) = CG(i) / CC(i) / R (R > 0), leading CG(i) = 0 read as 1 but the last; C(i) = W(i+1) / W(i).
+    """
     c_costs = np.cumsum(c, axis=1)
     c_gains = np.cumsum(g, axis=1)
     lead = c_gains == 0
@@ -193,7 +196,8 @@ def _bpm(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 def _bpmd(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
     """The gain budget moves, T(i+1) = T(i) + hb (r_i - gain_med); the cost budget K does not
-    (cwl_eval's cost loop updates T instead of K, so hc has no effect)."""
+    (cwl_eval's cost loop updates T instead of K, so hc has no effect).
+    """
     T, K, hb, hc, med = (list(args) + [1, 10, 1.0, 1.0, 0.5][len(args):])[:5]
     steps = hb * (g - med)
     budget = np.cumsum(np.concatenate([np.full((g.shape[0], 1), T), steps[:, :-1]], axis=1), axis=1)
@@ -281,7 +285,8 @@ CONTINUATIONS: dict[str, Callable[..., tuple]] = {
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """One ``np.dot`` per row (BLAS ``ddot``, as cwl_eval's per-ranking dot products; a
-    matrix product would sum in another order)."""
+    matrix product would sum in another order).
+    """
     return np.array([np.dot(x, y) for x, y in zip(a, b)], dtype=np.float64).reshape(len(a))
 
 
@@ -326,7 +331,8 @@ def expectations(cls: str, args: tuple, gains: np.ndarray, costs: np.ndarray,
 
 def check_args(cls: str, args: tuple, n: int) -> Optional[str]:
     """Why cwl_eval cannot evaluate ``cls(*args)`` on rankings of n documents (it would stop
-    with a numpy error), or None."""
+    with a numpy error), or None.
+    """
     if cls == "PrecisionCWLMetric" and not 1 <= args[0] <= n + 1:
         return f"k must lie in [1, --max_depth + 1 = {n + 1}]"
     if cls == "UMeasureCWLMetric" and n < 2:
@@ -336,7 +342,8 @@ def check_args(cls: str, args: tuple, n: int) -> Optional[str]:
 
 def unit_gain_problem(cls: str, gains: np.ndarray) -> Optional[float]:
     """The first gain outside [0, 1] of a class that refuses them (cwl_eval's
-    ``validate_gain_range``), or None."""
+    ``validate_gain_range``), or None.
+    """
     if cls not in UNIT_GAIN_CLASSES or gains.size == 0:
         return None
     bad = (gains < 0.0) | (gains > 1.0)

@@ -67,7 +67,8 @@ def _absent(spec: str) -> bool:
 def command_line_measures(texts: Sequence[str]) -> list:
     """Measures the user typed on their command line (:func:`ir_cwla.parse_measures`): the cost
     files they name are the user's own to read, so they are allowed
-    (:func:`ir_cwla.allow_cost_files`) for the rest of the command."""
+    (:func:`ir_cwla.allow_cost_files`) for the rest of the command.
+    """
     allow_cost_files(*named_cost_files(list(texts)))
     return parse_measures(list(texts))
 
@@ -82,7 +83,8 @@ def check_stdin_once(specs: Sequence[str]) -> None:
 
 def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
     """Qrels named on the command line: a TREC qrels file or stream (``-``), or a named source
-    (``irds:ID``); checked for the ``measures`` they will be used with."""
+    (``irds:ID``); checked for the ``measures`` they will be used with.
+    """
     from ir_cwla import io
 
     if _absent(spec):
@@ -95,7 +97,8 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
 
 def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] = ()) -> pd.DataFrame:
     """A run named on the command line: a TREC run file or stream (``-``), or a named source
-    (``irds:ID``); with its element types when one of ``measures`` prices them."""
+    (``irds:ID``); with its element types when one of ``measures`` prices them.
+    """
     from ir_cwla import io
 
     if _absent(spec):
@@ -114,7 +117,8 @@ def note_conventions(qrels_spec: str) -> None:
 
 def qrels_spec(spec: str) -> str:
     """A qrels argument as ir_measures' command line reads it: a file if there is one, else
-    an ir_datasets id (``irds:`` may be left out)."""
+    an ir_datasets id (``irds:`` may be left out).
+    """
     from ir_cwla import datasets
 
     if _absent(spec) and datasets.dataset_id(spec) is None:
@@ -124,7 +128,8 @@ def qrels_spec(spec: str) -> str:
 
 def run_name(spec: str) -> str:
     """The name of a run in tables: ``stdin`` for ``-``, a named source (``irds:ID``) as is,
-    a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped)."""
+    a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped).
+    """
     from ir_cwla.meta.evaluation import escape_name
     from ir_cwla.meta.evaluation import run_name as file_run_name
 
@@ -151,7 +156,8 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 
 def is_stream(spec: str) -> bool:
     """True for an argument that names a stream rather than a file: ``-``, ``/dev/stdin``,
-    ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO."""
+    ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO.
+    """
     if spec == STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
         return True
     try:
@@ -164,7 +170,8 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
     """``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
     which is all a stream has to name it (``stdin`` or the path where it has none). Streams
     with a tag taken already are numbered in the order given: ``bm25``, ``bm25-2``, ``bm25-3``
-    (never named by the file descriptor of a ``<(...)``, which changes from run to run)."""
+    (never named by the file descriptor of a ``<(...)``, which changes from run to run).
+    """
     from ir_cwla import io
     from ir_cwla.meta.evaluation import escape_name
 
@@ -184,7 +191,8 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
 
 def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     """Each run named by its run tag (the sixth field of its first line, as trec_eval names
-    runs); an error for a run without one (not a TREC file) or two runs with the same tag."""
+    runs); an error for a run without one (not a TREC file) or two runs with the same tag.
+    """
     from ir_cwla import io
     from ir_cwla.meta.evaluation import escape_name
 
@@ -257,7 +265,8 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
     """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate`
     applies too): an empty run, or one that shares no topic with the qrels, is an error; one that
     misses some qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how
-    the means of ``ir-cwla eval`` treat them."""
+    the means of ``ir-cwla eval`` treat them.
+    """
     how = ("are left out of the means (averaging over answered topics)" if answered_only else
            "count as 0 in the means (--answered-only averages over the answered topics)")
     from ir_cwla import io
@@ -406,7 +415,8 @@ def read_per_query(path: str) -> pd.DataFrame:
 def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = None) -> tuple[pd.DataFrame, list[Any]]:
     """The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
     the frame restricted to ``wanted`` (all if None); an unknown name or a wanted measure
-    absent from the frame is an error."""
+    absent from the frame is an error.
+    """
     import pandas as pd
 
     from ir_cwla.names import parse_measure

@@ -37,7 +37,8 @@ def t_interval(diffs: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
 
 def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
     """``mean(d) / sd(d)`` per column; 0 when every difference is a tie, ``+-inf`` when the
-    differences are constant and not 0."""
+    differences are constant and not 0.
+    """
     d = np.asarray(diffs, dtype=np.float64)
     mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1)
@@ -48,10 +49,12 @@ def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
 
 
 def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed) -> np.ndarray:
-    """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` ->
-    ``(R, M, S)``. Resample ``r`` draws ``T`` topics with replacement, in chunks of
-    :data:`ir_cwla.meta.streams.CHUNK` from stream ``BOOTSTRAP_INTERVAL_STREAM``
-    (:func:`ir_cwla.comparison.paired.resample_counts`), the same for every measure."""
+    """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` -> ``(R, M, S)``.
+
+    Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.meta.streams.CHUNK` from
+    stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.comparison.paired.resample_counts`), the same for
+    every measure.
+    """
     x = np.asarray(values, dtype=np.float64)
     n_m, n_t, n_s = x.shape
     flat = x.transpose(1, 0, 2).reshape(n_t, n_m * n_s)

@@ -103,7 +103,8 @@ def maxt_count_task(shared: dict, task: montecarlo.Task) -> np.ndarray:
     """Counts of the task's permutations for every hypothesis: ``(1, 2 H)``, single-step counts
     then step-down counts (in hypothesis order). ``shared`` holds the cube ``values (M, T, S)``,
     the pairs ``a, b``, the hypotheses' ``measure`` and ``pair`` indices, their observed limits
-    ``|T| - tol``, and ``families``: for each family the hypotheses by ``|T|`` descending."""
+    ``|T| - tol``, and ``families``: for each family the hypotheses by ``|T|`` descending.
+    """
     values, a, b = shared["values"], shared["a"], shared["b"]
     measure, pair, limits, families = shared["measure"], shared["pair"], shared["limits"], shared["families"]
     n_m, n_topics, n_systems = values.shape

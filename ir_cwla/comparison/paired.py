@@ -54,7 +54,8 @@ def constant(diffs: np.ndarray, tol: float) -> np.ndarray:
 
 def t_statistics(diffs: np.ndarray, tol: float) -> np.ndarray:
     """Paired t statistics ``mean(d) / (sd(d) / sqrt(T))`` of every column; constant columns get
-    0 (all ties) or ``+-inf`` (see the module docstring)."""
+    0 (all ties) or ``+-inf`` (see the module docstring).
+    """
     d = np.asarray(diffs, dtype=np.float64)
     n = d.shape[0]
     mean = d.mean(axis=0)
@@ -113,7 +114,8 @@ def sign_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
 def resample_counts(rng: np.random.Generator, size: int, n_topics: int) -> np.ndarray:
     """``(size, T)`` multiplicities of the topics in ``size`` resamples of ``T`` topics drawn with
     replacement: each resample is ``rng.integers(0, T, T)`` (the recipe is part of the
-    reproducibility contract)."""
+    reproducibility contract).
+    """
     draws = rng.integers(0, n_topics, size=(size, n_topics))
     flat = (np.arange(size)[:, None] * n_topics + draws).ravel()
     return np.bincount(flat, minlength=size * n_topics).reshape(size, n_topics).astype(np.float64)
@@ -121,7 +123,8 @@ def resample_counts(rng: np.random.Generator, size: int, n_topics: int) -> np.nd
 
 def resampled_t(counts: np.ndarray, centred: np.ndarray, tol: float) -> np.ndarray:
     """Paired t statistics of the resamples ``counts (b, T)`` of centred differences ``(T, P)`` ->
-    ``(b, P)``; a resample with zero variance gets 0 (mean 0) or ``+-inf``."""
+    ``(b, P)``; a resample with zero variance gets 0 (mean 0) or ``+-inf``.
+    """
     n = centred.shape[0]
     s1 = counts @ centred                       # (b, P) sums
     s2 = counts @ (centred * centred)
@@ -136,7 +139,8 @@ def resampled_t(counts: np.ndarray, centred: np.ndarray, tol: float) -> np.ndarr
 
 def bootstrap_count_task(shared: tuple[np.ndarray, np.ndarray, float], task: montecarlo.Task) -> np.ndarray:
     """For the measures ``task.items``: how many of the task's resamples reach each pair's
-    ``|t|`` (shared: centred differences ``(M, T, P)``, observed ``|t| - tol_t`` ``(M, P)``, tol)."""
+    ``|t|`` (shared: centred differences ``(M, T, P)``, observed ``|t| - tol_t`` ``(M, P)``, tol).
+    """
     centred, limits, tol = shared
     counts = np.zeros((len(task.items), centred.shape[2]), dtype=np.int64)
     for size, rng in task.rngs():

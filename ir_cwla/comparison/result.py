@@ -102,7 +102,8 @@ class Comparison:
         ``delta`` (system - baseline), its t interval (``ci_low, ci_high``) and percentile bootstrap
         interval (``boot_low, boot_high``) at ``level``, Cohen's ``d_z``, Sakai's ``es_e2``, the
         topics the system wins, ties and loses, the test's ``statistic``, ``p_value``,
-        ``p_adjusted`` and ``significant`` (``p_adjusted < alpha``)."""
+        ``p_adjusted`` and ``significant`` (``p_adjusted < alpha``).
+        """
         return self.pairs[list(COLUMNS)].copy()
 
     def row_order(self) -> list[str]:
@@ -128,7 +129,8 @@ class Comparison:
 
     def caption(self, bold: bool = True) -> str:
         """The caption of the paper tables: what is shown, the test, the correction and the family
-        (``bold=False`` leaves out the sentence about bold best scores, for plain-text tables)."""
+        (``bold=False`` leaves out the sentence about bold best scores, for plain-text tables).
+        """
         marks = ("† marks a system significantly different from the baseline "
                  f"{self.baselines[0]}" if self.baselines is not None and len(self.baselines) == 1 else
                  "superscript letters name the systems a score is significantly better than")
@@ -168,7 +170,8 @@ class Comparison:
 
     def marked_means(self, digits: int = 4) -> pd.DataFrame:
         """The means as text with their marks (``0.4123†``, or superscript letters ``0.4123ᵃᶜ``), for
-        plain-text and HTML tables; the index holds ``letter system`` when letters are used."""
+        plain-text and HTML tables; the index holds ``letter system`` when letters are used.
+        """
         text, marks, code = self._cells(digits)
         single = self.baselines is not None and len(self.baselines) == 1
         out = text.copy()
@@ -200,7 +203,8 @@ class Comparison:
 
     def to_latex(self, digits: int = 4, label: str = "tab:comparison") -> str:
         """A LaTeX ``table`` (booktabs) of systems x measures with significance marks and a caption
-        naming the test, the correction and the family; needs ``\\usepackage{booktabs}``."""
+        naming the test, the correction and the family; needs ``\\usepackage{booktabs}``.
+        """
         text, marks, code = self._cells(digits)
         best = self._best(digits)
         single = self.baselines is not None and len(self.baselines) == 1
@@ -255,7 +259,8 @@ class Comparison:
 
     def most_significant(self, measure: Optional[str] = None) -> pd.Series:
         """The row with the smallest adjusted p-value under ``measure`` (default: the first measure);
-        ties go to the first row in table order."""
+        ties go to the first row in table order.
+        """
         key = self._measure(measure if measure is not None else self.measures[0])
         rows = self.pairs[self.pairs["measure"] == key]
         return rows.iloc[int(rows["p_adjusted"].to_numpy().argmin())]

@@ -75,7 +75,8 @@ def load_run(spec: str) -> pd.DataFrame:
 @contextlib.contextmanager
 def _held_log() -> Iterator[list[logging.LogRecord]]:
     """Holds ir_datasets' log lines back while a dataset loads: shown once the load has
-    succeeded, dropped if it failed (the error then says it all, in one line)."""
+    succeeded, dropped if it failed (the error then says it all, in one line).
+    """
     from ir_datasets import log
 
     held: list[logging.LogRecord] = []
@@ -185,6 +186,7 @@ def conventions_note(qrels_spec: Any) -> Optional[str]:
 def register() -> None:
     """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted, and check
     every qrels for the raw Cranfield grades (:func:`ir_cwla.datasets.cranfield.warn_if_raw_grades`).
-    Idempotent."""
+    Idempotent.
+    """
     io.register_source(IRDS_PREFIX, "ir_cwla.datasets.irds:read_source")
     io.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")

@@ -81,7 +81,8 @@ def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
 
 def check_persistence(p: float) -> float:
     """RBO's persistence ``p`` as a float, or a :class:`ParameterError` saying the admissible
-    range: the open interval (0, 1), every float in it (the smallest, 5e-324, included)."""
+    range: the open interval (0, 1), every float in it (the smallest, 5e-324, included).
+    """
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0 < p < 1:
         raise ParameterError(f"persistence must lie in the open interval (0, 1) (RBO's p: the chance of going on "
                              f"to the next depth; 0.9 weighs about the top 10), got {shown(p)}")
@@ -312,7 +313,8 @@ def _rbo_ext_sum(agreement: np.ndarray, p: float) -> np.ndarray:
     """RBO_ext from the agreements A_1..A_l (last axis): (1 - p) sum_d A_d p^(d-1) + A_l p^l,
     the paper's (1 - p) / p sum_d A_d p^d written without dividing by p, so that every p in
     (0, 1), however small, gives a value in [0, 1] (p = 5e-324 made (1 - p) / p infinite; the
-    sum is clipped to [0, 1], which its rounding may leave by one unit in the last place)."""
+    sum is clipped to [0, 1], which its rounding may leave by one unit in the last place).
+    """
     length = agreement.shape[-1]
     with np.errstate(under="ignore"):
         powers = p ** np.arange(length + 1, dtype=np.float64)          # p^0 .. p^l
@@ -423,7 +425,8 @@ def _pair_of_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def _aligned(reference: Any, other: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     """Two score vectors over the same systems: arrays of equal length, or Series/mappings
-    with the same keys (aligned by key)."""
+    with the same keys (aligned by key).
+    """
     if hasattr(reference, "keys") and hasattr(other, "keys"):
         keys_a, keys_b = list(reference.keys()), list(other.keys())
         if set(keys_a) != set(keys_b) or len(keys_a) != len(keys_b):
@@ -459,7 +462,8 @@ def rows(agreement: str, reference: np.ndarray, other: np.ndarray, persistence: 
 
 def matrix(agreement: str, scores: np.ndarray, persistence: float = PERSISTENCE) -> np.ndarray:
     """The statistic between the rankings by every two columns of ``scores`` (systems x
-    measures): ``(M, M)``, symmetric (tau_AP averaged over both directions)."""
+    measures): ``(M, M)``, symmetric (tau_AP averaged over both directions).
+    """
     if agreement == "tau":
         return kendall.tau_b_matrix(scores)
     scores = np.asarray(scores, dtype=np.float64)

@@ -47,7 +47,8 @@ def residual_variance(matrix: np.ndarray) -> tuple[float, int]:
     """``(V_E, df_E)`` of the two-way ANOVA without replication of a topics x systems matrix.
 
     Scores beyond :data:`SCALED` are scaled first; a variance beyond a float's range is a
-    :class:`~ir_cwla.errors.DataError` (it would be ``inf``, with numpy's overflow warning)."""
+    :class:`~ir_cwla.errors.DataError` (it would be ``inf``, with numpy's overflow warning).
+    """
     x = np.asarray(matrix, dtype=np.float64)
     n, m = x.shape
     df = (m - 1) * (n - 1)

@@ -133,7 +133,8 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def average_ranks(x: np.ndarray) -> np.ndarray:
     """Ranks 1..N of every row of ``x`` (``(K, N)``), equal values sharing the mean of their ranks
-    (``scipy.stats.rankdata(method='average')`` row by row)."""
+    (``scipy.stats.rankdata(method='average')`` row by row).
+    """
     x = np.asarray(x, dtype=np.float64)
     k, n = x.shape
     order = np.argsort(x, axis=1, kind="stable")
@@ -161,7 +162,8 @@ def bootstrap_taus(reference: np.ndarray, other: np.ndarray, draws: np.ndarray) 
     positions): ``(B, M)``, NaN where a ranking ties every system.
 
     Means are sums over the drawn topics in their order (numpy's reduction, no BLAS), so a
-    replicate's value never depends on the other replicates of its chunk."""
+    replicate's value never depends on the other replicates of its chunk.
+    """
     n_m, n_t, n_s = reference.shape
     b = draws.shape[0]
     work = kendall.PairSigns(b, n_s)
@@ -214,7 +216,8 @@ def normal_interval(estimate: np.ndarray, replicates: np.ndarray, level: float
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(se, low, high)``: the bootstrap standard error of ``estimate`` (the standard deviation,
     ddof=1, of each column of ``replicates``) and the normal interval ``estimate -+ z se`` with
-    ``z`` the ``(1 + level) / 2`` quantile of the standard normal, clipped to [-1, 1]."""
+    ``z`` the ``(1 + level) / 2`` quantile of the standard normal, clipped to [-1, 1].
+    """
     from statistics import NormalDist
 
     se = replicates.std(axis=0, ddof=1) if len(replicates) > 1 else np.full(replicates.shape[1], np.nan)
@@ -233,7 +236,8 @@ class _Bootstrap:
 
 def _bootstrap_task(data: _Bootstrap, task: montecarlo.Task) -> np.ndarray:
     """The taus ``(task.trials, len(task.items), M)`` of the task's replicates for the
-    alternatives ``task.items``: the unit of work an executor runs."""
+    alternatives ``task.items``: the unit of work an executor runs.
+    """
     n_t = data.reference.shape[2]
     parts = []
     for size, rng in task.rngs():
@@ -300,7 +304,8 @@ class AssessorVariation:
         canonical order: ``judged`` (how the pairs were handled), ``topics`` (compared), the
         ranking agreement with the reference (``tau`` and its interval, ``tau_ap``, ``rbo``), the
         change of the means, the per-topic correlations, the rank moves, and the significant
-        pairs and consistency under the reference and the alternative."""
+        pairs and consistency under the reference and the alternative.
+        """
         chosen = self._chosen(alternative)
         part = self.agreement[self.agreement["alternative"].isin(chosen)]
         rank = {a: i for i, a in enumerate(chosen)}
@@ -312,7 +317,8 @@ class AssessorVariation:
 
     def moves_table(self, alternative: Any = None, measure: Optional[str] = None) -> pd.DataFrame:
         """One row per (alternative, measure, system): mean score and rank under both, and the move,
-        the systems of each (alternative, measure) sorted by ``|move|``, largest first."""
+        the systems of each (alternative, measure) sorted by ``|move|``, largest first.
+        """
         part = self.moves[self.moves["alternative"].isin(self._chosen(alternative))]
         if measure is not None:
             if measure not in self.measures:
@@ -367,7 +373,8 @@ class AssessorVariation:
 
     def p_values(self, group: Hashable, alternative: Any = None) -> pd.DataFrame:
         """The simultaneous test's adjusted p-values between the measures of one family (the mean
-        tau over the alternatives, as :meth:`robustness`)."""
+        tau over the alternatives, as :meth:`robustness`).
+        """
         if group not in self.groups:
             raise NotFoundError(f"no family {group!r}; the families are {list(self.groups)}")
         chosen = self._chosen(alternative)
@@ -381,7 +388,8 @@ class AssessorVariation:
 
     def plot(self, statistic: str = "tau", **kwargs):
         """``statistic`` of every measure under every alternative (with the bootstrap interval for
-        tau), one panel per family, one colour per aggregation. Returns the Figure."""
+        tau), one panel per family, one colour per aggregation. Returns the Figure.
+        """
         from ir_cwla.meta.robustness_plots import plot_assessors
 
         return plot_assessors(self, statistic=statistic, **kwargs)

@@ -57,7 +57,8 @@ def _pair_starts(pair: np.ndarray, n_pairs: int) -> np.ndarray:
 def majority_grade(pair: np.ndarray, grade: np.ndarray, source: np.ndarray, n_pairs: int,
                    ties: str = "lower") -> np.ndarray:
     """The most frequent grade of each pair; ties broken by ``ties`` (``'lower'``, ``'higher'``,
-    ``'first'``: the tied grade of the earliest source)."""
+    ``'first'``: the tied grade of the earliest source).
+    """
     order = np.lexsort((source, grade, pair))
     p, g, s = pair[order], grade[order], source[order]
     new = np.ones(len(p), dtype=bool)
@@ -79,7 +80,8 @@ def majority_grade(pair: np.ndarray, grade: np.ndarray, source: np.ndarray, n_pa
 
 def rounded_ratio(numerator: np.ndarray, denominator: np.ndarray, ties: str = "lower") -> np.ndarray:
     """``numerator / denominator`` rounded to the nearest integer in exact integer arithmetic; a ratio
-    halfway between two integers goes to the lower (``ties='lower'``) or the higher one."""
+    halfway between two integers goes to the lower (``ties='lower'``) or the higher one.
+    """
     q, r = numerator // denominator, numerator % denominator   # floor division: 0 <= r < denominator
     twice = 2 * r
     up = (twice > denominator) | ((twice == denominator) & (ties == "higher"))
@@ -101,7 +103,8 @@ def mean_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "l
 
 def median_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "lower") -> np.ndarray:
     """The median grade of each pair (the mean of the two middle grades for an even count,
-    rounded by :func:`rounded_ratio`)."""
+    rounded by :func:`rounded_ratio`).
+    """
     order = np.lexsort((grade, pair))
     p, g = pair[order], grade[order]
     starts = _pair_starts(p, n_pairs)

@@ -34,7 +34,8 @@ SPLIT_CHUNK = 100
 # -- kernels (numpy in, numpy out) ---------------------------------------------------------
 def random_halves(rng: np.random.Generator, n_splits: int, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
     """``n_splits`` random splits of ``range(n_topics)``: sorted index arrays of the two halves,
-    ``(n_splits, floor(n/2))`` and ``(n_splits, n - floor(n/2))``."""
+    ``(n_splits, floor(n/2))`` and ``(n_splits, n - floor(n/2))``.
+    """
     order = streams.permutations(rng, (n_splits,), n_topics)
     n1 = n_topics // 2
     return np.sort(order[:, :n1], axis=1), np.sort(order[:, n1:], axis=1)
@@ -78,7 +79,8 @@ class SplitData:
 
 def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
     """The taus ``(task.trials, len(task.items))`` of the task's split chunks for the measures
-    ``task.items``: the unit of work an executor runs."""
+    ``task.items``: the unit of work an executor runs.
+    """
     values = data.values
     items = list(task.items)
     if items != list(range(values.shape[0])):

@@ -197,7 +197,8 @@ CRITERIA: dict[str, Criterion] = {}
 def register_criterion(criterion: Criterion, replace: bool = False) -> Criterion:
     """Registers a criterion: ``ir-cwla meta``, the HTML report, the demo and :func:`ir_cwla.meta.sweep`
     know it from then on. An option shared with another criterion (the same command-line name)
-    must have the same default."""
+    must have the same default.
+    """
     unknown = [n for n in criterion.needs if n not in NEEDS]
     if unknown:
         raise RegistrationError(f"criterion {criterion.name!r}: unknown needs {unknown}; choose from {NEEDS}")
@@ -235,7 +236,8 @@ def command_line_options() -> dict[str, Option]:
 def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str]]) -> list[str]:
     """The criteria to run, in report order: ``names`` (None: every one the inputs allow), each
     checked to exist and to have what it needs (``inputs``: the :class:`Inputs`, or the names of
-    the inputs there are)."""
+    the inputs there are).
+    """
     available = inputs.available() if isinstance(inputs, Inputs) else set(inputs)
     if names is None:
         return [n for n, c in CRITERIA.items() if c.allowed(available)]
@@ -250,7 +252,8 @@ def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str
 
 def options_of(name: str, options: Mapping[str, Any], by: str = "cli") -> dict[str, Any]:
     """The keyword arguments of criterion ``name`` from ``options`` (keyed by command-line name,
-    ``by='cli'``, or by keyword, ``by='name'``), defaults for the others, each checked."""
+    ``by='cli'``, or by keyword, ``by='name'``), defaults for the others, each checked.
+    """
     out = {}
     for option in get_criterion(name).options:
         key = option.key if by == "cli" else option.name
@@ -272,7 +275,8 @@ class Run:
 def describe(name: str, options: Mapping[str, Any]) -> str:
     """What criterion ``name`` is about to do, in one line: its title and each option with its
     value (``consistency: random splits of the topics into two halves 1000, permutations of the
-    randomised Tukey HSD tests 2000``); ``options`` by keyword, as :func:`options_of` returns them."""
+    randomised Tukey HSD tests 2000``); ``options`` by keyword, as :func:`options_of` returns them.
+    """
     criterion = get_criterion(name)
 
     def shown(value: Any) -> str:

@@ -59,7 +59,8 @@ class DiscriminativePower:
 
     def table(self) -> pd.DataFrame:
         """Per measure (sorted by discriminative power within each family): the number and share of
-        system pairs with p < alpha, and the smallest significant difference in mean score."""
+        system pairs with p < alpha, and the smallest significant difference in mean score.
+        """
         sig = self.pairs["p_value"] < self.alpha
         rows = []
         for group, members in self.groups.items():
@@ -77,7 +78,8 @@ class DiscriminativePower:
 
     def asl(self) -> pd.DataFrame:
         """ASL curves: the sorted p-values of each measure (rows: pair rank 1..P; columns: the
-        measures, named by their labels as in every table)."""
+        measures, named by their labels as in every table).
+        """
         curves = self.curves()
         return curves.set_axis([self.labels.get(m, m) for m in curves.columns], axis=1)
 

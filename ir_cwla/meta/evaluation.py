@@ -56,13 +56,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def escape_name(name: str) -> str:
     """A system name that output lines cannot be forged with: control characters (newline,
-    tab, ...) written as Python escapes (``'a\\nb'``); everything else unchanged."""
+    tab, ...) written as Python escapes (``'a\\nb'``); everything else unchanged.
+    """
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], name)
 
 
 def run_name(path: Union[str, os.PathLike]) -> str:
     """The system name of a TREC run file: ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control
-    characters escaped, :func:`escape_name`)."""
+    characters escaped, :func:`escape_name`).
+    """
     name = Path(path).name
     for ext in _COMPRESSED:
         if name.endswith(ext):
@@ -107,7 +109,9 @@ def run_files(folder: Path) -> list[Path]:
 
 def as_run_mapping(runs: Runs) -> dict[str, Any]:
     """``{name: run}`` from a mapping, a list of run files, or a directory of run files (:func:`run_files`).
-    Names are strings; an empty (or blank) name is an :class:`InputError`."""
+
+    Names are strings; an empty (or blank) name is an :class:`InputError`.
+    """
     if isinstance(runs, (str, os.PathLike)):
         folder = Path(runs)
         if not folder.is_dir():
@@ -149,7 +153,8 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
 def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
     """Measures as ir-measures objects (names read by :func:`ir_cwla.parse_measure`), with the
     names the frame will carry (PyTerrier's rule: a measure given as a string keeps that
-    string, an object gets ``str(measure)``)."""
+    string, an object gets ``str(measure)``).
+    """
     if isinstance(measures, (str, ir_measures.measures.Measure)):
         measures = [measures]
     parsed, names = [], []
@@ -182,7 +187,8 @@ class EvaluationContext:
 
     def scorers(self, block: tuple[int, ...]) -> tuple[Optional[Scorer], Any]:
         """For the measures at positions ``block``: the :class:`ir_cwla.scoring.Scorer` of the
-        C/W/L/A ones and the ir-measures evaluator of the others (None where there are none; cached)."""
+        C/W/L/A ones and the ir-measures evaluator of the others (None where there are none; cached).
+        """
         if block not in self._scorers:
             cwla = [self.measures[i] for i in block if is_cwla(self.measures[i])]
             others = [self.measures[i] for i in block if not is_cwla(self.measures[i])]
@@ -241,7 +247,8 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
 def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     """The qrels as a checked frame for these (parsed) measures: read and checked by
     :func:`io.as_qrels_frame`, grades within what the measures' backends accept
-    (:func:`io.check_grades_for_backends`); messages name the file, or the qrels' type."""
+    (:func:`io.check_grades_for_backends`); messages name the file, or the qrels' type.
+    """
     source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
     frame = io.as_qrels_frame(qrels, source, measures=measures)
     io.check_grades_for_backends(frame, measures, source)
@@ -259,7 +266,8 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     ``missing_topics`` and ``ties`` as in :func:`evaluate`. Runs stored in shards
     (:class:`ir_cwla.sharding.Shards`) are read a shard per task; their topics are checked once
     all their shards are read. ``answered``, if given, receives the topics of each sharded run:
-    ``{(key, name): topics}``."""
+    ``{(key, name): topics}``.
+    """
     if run is not None:
         warnings.warn("evaluate_collections(run=...) is now evaluate_collections(executor=...): 'run' means a "
                       "TREC run everywhere else", IrCwlaDeprecationWarning, stacklevel=2)

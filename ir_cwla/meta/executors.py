@@ -57,12 +57,14 @@ class Executor(Protocol):
 
 class StreamingExecutor:
     """An executor whose ``map`` collects its ``stream``: subclasses define ``stream`` (and
-    ``parallelism``) only."""
+    ``parallelism``) only.
+    """
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
         """Yields ``(index, fn(shared, tasks[index]))`` as tasks finish, in any order, with at
-        most ``window`` tasks (``None``: all) submitted and not yet yielded."""
+        most ``window`` tasks (``None``: all) submitted and not yet yielded.
+        """
         raise NotImplementedError
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
@@ -78,7 +80,8 @@ class StreamingExecutor:
 def stream(executor: Executor, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
            window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
     """``executor.stream(...)``, or ``enumerate(executor.map(...))`` for an executor without ``stream``
-    (a user's own: it then holds every result until the last task is done)."""
+    (a user's own: it then holds every result until the last task is done).
+    """
     if hasattr(executor, "stream"):
         return executor.stream(fn, shared, tasks, window)
     return enumerate(executor.map(fn, shared, tasks, progress=False))
@@ -94,7 +97,8 @@ def _window(window: Optional[int], n_tasks: int) -> int:
 
 class InProcess(StreamingExecutor):
     """Runs the tasks one after the other in this process (the default), lazily: a task runs
-    when the consumer asks for its result."""
+    when the consumer asks for its result.
+    """
 
     parallelism = 1
 
@@ -123,8 +127,7 @@ def _run_in_worker(item: tuple[Callable[[Any, Any], Any], Any]) -> Any:
 
 
 class LocalProcesses(StreamingExecutor):
-    """A pool of ``n_jobs`` local processes per ``map``/``stream`` call; ``shared`` is sent once
-    per process.
+    """A pool of ``n_jobs`` local processes per ``map``/``stream`` call; ``shared`` is sent once per process.
 
     Uses Python's default start method (``fork`` on Linux up to Python 3.13, where workers
     start at once with the parent's modules; ``spawn``/``forkserver`` elsewhere).
@@ -226,7 +229,8 @@ def item_blocks(n_items: int, other_tasks: int, parallelism: int, tasks_per_work
     """Consecutive blocks of ``range(n_items)`` (e.g. measures) to cross with ``other_tasks``
     tasks (runs, trial chunks): one block in-process, more when the other tasks alone give
     fewer than ``tasks_per_worker`` tasks per worker. Blocking never changes a result, only
-    the speed."""
+    the speed.
+    """
     n_blocks = 1 if parallelism <= 1 else \
         min(n_items, max(1, -(-tasks_per_worker * parallelism // max(1, other_tasks))))
     size = -(-n_items // n_blocks)

@@ -86,7 +86,8 @@ def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray
 
 def _labels(per_query: pd.DataFrame, column: str) -> np.ndarray:
     """The sorted distinct values of a column as strings (``1`` and ``'1'`` are one label); a
-    missing value is an error naming its row."""
+    missing value is an error naming its row.
+    """
     missing = per_query[column].isna().to_numpy()
     if missing.any():
         raise DataError(f"per-query frame has {int(missing.sum())} rows without a {column!r}, e.g. row "

@@ -70,7 +70,8 @@ def keep_counts(fractions: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Masks ``(F, J)``: in each stratum, the ``counts[f, stratum]`` judgments of lowest
-    priority (ties, of probability zero, broken by the ``position`` in the judgment order)."""
+    priority (ties, of probability zero, broken by the ``position`` in the judgment order).
+    """
     order = np.lexsort((position, priority, stratum))
     s_sorted = stratum[order]
     first = np.r_[0, np.flatnonzero(s_sorted[1:] != s_sorted[:-1]) + 1]
@@ -83,7 +84,8 @@ def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, c
 def trial_masks(seed: streams.Seed, trial: int, order: np.ndarray, stratum: np.ndarray,
                 counts: np.ndarray) -> np.ndarray:
     """The masks ``(F, J)`` of trial ``trial``: priorities drawn in the ``order`` of
-    judgments from the trial's own stream."""
+    judgments from the trial's own stream.
+    """
     rng = streams.chunk_rng(seed, streams.INCOMPLETENESS_STREAM, trial)
     priority = np.empty(len(order))
     priority[order] = rng.random(len(order))
@@ -104,7 +106,8 @@ class _Plan:
 
 def _task(plan: _Plan, task: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """``('trial', t)``: means ``(F, M, S)`` and judgments kept ``(F,)`` of trial t's subsets;
-    ``('depth', d)``: the same, ``(1, M, S)`` and ``(1,)``, for the depth-d pool."""
+    ``('depth', d)``: the same, ``(1, M, S)`` and ``(1,)``, for the depth-d pool.
+    """
     kind, value = task
     if kind == "trial":
         masks = trial_masks(plan.seed, value, plan.order, plan.stratum, plan.counts)
@@ -165,12 +168,14 @@ class Incompleteness:
         """One row per (fraction, measure): the means over trials of ``tau``, ``tau_ap``, ``rbo``,
         ``abs_change`` and ``rel_change``, the standard deviation of tau, and the share of
         judgments kept. ``measure`` is the measure's label (:func:`ir_cwla.short_name`), as in
-        every table of :mod:`ir_cwla.meta`."""
+        every table of :mod:`ir_cwla.meta`.
+        """
         return self._named(self._fraction_rows())
 
     def depth_table(self) -> pd.DataFrame:
         """One row per (pool depth, measure): ``tau``, ``tau_ap``, ``rbo``, ``abs_change``,
-        ``rel_change`` and the share of judgments in the pool (``measure``: its label)."""
+        ``rel_change`` and the share of judgments in the pool (``measure``: its label).
+        """
         return self._named(self._depth_rows())
 
     def robustness(self, statistic: str = "tau", kind: str = "fraction", *, test_trials: int = 2000,
@@ -200,7 +205,8 @@ class Incompleteness:
 
     def plot(self, statistic: str = "tau", kind: str = "fraction", **kwargs):
         """Curves of ``statistic`` against the fraction of judgments kept (``kind='depth'``: the
-        pool depth), one line per measure, one panel per family. Returns the Figure."""
+        pool depth), one line per measure, one panel per family. Returns the Figure.
+        """
         from ir_cwla.meta.robustness_plots import plot_incompleteness
 
         return plot_incompleteness(self, statistic=statistic, kind=kind, **kwargs)

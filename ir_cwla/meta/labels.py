@@ -372,7 +372,8 @@ class LabelAgreement:
 
     def plot(self, statistic: str = "kappa", **kwargs):
         """Per alternative: the confusion heat map against the reference, and the per-topic
-        ``statistic`` with its interval beside the overall one. Returns the Figure."""
+        ``statistic`` with its interval beside the overall one. Returns the Figure.
+        """
         from ir_cwla.meta.labels_plots import plot_label_agreement
 
         return plot_label_agreement(self, statistic=statistic, **kwargs)

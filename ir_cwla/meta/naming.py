@@ -28,7 +28,8 @@ def parse(name: str) -> Optional[Any]:
     """The measure behind ``name`` (:func:`ir_cwla.parse_measure`), or None if it names none.
 
     Cached; the cache is cleared whenever a browsing model or an aggregation is registered
-    (a name that named nothing before may name a measure now)."""
+    (a name that named nothing before may name a measure now).
+    """
     try:
         return parse_measure(name)
     except (ValueError, TypeError):

@@ -64,7 +64,8 @@ def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor:
                    what: str = "randomisation test", progress: bool = False) -> np.ndarray:
     """Paired randomisation p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an
     ``(M, T, S)`` stack (the same sign flips for all), counted chunk by chunk on ``executor``
-    (default in-process): memory does not grow with ``trials``."""
+    (default in-process): memory does not grow with ``trials``.
+    """
     workers = executors.get_executor(executor)
     n_pairs = stack.shape[2] * (stack.shape[2] - 1) // 2
     tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.CHUNK, stack.shape[0], workers.parallelism)

@@ -67,7 +67,8 @@ assert not ({m for _, m in STANDARD_STYLES} & _AGGREGATION_MARKERS)
 
 def aggregation_style(aggregation: str) -> tuple[str, str]:
     """The colour and marker of an aggregation: Table 1's (:data:`AGGREGATION_STYLES`), else
-    one of :data:`EXTRA_STYLES` by registration order."""
+    one of :data:`EXTRA_STYLES` by registration order.
+    """
     if aggregation in AGGREGATION_STYLES:
         return AGGREGATION_STYLES[aggregation]
     registered = [a for a in AGGREGATIONS if a not in AGGREGATION_STYLES]
@@ -186,7 +187,8 @@ def _colour_ticks(labels, colours: Sequence[str]) -> None:
 def plot_similarity(sim: Any, groups: Optional[list[Hashable]] = None, cols: int = 2,
                     digits: int = 2, cmap: str = "viridis", title: Optional[str] = None):
     """Lower-triangular heat-maps of Kendall's tau with the confidence interval under it, one
-    panel per family of two or more measures (the families of one are named under the title)."""
+    panel per family of two or more measures (the families of one are named under the title).
+    """
     asked = list(groups) if groups is not None else list(sim.groups)
     names = [g for g in asked if len(sim.groups[g]) >= 2]
     if not names:
@@ -241,7 +243,8 @@ def _asl_extent(curves, top: float) -> int:
 
 def _marks(y: np.ndarray, top: float, shown: int, k: int, n: int, per_curve: int = 4) -> list[int]:
     """Where curve ``k`` of ``n`` puts its markers: where it crosses ``per_curve`` heights
-    between 0 and ``top``, staggered between curves, so curves that coincide show every marker."""
+    between 0 and ``top``, staggered between curves, so curves that coincide show every marker.
+    """
     levels = top * (np.arange(per_curve) + (k + 0.5) / n) / per_curve
     found = np.searchsorted(y, levels)
     return sorted({int(i) for i in found if i < min(len(y), shown)})
@@ -327,7 +330,8 @@ def plot_consistency(cons: Any, groups: Optional[list[Hashable]] = None, cols: i
 def plot_topic_set_sizes(result: Any, groups: Optional[list[Hashable]] = None, cols: int = 3,
                          title: Optional[str] = None):
     """Bars of the topics a paired t-test needs per measure (:class:`ir_cwla.meta.topic_set_size.TopicSetSize`),
-    one panel per family, measures in Table 1's order."""
+    one panel per family, measures in Table 1's order.
+    """
     names = list(groups) if groups is not None else list(result.groups)
     key = _Key({g: result.groups[g] for g in names}, result.labels)
     needed = result.sizes.set_index("measure")["n_t_test"]

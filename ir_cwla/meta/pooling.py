@@ -122,7 +122,8 @@ class PoolingBias:
         the runs, ``rel_drop`` (mean drop / mean full score), ``mean_abs_rank_change`` (a rank
         that rises counts as much as one that falls), the runs affected (with any unique
         judged document), and tau, tau_ap, rbo of the leave-one-out ranking. ``measure`` is the
-        measure's label (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`."""
+        measure's label (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`.
+        """
         out = self._rows()
         return out.assign(measure=out["measure"].map(lambda m: self.labels.get(m, m)))
 
@@ -155,8 +156,10 @@ class PoolingBias:
                                          test_trials=test_trials, alpha=alpha, seed=seed)
 
     def plot(self, statistic: str = "mean_abs_rank_change", **kwargs):
-        """``statistic`` of :meth:`table` per measure (bars, one colour per depth), one panel per
-        family. Returns the Figure."""
+        """``statistic`` of :meth:`table` per measure (bars, one colour per depth), one panel per family.
+
+        Returns the Figure.
+        """
         from ir_cwla.meta.robustness_plots import plot_pooling
 
         return plot_pooling(self, statistic=statistic, **kwargs)

@@ -137,12 +137,14 @@ class Collection:
     def means(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None, *,
               qrels: Optional[Qrels] = None, topics: Optional[Union[Sequence[int], np.ndarray]] = None) -> np.ndarray:
         """Mean scores ``(measures, systems)`` over the topics (as ``ScoreCube.means``; the
-        arguments are those of :meth:`cube`)."""
+        arguments are those of :meth:`cube`).
+        """
         return self.cube(mask, systems, qrels=qrels, topics=topics).mean(axis=1)
 
     def pool(self, depth: int, exclude: Optional[int] = None) -> np.ndarray:
         """The judgments of documents ranked within ``depth`` by at least one run (leaving out
-        the run at position ``exclude``): a boolean mask over judgment ids."""
+        the run at position ``exclude``): a boolean mask over judgment ids.
+        """
         if self.depth is not None and depth > self.depth:
             raise ParameterError(f"pool depth {depth} is deeper than the {self.depth} ranks kept per run")
         cells = (self.cell_rank < depth) & (self.ranked.judgments >= 0)
@@ -155,7 +157,8 @@ class Collection:
     def qrels_frame(self, mask: Optional[np.ndarray] = None, qrels: Optional[Qrels] = None) -> pd.DataFrame:
         """The judgments in force as a qrels frame (``query_id, doc_id, relevance``): those of
         ``qrels`` (a variant of :attr:`qrels`, see :meth:`cube`; default :attr:`qrels`), with only
-        ``mask`` on top of it (None: all)."""
+        ``mask`` on top of it (None: all).
+        """
         source = self.qrels if qrels is None else qrels
         keep = np.ones(self.n_judgments, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
         if source.mask is not None:
@@ -187,7 +190,8 @@ class Collection:
 
 def _depth_group(measure: Any, groups: Mapping[Optional[int], Any]) -> Optional[int]:
     """The depth the runs of a measure that is not C/W/L/A are cut at: the deepest cutoff among
-    the measures with one (the only key that is not None), None for a measure without cutoff."""
+    the measures with one (the only key that is not None), None for a measure without cutoff.
+    """
     if measure.params.get("cutoff") is None:
         return None
     return next(k for k in groups if k is not None)
@@ -254,7 +258,8 @@ def top_of_run(run: pd.DataFrame, depth: Optional[int]) -> pd.DataFrame:
     tie-breaking: per topic, every document scored at least the ``depth``-th best score (compared
     in float32, as trec_eval does, so a tie at the boundary is kept whole), with all lines of
     such a document. ``None`` keeps the whole run. Scoring the cut run equals scoring the run,
-    and ir-measures then converts tens, not thousands, of lines per topic."""
+    and ir-measures then converts tens, not thousands, of lines per topic.
+    """
     if depth is None or not len(run):
         return run
     qids = run["query_id"].astype(str).to_numpy()

@@ -52,7 +52,8 @@ def compare(full: np.ndarray, reduced: np.ndarray, persistence: float) -> dict[s
 
 def check_constant(full: np.ndarray, measures: Sequence[str]) -> None:
     """A measure that gives every system the same mean on the full qrels has no ranking to
-    compare with: an error naming it."""
+    compare with: an error naming it.
+    """
     tau = kendall.tau_b_rows(full, full)
     constant = [m for m, t in zip(measures, tau) if np.isnan(t)]
     if constant:
@@ -87,7 +88,8 @@ def check_relevant(relevant: Any) -> float:
 
 def rank_positions(values: np.ndarray) -> np.ndarray:
     """1 + the number of systems with a clearly higher score (ties share the best position),
-    for every row of ``values`` (``(..., S)``)."""
+    for every row of ``values`` (``(..., S)``).
+    """
     values = np.asarray(values, dtype=np.float64)
     tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(values).max(axis=-1, keepdims=True))
     return 1 + (values[..., None, :] > values[..., :, None] + tol[..., None]).sum(axis=-1)
@@ -98,7 +100,8 @@ def rank_if_replaced(values: np.ndarray, replaced: np.ndarray) -> np.ndarray:
     own score is replaced by ``replaced[:, s]`` and the others' are kept, as ``(M, S)``.
 
     Equals ``rank_positions(alone)[m, s, s]`` with ``alone[m, s]`` the row ``values[m]`` with
-    entry ``s`` replaced (the same tie tolerance, from that row), in O(M S^2), not O(M S^3)."""
+    entry ``s`` replaced (the same tie tolerance, from that row), in O(M S^2), not O(M S^3).
+    """
     values, replaced = np.asarray(values, dtype=np.float64), np.asarray(replaced, dtype=np.float64)
     own = np.eye(values.shape[-1], dtype=bool)[None]
     alone = np.where(own, replaced[:, None, :], values[:, None, :])                       # (M, S_replaced, S)
@@ -141,7 +144,8 @@ def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list
 def family_layout(ranking: pd.DataFrame, column: str, digits: int = 3) -> pd.DataFrame:
     """A :func:`family_ranking` frame laid out like the paper's Table 3: one column per family,
     best first, cells ``aggregation (k) value`` (``*``: canonical; the label if not C/W/L/A;
-    ``(k)``: significantly better than k measures of its family, when tested)."""
+    ``(k)``: significantly better than k measures of its family, when tested).
+    """
     columns: dict[str, list[str]] = {}
     for group, part in ranking.groupby("group", sort=False):
         cells = []

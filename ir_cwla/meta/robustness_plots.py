@@ -75,7 +75,8 @@ def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fracti
 def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
                  cols: int = 3, title: Optional[str] = None):
     """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
-    aggregation's colour), or one bar per pool depth when there are several."""
+    aggregation's colour), or one bar per pool depth when there are several.
+    """
     table = result._rows()
     if statistic not in table.columns or statistic in ("depth", "measure", "group"):
         raise ParameterError(f"statistic must be a column of PoolingBias.table(), got {statistic!r}")
@@ -112,7 +113,8 @@ def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[l
                    groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
     """``statistic`` of every measure (one colour and marker per aggregation) under every
     alternative (one slot each along x, in the order given), with the bootstrap interval for
-    ``'tau'``; one panel per family."""
+    ``'tau'``; one panel per family.
+    """
     chosen = result._chosen(alternatives)
     table = result.table(chosen).set_index(["alternative", "measure"])
     numeric = [c for c in table.columns if c in NAMES or c in ("significant_alternative", "consistency_alternative")]

@@ -36,7 +36,8 @@ from ir_cwla.measure import needs_element_types
 
 class ShardTask(NamedTuple):
     """One shard of one run under a block of measures; ``widths`` (None: the shard's own) are the
-    widths the whole run gives each of the shard's topics, per layout: ``{layout: (topics, widths)}``."""
+    widths the whole run gives each of the shard's topics, per layout: ``{layout: (topics, widths)}``.
+    """
 
     collection: Any
     name: str
@@ -49,7 +50,8 @@ class ShardResult(NamedTuple):
     """What a :class:`ShardTask` returns: the topics it ranked (qrels topics of the shard, in qrels
     order), the ranks each holds per layout and the widths they were scored at, the C/W/L/A values
     ``{measure name: values}`` over those topics, the other measures' ``(qids, names, values)``,
-    and the shard's lines and distinct topics (qrels topics or not)."""
+    and the shard's lines and distinct topics (qrels topics or not).
+    """
 
     task: ShardTask
     topics: np.ndarray
@@ -63,7 +65,8 @@ class ShardResult(NamedTuple):
 
 def dict_of_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
     """A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads (ir-measures would
-    build it through a namedtuple per line: 10x slower)."""
+    build it through a namedtuple per line: 10x slower).
+    """
     out: dict[str, dict[str, float]] = {}
     for qid, doc, score in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist()):
         docs = out.get(qid)
@@ -124,7 +127,8 @@ def tasks(collection: Any, name: str, run: sharding.Shards, blocks: Sequence[tup
 def rescoring(results: Sequence[ShardResult]) -> list[ShardTask]:
     """Of the results of one run under one block of measures: the tasks to run again with the widths
     the whole run gives (those whose shard was scored at other widths); a topic in two shards is an
-    :class:`InputError`."""
+    :class:`InputError`.
+    """
     first = results[0].task
     where: dict[str, int] = {}
     for i, r in enumerate(results):
@@ -154,7 +158,8 @@ def rescoring(results: Sequence[ShardResult]) -> list[ShardTask]:
 
 def assemble(results: Sequence[ShardResult], ctx: Any) -> tuple[list, list, list]:
     """The ``(qids, measure names, values)`` of one run under one block of measures from the results
-    of its shards (each the last scored), every qrels topic no shard answers at the measure's default."""
+    of its shards (each the last scored), every qrels topic no shard answers at the measure's default.
+    """
     block = results[0].task.block
     qrels_topics = ctx.qrels_topics()
     qids: list = []

@@ -46,7 +46,8 @@ class Similarity:
 
     def single_families(self) -> list[Hashable]:
         """The families that hold one measure: nothing to compare within them (left out of
-        :meth:`table` and :meth:`plot`)."""
+        :meth:`table` and :meth:`plot`).
+        """
         return [g for g, members in self.groups.items() if len(members) < 2]
 
     def note(self) -> str:
@@ -64,7 +65,8 @@ class Similarity:
         """One row per pair of measures (within each family unless ``within_groups=False``).
 
         Families of one measure have no pair: :meth:`note` (also in ``table().attrs['note']``)
-        names them."""
+        names them.
+        """
         rows = []
         families = self.groups.items() if within_groups else [("all", list(self.tau.index))]
         for group, members in families:

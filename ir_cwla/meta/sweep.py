@@ -79,7 +79,8 @@ class Sweep:
     def table(self) -> pd.DataFrame:
         """One row per collection and measure (in the measure order, named by its label, the short
         name): the summary tables of the criteria that have one row per measure, side by side
-        (a column that two criteria both have and that differs is prefixed with the criterion's name)."""
+        (a column that two criteria both have and that differs is prefixed with the criterion's name).
+        """
         rows = []
         for key, frame in self.per_query.items():
             names = naming.measure_order(frame["measure"].astype(str))

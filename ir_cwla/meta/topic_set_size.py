@@ -85,7 +85,8 @@ def _check(alpha: float, beta: Optional[float], method: str, positive: dict[str,
 
 def _smallest(ok, start: int, low: int = 2) -> int:
     """The smallest ``n >= low`` with ``ok(n)`` (``ok`` monotone in ``n``), searched from ``start``:
-    doubling steps away from it, then bisection."""
+    doubling steps away from it, then bisection.
+    """
     n = max(low, int(start))
     if ok(n):
         hi, step = n, 1
@@ -247,7 +248,8 @@ class TopicSetSize:
 
     def table(self) -> pd.DataFrame:
         """One row per measure, the measures of each family by the topics a paired t-test needs
-        (fewest first): ``group, measure`` (its label), ``sigma2, df, n_t_test, n_anova, n_ci``."""
+        (fewest first): ``group, measure`` (its label), ``sigma2, df, n_t_test, n_anova, n_ci``.
+        """
         by_name = self.sizes.set_index("measure")
         parts = []
         for group, members in self.groups.items():
@@ -272,7 +274,8 @@ def topic_set_size(per_query: pd.DataFrame, min_d: float = 0.10, *, beta: float 
                    method: Method = "exact") -> TopicSetSize:
     """:func:`topic_set_sizes` of every measure of a per-query frame, by family: which measure
     of each family needs the fewest topics to detect a difference of ``min_d`` (paired t-test,
-    power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures."""
+    power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures.
+    """
     sizes = topic_set_sizes(per_query, min_d, alpha=alpha, beta=beta, method=method, topics=topics)
     measures = naming.measure_order(sizes["measure"])
     return TopicSetSize(sizes, resolve_groups(measures, groups), naming.resolve_labels(measures, labels))

@@ -107,7 +107,8 @@ def chunk_ranges(values: np.ndarray, seed: streams.Seed, index: int, size: int,
 
 def thresholds(matrix: np.ndarray) -> np.ndarray:
     """``|mean_a - mean_b| - tol`` of every pair ``a < b`` of columns: a trial counts for the pair
-    when its range reaches this (the tolerance keeps exact ties, see the module docstring)."""
+    when its range reaches this (the tolerance keeps exact ties, see the module docstring).
+    """
     matrix = np.asarray(matrix, dtype=np.float64)
     means = matrix.mean(axis=0)
     diffs = np.abs(means[:, None] - means[None, :])
@@ -145,7 +146,8 @@ def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor:
                    what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
     """Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
     stack, all matrices permuted alike, counted chunk by chunk on ``executor`` (default
-    in-process): memory does not grow with ``trials``."""
+    in-process): memory does not grow with ``trials``.
+    """
     workers = executors.get_executor(executor)
     n_m, n_rows, n_cols = stack.shape
     limits = np.stack([thresholds(matrix) for matrix in stack])
