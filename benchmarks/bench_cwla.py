@@ -32,7 +32,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def write_trec_ordered(run, path: Path) -> None:
-    """The run re-written in trec_eval order (score desc in float32, doc_id desc), which is the
+    """The run re-written in trec_eval order, the ranking cwl_eval reads from line order.
+
+    The run re-written in trec_eval order (score desc in float32, doc_id desc), which is the
     ranking cwl_eval reads from the file's line order.
     """
     import numpy as np

@@ -28,7 +28,9 @@ DEFAULT_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "judged_
 
 
 def anchor(pairs: dict, replicates: int, rng: np.random.Generator) -> None:
-    """scikit-learn + krippendorff on every (alternative, topic) and overall, ``replicates`` times
+    """The anchor: scikit-learn + krippendorff on every (alternative, topic) and overall.
+
+    scikit-learn + krippendorff on every (alternative, topic) and overall, ``replicates`` times
     (0: the point estimates only; else pair resamples per topic and topic resamples overall).
     """
     import krippendorff

@@ -1,5 +1,7 @@
-"""Speed of the TREC readers: the columnar reader against the pandas one it replaced and against
-ir-measures' reader (the anchor), timed in one run on the same files.
+"""Speed of the TREC readers.
+
+The columnar reader against the pandas one it replaced and against ir-measures'
+reader (the anchor), timed in one run on the same files.
 
 Reads the 37 DL19 passage runs gzipped (as distributed) and decompressed into a temporary
 directory, and the DL19 qrels, with

@@ -52,7 +52,9 @@ print(evaluate(qrels, run, sys.argv[3].split(",")))
 
 
 def write_collection(name: str, sizes: np.ndarray, judged: int, seed: int) -> tuple[Path, Path]:
-    """A run with ``sizes[t]`` documents for topic t, and qrels judging ``judged`` of each topic's
+    """A synthetic run of ``sizes[t]`` documents per topic, with its qrels.
+
+    A run with ``sizes[t]`` documents for topic t, and qrels judging ``judged`` of each topic's
     first documents (grades 0-3) plus 5 documents no run retrieved.
     """
     run_path, qrels_path = OUT / f"{name}.run", OUT / f"{name}.qrels"

@@ -75,8 +75,9 @@ def agg(measure: str) -> str:
 
 
 def family_cells(result: meta.AssessorVariation, alternatives: list[str]) -> pd.DataFrame:
-    """Per family (columns), the aggregations best first: ``agg (k) tau [low, high]``, with the
-    tie at the top in bold.
+    """Per family (columns), the aggregations best first.
+
+    ``agg (k) tau [low, high]``, with the tie at the top in bold.
     """
     ranking = result.robustness(alternative=alternatives)
     columns = {}
@@ -109,7 +110,9 @@ def other_criteria(runs, nist, measures, seed: int):
 
 
 def criterion_values(done, measures: list[str], seed: int) -> dict[str, tuple[pd.Series, dict, bool]]:
-    """Per criterion: its value per measure, its p-values per family (the test its summary uses) and
+    """Per criterion, its values, p-values and direction.
+
+    Per criterion: its value per measure, its p-values per family (the test its summary uses) and
     whether higher is better.
     """
     cons, inc, pool = (done.results[k] for k in ("consistency", "incompleteness", "pooling_bias"))
@@ -129,7 +132,9 @@ def criterion_values(done, measures: list[str], seed: int) -> dict[str, tuple[pd
 
 
 def plot_criteria(assessor: pd.Series, others: dict, groups: dict, path: Path) -> pd.DataFrame:
-    """Assessor robustness (mean tau, a and b) against each other criterion, one point per measure
+    """Assessor robustness against each other criterion, one point per measure.
+
+    Assessor robustness (mean tau, a and b) against each other criterion, one point per measure
     in its aggregation's colour; returns the rank correlations over the 39 measures.
     """
     import matplotlib.pyplot as plt

@@ -186,7 +186,9 @@ def irm_family(name: str) -> str:
 
 @functools.cache
 def measure_key(name: str) -> str:
-    """The measure's ``str`` from its name or label (the tables of ir_cwla.meta name measures by
+    """The measure's ``str`` from its name or label.
+
+    The measure's ``str`` from its name or label (the tables of ir_cwla.meta name measures by
     label, ``P_ERG@10``, which reads back; the tally keys them by ``str(measure)``); a name that is
     no measure stays as it is.
     """
@@ -218,8 +220,10 @@ class Tally:
                 self.beats.setdefault(criterion, {}).setdefault(key, []).append(beaten)
 
     def add_trials(self, criterion: str, trials: pd.DataFrame, statistic: str) -> None:
-        """One seed's incompleteness trials: the values (means over the trials and fractions) and
-        the per-trial rows (each trial's mean over the fractions), pooled later for one test.
+        """One seed's incompleteness trials.
+
+        The values (means over the trials and fractions) and the per-trial rows (each trial's
+        mean over the fractions), pooled later for one test.
         """
         per_trial = trials.pivot_table(index="trial", columns="measure", values=statistic, aggfunc="mean")
         self.add(criterion, per_trial.mean(axis=0))
@@ -227,7 +231,9 @@ class Tally:
 
     def pooled_test(self, criterion: str, families: Mapping[str, Sequence[str]], labels: Mapping[str, str],
                     test_trials: int, alpha: float, seed: Any) -> None:
-        """The randomised Tukey HSD test of :func:`ir_cwla.meta.robustness.family_ranking` over the
+        """The randomised Tukey HSD test over the pooled trials of every seed.
+
+        The randomised Tukey HSD test of :func:`ir_cwla.meta.robustness.family_ranking` over the
         trials of every seed pooled (each trial a paired row): who beats whom.
         """
         rows = pd.concat(self.rows[criterion], ignore_index=True)
@@ -252,11 +258,12 @@ def standing(values: Mapping[str, Sequence[float]], members: Sequence[str], key:
              higher: bool, beats: Optional[Mapping[str, Sequence[set[str]]]] = None,
              intervals: Optional[Mapping[tuple[str, str], tuple[float, float]]] = None, test: str = "",
              digits: int = 3, identical: Collection[frozenset] = ()) -> dict[str, Any]:
-    """One family under one criterion: each member's value (mean over seeds, sd), the members it
-    beats (in every seed, or by the bootstrap ``intervals`` of ``a - b``, or by its exact value
-    when neither is given), its rank range, and the members it is ``equal`` to: the same measure
-    in disguise (``identical`` pairs, which rank the systems identically) with the same value in
-    every seed.
+    """One family under one criterion.
+
+    Each member's value (mean over seeds, sd), the members it beats (in every seed, or by the
+    bootstrap ``intervals`` of ``a - b``, or by its exact value when neither is given), its rank
+    range, and the members it is ``equal`` to: the same measure in disguise (``identical``
+    pairs, which rank the systems identically) with the same value in every seed.
     """
     sign = 1.0 if higher else -1.0
     mean = {m: float(np.mean(values[m])) for m in members}
@@ -329,7 +336,9 @@ def resample_topics(per_query: pd.DataFrame, rng: np.random.Generator) -> pd.Dat
 
 def topic_bootstrap(per_query: pd.DataFrame, measures: list, settings: Settings, seed: int,
                     progress: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Significant pairs (randomised Tukey HSD) and topics needed (paired t-test design) of every
+    """Significant pairs and topics needed of every measure on topic resamples.
+
+    Significant pairs (randomised Tukey HSD) and topics needed (paired t-test design) of every
     measure on ``settings.bootstrap`` resamples of the topics, through the criteria.
     """
     disc: dict[str, list[float]] = {}
@@ -561,7 +570,9 @@ def analyse_policies(view: View, settings: Settings, progress: bool) -> dict[str
 
 
 def analyse_irm(view: View, settings: Settings, progress: bool) -> dict[str, Any]:
-    """Incompleteness of ir-measures' measures with and without condensed lists, and of Bpref
+    """Incompleteness of ir-measures' measures, with and without condensed lists, and of Bpref.
+
+    Incompleteness of ir-measures' measures with and without condensed lists, and of Bpref
     (re-scored by ir-measures under every qrels variant: one seed, fewer fractions and trials).
     """
     measures = parse_measures(list(IRM_MEASURES))
@@ -714,8 +725,10 @@ def bounds(where: Any, n: int, k: int) -> tuple[int, int]:
 
 
 def position_status(st: Mapping[str, Any], members: Sequence[str], where: Any) -> str:
-    """A place claimed for ``members``; members identical to them (the same measure in disguise,
-    e.g. ERG and ETG under P) share it, so the claimed places widen by as many.
+    """A place claimed for ``members``.
+
+    Members identical to them (the same measure in disguise, e.g. ERG and ETG
+    under P) share it, so the claimed places widen by as many.
     """
     n = len(st["members"])
     group = set(members) | {e for m in members for e in st["members"][m].get("equal", [])}
@@ -816,8 +829,9 @@ def identical(pairs: Mapping[str, Sequence[tuple[str, str]]]) -> Check:
 
 
 def least_similar(model_list: Sequence[str], odd: str, to: str) -> Check:
-    """``odd`` is the aggregation least similar to ``to`` (lowest tau); within noise when the next
-    lowest tau lies inside its 95% interval.
+    """``odd`` is the aggregation least similar to ``to`` (lowest tau).
+
+    Within noise when the next lowest tau lies inside its 95% interval.
     """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
@@ -834,11 +848,12 @@ def least_similar(model_list: Sequence[str], odd: str, to: str) -> Check:
 
 
 def cluster(model: str, groups: Sequence[Sequence[str]]) -> Check:
-    """Each group is closer to itself than to the rest: its smallest tau within is above its
-    largest tau with any other aggregation, within noise when that largest tau lies inside the 95%
-    interval of the smallest within. A group of one is the odd one out: its closest aggregation
-    is farther from it than every other aggregation's closest (leaving it out), within noise when
-    the 95% interval of its closest reaches that.
+    """Each group is closer to itself than to the rest.
+
+    Its smallest tau within is above its largest tau with any other aggregation, within noise when
+    that largest tau lies inside the 95% interval of the smallest within. A group of one is the
+    odd one out: its closest aggregation is farther from it than every other aggregation's closest
+    (leaving it out), within noise when the 95% interval of its closest reaches that.
     """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
@@ -958,8 +973,9 @@ def seed_stability() -> Check:
 
 
 def sets_status(a: Collection[str], b: Collection[str]) -> str:
-    """Two sets of aggregations that could take a place: the same (holds), overlapping (within
-    noise) or disjoint (does not hold).
+    """Two sets of aggregations that could take a place.
+
+    The same (holds), overlapping (within noise) or disjoint (does not hold).
     """
     return HOLDS if set(a) == set(b) else TIE if set(a) & set(b) else FAILS
 
@@ -1031,10 +1047,11 @@ def few_significant(limit: float = 0.25) -> Check:
 
 
 def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
-    """Incompleteness against the paper's consistency (TR19DL): for ``(model, 'first'|'last')``,
-    whether the paper's most (least) consistent aggregation is the most (least) robust here: it
-    agrees when every aggregation that could take the place here is the paper's, disagrees when
-    none is, and is within noise otherwise.
+    """Incompleteness against the paper's consistency (TR19DL).
+
+    For ``(model, 'first'|'last')``, whether the paper's most (least) consistent aggregation is
+    the most (least) robust here: it agrees when every aggregation that could take the place
+    here is the paper's, disagrees when none is, and is within noise otherwise.
     """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
@@ -1058,8 +1075,10 @@ def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
 
 
 def order_tau(second: str, models: Sequence[str], sign: int, flip: bool = False) -> Check:
-    """Kendall's tau between the consistency order and ``second``'s, per family and seed: of the
-    sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of ``models``.
+    """Kendall's tau between the consistency order and ``second``'s, per family and seed.
+
+    Of the sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of
+    ``models``.
     """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
@@ -1101,7 +1120,9 @@ def similar_ranking(model: str, a: str, b: str, limit: float = 0.8) -> Check:
 
 
 def policy_change(criterion: str, members: Sequence[str], limit: float, suite: str = "policies") -> Check:
-    """The two policies give values within ``limit`` of each other (a difference that small counts as
+    """Whether the two policies give values within ``limit`` of each other.
+
+    The two policies give values within ``limit`` of each other (a difference that small counts as
     none even when the test finds it significant; the sign shows what the test says).
     """
     def check(v: Numbers) -> tuple[str, str]:
@@ -1122,7 +1143,9 @@ def policy_change(criterion: str, members: Sequence[str], limit: float, suite: s
 
 
 def optimistic_bias() -> Check:
-    """The 'max' policy: scores rise when a run's unique documents go unjudged, and its ranks
+    """The 'max' policy is optimistic.
+
+    The 'max' policy: scores rise when a run's unique documents go unjudged, and its ranks
     move significantly more than under 'zero' and 'condense'.
     """
     def check(v: Numbers) -> tuple[str, str]:
@@ -1750,7 +1773,9 @@ def standings_frame(data: Mapping[str, Any], suite: str = "table1") -> pd.DataFr
 
 
 def dumps(obj: Any, level: int = 0, compact_at: int = 4) -> str:
-    """JSON with one line per family standing (a compact leaf below ``compact_at`` levels), so the
+    """The findings as JSON, one line per family standing.
+
+    JSON with one line per family standing (a compact leaf below ``compact_at`` levels), so the
     file stays small and a rerun's diff shows which standings moved.
     """
     if level >= compact_at or not isinstance(obj, (dict, list)) or \

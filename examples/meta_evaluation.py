@@ -1,6 +1,6 @@
-"""The meta-evaluation protocol of Chen & Sakai (Sections 4-6) on any qrels + directory of runs.
+r"""The meta-evaluation protocol of Chen & Sakai (Sections 4-6) on any qrels + directory of runs.
 
-    python examples/meta_evaluation.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \\
+    python examples/meta_evaluation.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \
         --runs ../shared/data/trec-dl-2019-passage/runs --out meta-dl19
 
 Evaluates the 39 measures of Table 1 at cutoff 10 (or ``--measures``, names read by

@@ -1,5 +1,7 @@
-"""How much of each run's score rests on documents nobody judged: the residual of the six
-canonical C/W/L/A measures per run, next to the score (cwl_eval's ``-r``, for any measure).
+r"""How much of each run's score rests on documents nobody judged.
+
+The residual of the six canonical C/W/L/A measures per run, next to the score (cwl_eval's
+``-r``, for any measure).
 
 For every run, the score is the measure with unjudged documents at gain 0 (the usual score,
 the lower bound) and the residual the same measure with them at the largest gain minus
@@ -10,7 +12,7 @@ Writes a figure (runs sorted by score, the residual as an error bar from the sco
 
 Usage::
 
-    python examples/residuals.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \\
+    python examples/residuals.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \
         --runs ../shared/data/trec-dl-2019-passage/runs --out docs/figures/dl19_residuals.png
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Robustness of the Table-1 measures to incomplete judgments and to pooling bias, on any qrels + runs.
+r"""Robustness of the Table-1 measures to incomplete judgments and to pooling bias, on any qrels + runs.
 
-    python examples/robustness.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \\
+    python examples/robustness.py --qrels ../shared/data/trec-dl-2019-passage/qrels.dl19-passage.txt \
         --runs ../shared/data/trec-dl-2019-passage/runs --out robustness-dl19
 
 Beyond the paper's three criteria: for the 39 measures of Table 1 at cutoff 10 (plus any
@@ -41,9 +41,11 @@ from ir_cwla.meta.kendall import tau_b_rows  # noqa: E402
 
 def criteria_side_by_side(cons: meta.Consistency, inc: meta.Incompleteness, pool: meta.PoolingBias,
                           depth: int) -> pd.DataFrame:
-    """Per family (columns) and aggregation (rows): its rank (1 = best) under consistency /
-    incompleteness / pooling bias, then Kendall's tau between the consistency order and each
-    of the two others (over the family's measures).
+    """Per family (columns) and aggregation (rows).
+
+    Its rank (1 = best) under consistency / incompleteness / pooling bias, then Kendall's
+    tau between the consistency order and each of the two others (over the family's
+    measures).
     """
     # every table names measures by their labels (short names); cons.mean_tau is keyed by str(measure)
     scores = {"consistency": cons.mean_tau.rename(index=cons.labels),

@@ -51,9 +51,11 @@ from ir_cwla.params import Param, Params, as_declarations
 
 
 class AggregationInput:
-    """What an aggregation may read: gains (n x W), CG, running max, ranks (1..W), V+ (n,);
-    for aggregations registered with ``needs_costs``, the document costs (0 past D) and their
-    cumulative sums CC(i) = sum_{j<=i} c_j.
+    """What an aggregation may read.
+
+    Gains (n x W), CG, running max, ranks (1..W), V+ (n,); for aggregations registered with
+    ``needs_costs``, the document costs (0 past D) and their cumulative sums CC(i) =
+    sum_{j<=i} c_j.
 
     ``cg`` and ``running_max`` are computed on first use (``source``, when given, is an object
     whose ``cg`` and ``running_max`` attributes are shared with other aggregations), so an
@@ -201,17 +203,17 @@ def expected_total_gain(inp: AggregationInput, params: Params) -> np.ndarray:
 
 
 def average_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
-    """avg (Eq. 11): A(i) = CG(i) / i."""
+    """Average relevance, avg (Eq. 11): A(i) = CG(i) / i."""
     return inp.cg / inp.ranks[None, :]
 
 
 def maximum_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
-    """max (Eq. 12): A(i) = max_{j<=i} r_j."""
+    """Maximum relevance, max (Eq. 12): A(i) = max_{j<=i} r_j."""
     return inp.running_max
 
 
 def final_relevance(inp: AggregationInput, params: Params) -> np.ndarray:
-    """fin (Eq. 13): A(i) = r_i."""
+    """Final relevance, fin (Eq. 13): A(i) = r_i."""
     return inp.gains
 
 

@@ -30,7 +30,9 @@ Continuation = Callable[..., np.ndarray]
 
 @dataclass(frozen=True)
 class TailInput:
-    """What a tail needs about each topic at E, the last rank the gain matrix holds for it
+    """What a tail needs about each topic at E, the last rank the gain matrix holds for it.
+
+    What a tail needs about each topic at E, the last rank the gain matrix holds for it
     (arrays over topics). Past E every gain is 0.
 
     ``horizon``: how many zero-gain ranks past E are looked at: ``inf`` under tail='pad';
@@ -220,9 +222,11 @@ RANGE_DIRECT = 1 << 16
 
 
 def _range_sum(f, df, a: int, b: int, integral=None) -> float:
-    """sum_{i=a..b} f(i) for a smooth, slowly varying f: directly for the first
-    :data:`RANGE_DIRECT` terms, then by Euler-Maclaurin (integral, end points, the B2 term;
-    the next term is below 1e-20 relative there). ``integral(m, b)`` defaults to quad.
+    """sum_{i=a..b} f(i) for a smooth, slowly varying f.
+
+    Directly for the first :data:`RANGE_DIRECT` terms, then by Euler-Maclaurin (integral,
+    end points, the B2 term; the next term is below 1e-20 relative there). ``integral(m,
+    b)`` defaults to quad.
     """
     if b < a:
         return 0.0
@@ -264,7 +268,9 @@ def _dcg_stretch(a: int, b: int) -> tuple[float, float]:
 
 
 def _dcg_tail(inp: TailInput, params: Params) -> TailSums:
-    """DCG@k: past E, V(i) = V(E+1) log2(E+2) / log2(i+1) up to rank b = min(k, E + horizon),
+    """DCG@k's tail past E.
+
+    DCG@k: past E, V(i) = V(E+1) log2(E+2) / log2(i+1) up to rank b = min(k, E + horizon),
     where everyone stops. sum L = V(E+1); sum V and sum L(i)/i = V(a)/a - sum_{i=a+1..b}
     V(i) / (i (i-1)) (summation by parts, a = E+1) from :func:`_dcg_stretch`.
     """
@@ -377,9 +383,11 @@ def _rbp_tail(inp: TailInput, params: Params) -> TailSums:
 
 
 def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """N^(s-1) zeta(s, N) (Hurwitz), about 1/(s-1) for large N: directly where neither factor
-    overflows (N <= 1e4), else by its Euler-Maclaurin expansion
-    1/(s-1) + 1/(2N) + s/(12 N^2) - s(s+1)(s+2)/(720 N^4) (next term below 1e-15 relative).
+    """N^(s-1) zeta(s, N) (Hurwitz), about 1/(s-1) for large N.
+
+    Directly where neither factor overflows (N <= 1e4), else by its Euler-Maclaurin
+    expansion 1/(s-1) + 1/(2N) + s/(12 N^2) - s(s+1)(s+2)/(720 N^4) (next term below 1e-15
+    relative).
     """
     from scipy import special
 
@@ -393,10 +401,11 @@ def _scaled_zeta(s: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _sum_terms(terms: np.ndarray) -> np.ndarray:
-    """The column sums of ``terms`` (terms x values), term after term: the order numpy's
-    ``sum(axis=0)`` takes for two columns or more, also for one (which numpy sums pairwise), so
-    that a topic's tail does not depend on how many other topics are summed beside it (a shard
-    of a run is scored bit for bit as the whole run).
+    """The column sums of ``terms`` (terms x values), term after term.
+
+    The order numpy's ``sum(axis=0)`` takes for two columns or more, also for one (which numpy
+    sums pairwise), so that a topic's tail does not depend on how many other topics are summed
+    beside it (a shard of a run is scored bit for bit as the whole run).
     """
     out = terms[0].copy()
     for row in terms[1:]:
@@ -435,10 +444,11 @@ def _h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _inst_tail_sums(inp: TailInput, T: float, cg: np.ndarray) -> TailSums:
-    """Past E, C(i) = ((i + c) / (i + 1 + c))^2 with c = 2T - CG(E) - 1, so V telescopes:
-    V(i) = K / (i + c)^2 with K = V(E+1) (E+1+c)^2. Then sum V = K psi1(E+1+c),
-    sum L = V(E+1), and sum L(i)/i = K (h(c, E+1) - h(c+1, E+1)) (see :func:`_h`); up to a
-    finite rank b (users stop there) the same sums minus their part from b on, plus V(b)/b.
+    """Past E, C(i) = ((i + c) / (i + 1 + c))^2 with c = 2T - CG(E) - 1, so V telescopes.
+
+    V(i) = K / (i + c)^2 with K = V(E+1) (E+1+c)^2. Then sum V = K psi1(E+1+c), sum L =
+    V(E+1), and sum L(i)/i = K (h(c, E+1) - h(c+1, E+1)) (see :func:`_h`); up to a finite
+    rank b (users stop there) the same sums minus their part from b on, plus V(b)/b.
     """
     from scipy import special
 
@@ -475,19 +485,23 @@ def _insq_tail(inp: TailInput, params: Params) -> TailSums:
 
 
 def _ap_tail(inp: TailInput, params: Params) -> TailSums:
-    """The relevant documents not retrieved lie beyond every rank: L is unchanged (nobody
-    stops in the tail) and V+ = R / S with S = sum_{i<=D} r_i / i (inf where S = 0). Under
-    'stop', C = 0 past the last relevant document ranked: nothing past E.
+    """The relevant documents not retrieved lie beyond every rank.
+
+    L is unchanged (nobody stops in the tail) and V+ = R / S with S = sum_{i<=D} r_i / i
+    (inf where S = 0). Under 'stop', C = 0 past the last relevant document ranked: nothing
+    past E.
     """
     s = (inp.gains / _ranks(inp.gains.shape[1])[None, :]).sum(axis=1)
     return _ap_like_tail(inp, s)
 
 
 def _ap_like_tail(inp: TailInput, s: np.ndarray) -> TailSums:
-    """The tail of AP-like models: C = 0 at the last relevant document ranked, so nobody goes
-    past E, except from an empty ranking (E = 0, a condensed list with no judged document):
-    its users look at rank 1 and stop there (C(1) = 0 as S = 0). Under 'pad' the expected
-    depth is V+ = R / S (inf where S = 0).
+    """The tail of AP-like models.
+
+    C = 0 at the last relevant document ranked, so nobody goes past E, except from an empty
+    ranking (E = 0, a condensed list with no judged document): its users look at rank 1 and
+    stop there (C(1) = 0 as S = 0). Under 'pad' the expected depth is V+ = R / S (inf where
+    S = 0).
     """
     first = inp.depth + 1.0
     reach = np.where(np.isfinite(inp.horizon) & (inp.horizon < 1), 0.0, inp.v_next)
@@ -501,8 +515,10 @@ def _ap_like_tail(inp: TailInput, s: np.ndarray) -> TailSums:
 
 
 def _never_stopping_tail(inp: TailInput, params: Params) -> TailSums:
-    """C = 1 on every zero-gain document: under 'pad' users who pass E never stop and
-    contribute nothing, but make V+ infinite; up to a finite rank they all stop there.
+    """C = 1 on every zero-gain document.
+
+    Under 'pad' users who pass E never stop and contribute nothing, but make V+
+    infinite; up to a finite rank they all stop there.
     """
     finite = _finite(inp)
     if finite.any():
@@ -528,8 +544,10 @@ def precision(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 def dcg(gains: np.ndarray, params: Params) -> np.ndarray:
-    """DCG@k (Järvelin & Kekäläinen 2002; Eq. 4): C(i) = log2(i+1) / log2(i+2) for i < k,
-    else 0, so V(i) = 1 / log2(i+1), the DCG discount.
+    """DCG@k (Järvelin & Kekäläinen 2002; Eq. 4).
+
+    C(i) = log2(i+1) / log2(i+2) for i < k, else 0, so V(i) = 1 / log2(i+1), the
+    DCG discount.
     """
     k = int(params["cutoff"])
     i = _ranks(gains.shape[1])
@@ -543,7 +561,8 @@ def rbp(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 def inst(gains: np.ndarray, params: Params) -> np.ndarray:
-    """INST (Bailey et al. 2015; Moffat et al. 2015; Eq. 6):
+    """INST (Bailey et al. 2015; Moffat et al. 2015; Eq. 6).
+
     C(i) = ((i - 1 + T + T_i) / (i + T + T_i))^2 with T_i = T - sum_{j<=i} r_j.
     """
     T = float(params["T"])
@@ -564,9 +583,11 @@ def insq(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 def average_precision(gains: np.ndarray, params: Params) -> np.ndarray:
-    """AP (Moffat et al. 2017; Eq. 7): C(i) = sum_{j>i} r_j/j / sum_{j>=i} r_j/j over the
-    ranked documents (0 where the denominator is 0), so V(i) = S_i / S_1 and the user stops
-    at the last relevant document retrieved.
+    """AP (Moffat et al. 2017; Eq. 7).
+
+    C(i) = sum_{j>i} r_j/j / sum_{j>=i} r_j/j over the ranked documents (0 where the
+    denominator is 0), so V(i) = S_i / S_1 and the user stops at the last relevant document
+    retrieved.
     """
     s = gains / _ranks(gains.shape[1])[None, :]
     s = np.cumsum(s[:, ::-1], axis=1)[:, ::-1]          # S_i = sum_{j>=i} r_j / j

@@ -1,5 +1,7 @@
-"""What inspecting a document costs: per-cell costs for the C/W/L expectations and for the
-browsing models that read costs.
+"""What inspecting a document costs.
+
+per-cell costs for the C/W/L expectations and for the browsing models that read
+costs.
 
 cwl_eval (Azzopardi, Thomas & Moffat 2019) prices every ranked element: the expected cost
 EC = sum_i W(i) c_i and the expected total cost ETC = sum_i L(i) sum_{j<=i} c_j are
@@ -80,8 +82,10 @@ def allowed_cost_paths() -> list[str]:
 
 
 def cost_file_allowed(path: Any) -> bool:
-    """Whether a measure string may read the cost file ``path``: it, or a directory above it,
-    is allowed (:func:`allow_cost_files`, :data:`COST_FILES_ENV`), symbolic links resolved.
+    """Whether a measure string may read the cost file ``path``.
+
+    It, or a directory above it, is allowed (:func:`allow_cost_files`,
+    :data:`COST_FILES_ENV`), symbolic links resolved.
     """
     real = os.path.realpath(os.fspath(path))
     for allowed in allowed_cost_paths():
@@ -91,8 +95,9 @@ def cost_file_allowed(path: Any) -> bool:
 
 
 class CostFileAllowance:
-    """What :func:`allow_cost_files` returns: used as a context manager, it restores the
-    allowed paths of before on exit.
+    """What :func:`allow_cost_files` returns.
+
+    Used as a context manager, it restores the allowed paths of before on exit.
     """
 
     def __init__(self, paths: tuple):
@@ -118,7 +123,9 @@ class CostFileAllowance:
 
 
 def allow_cost_files(*paths: Any) -> CostFileAllowance:
-    """Lets measure strings read these cost files, or any file under these directories
+    """Lets measure strings read these cost files, or any file under these directories.
+
+    Lets measure strings read these cost files, or any file under these directories
     (``CWLA(costs='type:PATH')``, ``'doc:PATH'``); without it a measure naming a file is refused.
 
     ``ir_cwla.allow_cost_files('lengths.txt')`` allows it for the rest of the program; ``with
@@ -214,7 +221,9 @@ class CostSpec:
         return costs[pos]
 
     def cell_costs(self, ranked: Rankings, group: Group, policy: str, top_grade: float) -> Optional[np.ndarray]:
-        """The cost of every cell of ``group`` (padding past a ranking's end included) under the
+        """The cost of every cell of ``group`` under the unjudged ``policy``.
+
+        The cost of every cell of ``group`` (padding past a ranking's end included) under the
         unjudged ``policy`` ('zero' or 'max'); None for unit costs (the kernel's default).
         """
         if self.kind == "unit":
@@ -281,7 +290,9 @@ _FILES: dict[tuple, dict] = {}
 
 
 def _cache_key(source: Any) -> Optional[tuple]:
-    """(path, mtime, size) of a regular file, None for a stream, ``-``, a pipe or a FIFO (read each time).
+    """The cache key of a cost file source.
+
+    (path, mtime, size) of a regular file, None for a stream, ``-``, a pipe or a FIFO (read each time).
     """
     if hasattr(source, "read") or source == "-":
         return None
@@ -296,10 +307,12 @@ def _cache_key(source: Any) -> Optional[tuple]:
 
 
 def read_cost_file(source: Any) -> dict[str, float]:
-    """``label cost`` lines (cwl_eval's cost file, or doc_id costs) as a dict; a label listed
-    twice keeps its last line, as in cwl_eval. ``source`` is a path, ``-``, a FIFO or a
-    stream, plain or compressed (:func:`ir_cwla.textstream.open_input`); a regular file is read
-    once per modification time. Errors name the file and line, not the line's content.
+    """``label cost`` lines (cwl_eval's cost file, or doc_id costs) as a dict.
+
+    A label listed twice keeps its last line, as in cwl_eval. ``source`` is a path, ``-``, a
+    FIFO or a stream, plain or compressed (:func:`ir_cwla.textstream.open_input`); a regular
+    file is read once per modification time. Errors name the file and line, not the line's
+    content.
     """
     key = _cache_key(source)
     if key is not None and key in _FILES:
@@ -311,7 +324,9 @@ def read_cost_file(source: Any) -> dict[str, float]:
 
 
 def read_fields(source: Any, names: tuple, error: type = CostError, kind: str = "cost") -> Iterator[tuple[str, list]]:
-    """(``name:line``, fields) of every non-blank line of a whitespace-separated text input
+    """The fields of every non-blank line of a whitespace-separated text input.
+
+    (``name:line``, fields) of every non-blank line of a whitespace-separated text input
     (a path, ``-``, a FIFO or a stream, plain or compressed, read once) whose lines hold the
     ``names`` fields; ``error`` names the input and line of any other line (how many fields it
     has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``).

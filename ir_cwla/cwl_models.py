@@ -1,4 +1,6 @@
-"""The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define, registered
+"""The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define.
+
+The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define, registered
 like the built-in ones, so that every aggregation (and both tails) works with them.
 
 cwl_eval (Azzopardi, Thomas & Moffat, "cwl_eval: An Evaluation Tool for Information
@@ -93,7 +95,9 @@ SMALL_Q = 1e-3
 
 
 def _per_topic_geometric_tail(inp: TailInput, q: np.ndarray) -> TailSums:
-    """Past E, C = 1 - q[t] for topic t (a geometric tail per topic), with q given exactly
+    """A geometric tail per topic past E, C = 1 - q[t], with q given exactly.
+
+    Past E, C = 1 - q[t] for topic t (a geometric tail per topic), with q given exactly
     (it may be far below the spacing of floats near 1): RBP's closed form for the sums over
     L, and the expected depth from q itself, sum V = V(E+1) (1 - (1-q)^h) / q (h ranks; V(E+1)
     / q under 'pad'); for small q, sum L(i) / i = V(E+1) q Phi(1-q, 1, E+1) (minus its part from
@@ -150,8 +154,10 @@ def _span_terms(a: np.ndarray, n: np.ndarray, f) -> np.ndarray:
 
 
 def _psi_diff(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """psi(y) - psi(x) for y >= x >= 1 (digamma): scipy's where x <= 50, else the asymptotic
-    expansion of the difference (log1p and inverse powers, no cancellation of large logs).
+    """psi(y) - psi(x) for y >= x >= 1 (digamma).
+
+    scipy's where x <= 50, else the asymptotic expansion of the difference (log1p and
+    inverse powers, no cancellation of large logs).
     """
     from scipy import special  # here, not at the top: ``import ir_cwla`` loads no scipy
 
@@ -205,9 +211,11 @@ def _spent(inp: TailInput) -> np.ndarray:
 
 
 def _nerr9_tail(inp: TailInput, params: Params) -> TailSums:
-    """NERR9 past E: C(j) = j / (j+1) below k, so V(j) = V(a) a / j for j = a..b (a = E+1, b =
-    min(k, E + horizon)), where everyone left stops. sum V = V(a) a (H_b - H_{a-1}); sum L(j) / j
-    = V(a) a [sum_{j=a}^{b-1} 1 / (j^2 (j+1)) + 1 / b^2] (L(j) = V(a) a / (j (j+1)) below b).
+    """NERR9 past E.
+
+    C(j) = j / (j+1) below k, so V(j) = V(a) a / j for j = a..b (a = E+1, b = min(k, E +
+    horizon)), where everyone left stops. sum V = V(a) a (H_b - H_{a-1}); sum L(j) / j = V(a) a
+    [sum_{j=a}^{b-1} 1 / (j^2 (j+1)) + 1 / b^2] (L(j) = V(a) a / (j (j+1)) below b).
     """
     k = float(params["cutoff"])
     h = np.floor(_horizon(inp, k - inp.depth))
@@ -236,8 +244,10 @@ def _set_w(x, e: float):
 
 
 def _set_tail(inp: TailInput, params: Params) -> TailSums:
-    """SET past E: V(j) = V(a) w(j) / w(a) for j = a..b (a = E+1, b = min(k, E + horizon)), where
-    everyone left stops. sum V telescopes: V(a) ((b+1)^e - a^e) / w(a); sum L(j) / j = V(a) / a -
+    """SET past E.
+
+    V(j) = V(a) w(j) / w(a) for j = a..b (a = E+1, b = min(k, E + horizon)), where everyone left
+    stops. sum V telescopes: V(a) ((b+1)^e - a^e) / w(a); sum L(j) / j = V(a) / a -
     sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`_range_sum`
     (term by term for the first 65,536 ranks, then Euler-Maclaurin).
     """
@@ -272,10 +282,12 @@ def _set_tail(inp: TailInput, params: Params) -> TailSums:
 
 
 def _u_tail(inp: TailInput, params: Params) -> TailSums:
-    """U past E: V(E+1+m) = u(CC(E) + m c) = V(E+1) - m c / L (c the padding cost) while > 0, so
-    V falls linearly to 0 within M = ceil(V(E+1) L / c) ranks (or the horizon): n ranks with
-    sum V = n V(E+1) - (c/L) n (n-1) / 2, L(j) = c/L but at the last rank (V there), so sum L(j)/j
-    = (c/L) sum_{j=a}^{a+n-2} 1/j + V_last / (a+n-1); everyone stops within them.
+    """U past E.
+
+    V(E+1+m) = u(CC(E) + m c) = V(E+1) - m c / L (c the padding cost) while > 0, so V falls
+    linearly to 0 within M = ceil(V(E+1) L / c) ranks (or the horizon): n ranks with sum V = n
+    V(E+1) - (c/L) n (n-1) / 2, L(j) = c/L but at the last rank (V there), so sum L(j)/j = (c/L)
+    sum_{j=a}^{a+n-2} 1/j + V_last / (a+n-1); everyone stops within them.
     """
     slope = inp.pad_cost / float(params["L"])
     v = inp.v_next
@@ -304,10 +316,12 @@ def _first_failure(budget: np.ndarray, slope: np.ndarray) -> np.ndarray:
 
 
 def _budget_tail(inp: TailInput, T: float, K: float, hb: float, hc: float, gain_med: float) -> TailSums:
-    """BPM(D) past E: CG stays CG(E) and each padding document costs c, and both budgets move by
-    -h gain_med per rank (BPMD; h = 0 for BPM): C = 1 while CG(E) < T_{E+m} and CC(E) + m c <
-    K_{E+m}, both linear in m, so everyone left stops at the first rank m* that breaks one (a flat
-    tail of m* ranks), or never, where neither budget ever runs out (V+ infinite under 'pad').
+    """BPM(D) past E.
+
+    CG stays CG(E) and each padding document costs c, and both budgets move by -h gain_med per
+    rank (BPMD; h = 0 for BPM): C = 1 while CG(E) < T_{E+m} and CC(E) + m c < K_{E+m}, both linear
+    in m, so everyone left stops at the first rank m* that breaks one (a flat tail of m* ranks),
+    or never, where neither budget ever runs out (V+ infinite under 'pad').
     """
     cg, cc = inp.cg, _spent(inp)
     e = inp.depth.astype(np.float64)
@@ -347,7 +361,9 @@ STREAM_TOL = 2.0 ** -60
 
 
 def _streamed_tail(inp: TailInput, continuation, name: str, rows: Optional[np.ndarray] = None) -> TailSums:
-    """The sums past E of a model whose C there, ``continuation(rows, m)`` for the m-th rank past E
+    """The sums past E of a model whose continuation tends to a limit below 1, rank by rank.
+
+    The sums past E of a model whose C there, ``continuation(rows, m)`` for the m-th rank past E
     (m >= 1, an array of columns), does not grow with m and tends to a limit below 1: rank by
     rank, a chunk of ranks at a time and only for the rows still going, until the rest is below
     :data:`STREAM_TOL` of V+ (bounded by V / (1 - C), as C does not grow) or the horizon ends
@@ -391,11 +407,13 @@ def _streamed_tail(inp: TailInput, continuation, name: str, rows: Optional[np.nd
 
 
 def _ift_tail(inp: TailInput, params: Params, goal: bool) -> TailSums:
-    """IFTrate / IFT past E: the rate CG(E) / (CC(E) + m c) falls towards 0, so C2 falls towards
-    1 / (1 + b2 e^(R2 rate)) < 1, and C1 (IFT's goal term) stays at its value at E: summed by
-    :func:`_streamed_tail` (geometric decay at the limit's rate). Where C is constant past E (no
-    gain gathered, CG(E) = 0, or R2 = 0) the tail is geometric, with q = 1 - C1 C2 =
-    expit(-x1) + C1 expit(x2) computed without cancellation (:func:`_per_topic_geometric_tail`).
+    """IFTrate / IFT past E.
+
+    The rate CG(E) / (CC(E) + m c) falls towards 0, so C2 falls towards 1 / (1 + b2 e^(R2 rate))
+    < 1, and C1 (IFT's goal term) stays at its value at E: summed by :func:`_streamed_tail`
+    (geometric decay at the limit's rate). Where C is constant past E (no gain gathered, CG(E) =
+    0, or R2 = 0) the tail is geometric, with q = 1 - C1 C2 = expit(-x1) + C1 expit(x2) computed
+    without cancellation (:func:`_per_topic_geometric_tail`).
     """
     cg, cc, c = inp.cg, _spent(inp), inp.pad_cost
     r2, rate, lb2 = float(params["R2"]), float(params["rate"]), math.log(float(params["b2"]))
@@ -423,14 +441,17 @@ def _ift_tail(inp: TailInput, params: Params, goal: bool) -> TailSums:
 # ------------------------------------------------------------------------------ gain-only models
 
 def npv(gains: np.ndarray, params: Params) -> np.ndarray:
-    """NPV (cwl_eval): C(i) = 1 / (1 + discount), the net present value of a list whose
-    future is discounted at that rate; RBP with p = 1 / (1 + discount).
+    """NPV (cwl_eval).
+
+    C(i) = 1 / (1 + discount), the net present value of a list whose future is
+    discounted at that rate; RBP with p = 1 / (1 + discount).
     """
     return np.full(gains.shape, 1.0 / (1.0 + float(params["discount"])))
 
 
 def nerr8(gains: np.ndarray, params: Params) -> np.ndarray:
-    """NERR, Eq. 8 (Azzopardi, Mackenzie & Moffat, "ERR is not C/W/L", ICTIR 2021):
+    """NERR, Eq. 8 (Azzopardi, Mackenzie & Moffat, "ERR is not C/W/L", ICTIR 2021).
+
     C(i) = 1 - r_i for i < k, else 0.
     """
     return np.where(_cutoff_mask(gains, params), 1.0 - gains, 0.0)
@@ -459,9 +480,10 @@ def _set_weight(i: np.ndarray, e: float) -> np.ndarray:
 
 
 def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
-    """SET (Azzopardi 2014, economic models of search; cwl_eval): C(i) = w(i+1) / w(i) for
-    i < k, else 0, with w(i) = (i+1)^e - i^e, so V(i) = w(i) / w(1): diminishing returns of
-    exponent e (e = 1 is P@k).
+    """SET (Azzopardi 2014, economic models of search; cwl_eval).
+
+    C(i) = w(i+1) / w(i) for i < k, else 0, with w(i) = (i+1)^e - i^e, so V(i) = w(i) /
+    w(1): diminishing returns of exponent e (e = 1 is P@k).
     """
     e = float(params["exponent"])
     i = _ranks(gains.shape[1])
@@ -477,7 +499,8 @@ def _logistic(x: np.ndarray) -> np.ndarray:
 
 
 def ift_goal(gains: np.ndarray, params: Params) -> np.ndarray:
-    """IFT, goal (C1; Azzopardi, Thomas & Craswell, SIGIR 2018):
+    """IFT, goal (C1; Azzopardi, Thomas & Craswell, SIGIR 2018).
+
     C(i) = 1 - 1 / (1 + b1 e^{R1 (T - CG(i))}), the user goes on while the gain gathered is
     below the goal T (R1: how strictly; b1: the intercept).
     """
@@ -486,8 +509,10 @@ def ift_goal(gains: np.ndarray, params: Params) -> np.ndarray:
 
 
 def _ift_goal_tail(inp: TailInput, params: Params) -> TailSums:
-    """Past E, CG stays CG(E): C is constant per topic, 1 - q with q = 1 / (1 + b1 e^{R1 (T -
-    CG(E))}) computed directly (a geometric tail).
+    """Past E, CG stays CG(E).
+
+    C is constant per topic, 1 - q with q = 1 / (1 + b1 e^{R1 (T - CG(E))})
+    computed directly (a geometric tail).
     """
     x = float(params["R1"]) * (float(params["T"]) - inp.cg) + math.log(float(params["b1"]))
     return _per_topic_geometric_tail(inp, _logistic(-x))
@@ -510,8 +535,10 @@ def _rate_term(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarr
 
 
 def ift_rate(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """IFT, rate (C2): C(i) = 1 / (1 + b2 e^{R2 (rate - CG(i)/CC(i))}), the user goes on while
-    the rate of gain per unit of cost stays above ``rate``.
+    """IFT, rate (C2).
+
+    C(i) = 1 / (1 + b2 e^{R2 (rate - CG(i)/CC(i))}), the user goes on while the
+    rate of gain per unit of cost stays above ``rate``.
     """
     return _rate_term(gains, params, costs)
 
@@ -522,8 +549,10 @@ def ift(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
 
 
 def time_biased_gain(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """TBG (Smucker & Clarke 2012): the chance of still reading decays with the time spent,
-    V(i) = 2^(-CC(i-1) / H), so C(i) = 2^(-c_i / H) (H: the half-life, in the costs' unit).
+    """TBG (Smucker & Clarke 2012).
+
+    The chance of still reading decays with the time spent, V(i) = 2^(-CC(i-1) / H), so
+    C(i) = 2^(-c_i / H) (H: the half-life, in the costs' unit).
     """
     return np.exp2(-costs / float(params["halflife"]))
 
@@ -534,9 +563,11 @@ def _tbg_tail(inp: TailInput, params: Params) -> TailSums:
 
 
 def u_measure(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """U-measure (Sakai & Dou 2013): a document starting at position CC(i-1) of the text read
-    is reached with weight u(CC(i-1)) = max(0, 1 - CC(i-1)/L), so C(i) = u(CC(i)) /
-    u(CC(i-1)) (0 once the weight is 0). Costs are lengths (characters) or reading times.
+    """U-measure (Sakai & Dou 2013).
+
+    A document starting at position CC(i-1) of the text read is reached with weight
+    u(CC(i-1)) = max(0, 1 - CC(i-1)/L), so C(i) = u(CC(i)) / u(CC(i-1)) (0 once the
+    weight is 0). Costs are lengths (characters) or reading times.
     """
     L = float(params["L"])
     cc = np.cumsum(costs, axis=1)
@@ -553,16 +584,19 @@ def _budgets_met(gains: np.ndarray, costs: np.ndarray, T: Union[float, np.ndarra
 
 
 def bpm_static(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """BPM, static (Zhang et al., "Evaluating Web Search with a Bejeweled Player Model",
-    SIGIR 2017): C(i) = 1 while the gain gathered CG(i) < T and the cost spent CC(i) < K.
+    """BPM, static (Zhang et al., "Evaluating Web Search with a Bejeweled Player Model", SIGIR 2017).
+
+    C(i) = 1 while the gain gathered CG(i) < T and the cost spent CC(i) < K.
     """
     return _budgets_met(gains, costs, float(params["T"]), float(params["K"]))
 
 
 def bpm_dynamic(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """BPM, dynamic: as static, but each document moves both budgets by how far its gain is
-    from ``gain_med``: T_{i+1} = T_i + hb (r_i - gain_med), K_{i+1} = K_i + hc (r_i - gain_med)
-    (T_1 = T, K_1 = K); C(i) = 1 while CG(j) < T_j and CC(j) < K_j for every j <= i.
+    """BPM, dynamic.
+
+    As static, but each document moves both budgets by how far its gain is from ``gain_med``:
+    T_{i+1} = T_i + hb (r_i - gain_med), K_{i+1} = K_i + hc (r_i - gain_med) (T_1 = T, K_1 =
+    K); C(i) = 1 while CG(j) < T_j and CC(j) < K_j for every j <= i.
     """
     step = gains - float(params["gain_med"])
     n = gains.shape[0]
@@ -577,8 +611,10 @@ def bpm_dynamic(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndar
 
 
 def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
-    """TrAP (Harman 1992, as in cwl_eval): AP's continuation with the cost spent CC(j) in place
-    of the rank j: C(i) = S_{i+1} / S_i, S_i = sum_{j>=i} r_j / CC(j) (0 where S_i = 0).
+    """TrAP (Harman 1992, as in cwl_eval).
+
+    AP's continuation with the cost spent CC(j) in place of the rank j: C(i) = S_{i+1} /
+    S_i, S_i = sum_{j>=i} r_j / CC(j) (0 where S_i = 0).
     """
     w = gains / np.cumsum(costs, axis=1)
     s = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
@@ -588,8 +624,10 @@ def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
 
 
 def _trap_tail(inp: TailInput, params: Params) -> TailSums:
-    """AP's tail (:func:`ir_cwla.browsing._ap_like_tail`) with S_1 = sum_i r_i / CC(i): under
-    'pad' V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval counts it).
+    """AP's tail (:func:`ir_cwla.browsing._ap_like_tail`) with S_1 = sum_i r_i / CC(i).
+
+    Under 'pad' V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval
+    counts it).
     """
     costs = np.ones_like(inp.gains) if inp.costs is None else inp.costs
     return _ap_like_tail(inp, (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1))

@@ -69,8 +69,10 @@ class CostError(InputError):
 
 
 class MeasureError(IrCwlaError, ValueError):
-    """A measure that cannot be built or scored as asked: a parameter out of range, an
-    unknown browsing model or aggregation, or a combination the framework rejects.
+    """A measure that cannot be built or scored as asked.
+
+    A parameter out of range, an unknown browsing model or aggregation, or a
+    combination the framework rejects.
     """
 
 
@@ -79,7 +81,9 @@ class MeasureSyntaxError(MeasureError):
 
 
 class RegistrationError(IrCwlaError, ValueError):
-    """A browsing model, aggregation, criterion or measure name registered wrongly (a name
+    """A browsing model, aggregation, criterion or measure name registered wrongly.
+
+    A browsing model, aggregation, criterion or measure name registered wrongly (a name
     taken, a name that collides with an ir-measures measure, a bad declaration).
     """
 
@@ -93,8 +97,10 @@ class ParameterError(IrCwlaError, ValueError):
 
 
 class DataError(IrCwlaError, ValueError):
-    """Data that cannot support the analysis asked for: too few systems or topics, topics
-    missing for some systems, a measure that ties every system, no system within a budget.
+    """Data that cannot support the analysis asked for.
+
+    Too few systems or topics, topics missing for some systems, a measure that ties every
+    system, no system within a budget.
     """
 
 

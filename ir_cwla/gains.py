@@ -94,7 +94,9 @@ class GainSpec:
         return math.ceil(self.rel if self.rel is not None else 1.0)
 
     def binary(self, grades: np.ndarray) -> np.ndarray:
-        """'bin' gains of integer grades (int64), compared as integers, so that a threshold or a
+        """'bin' gains of integer grades, compared exactly as integers.
+
+        'bin' gains of integer grades (int64), compared as integers, so that a threshold or a
         grade beyond 2^53 (which a float64 rounds) counts exactly the grades >= rel.
         """
         t = self.threshold
@@ -176,11 +178,13 @@ class Qrels:
 
     def regraded(self, grades: np.ndarray, mask: Optional[np.ndarray] = None,
                  sum_order: Optional[np.ndarray] = None) -> Qrels:
-        """The same judgments, numbered as here, with other grades: judgment ``j`` has grade
-        ``grades[j]`` (a negative grade counts as 0, as when qrels are read) and is in force
-        where ``mask`` is True (None: the judgments in force here; a mask is combined with
-        this qrels' own, as :meth:`subset` does). ``sum_order``: the judgment ids in the order
-        R per topic (:meth:`total_gain`) adds their gains (None: id order).
+        """The same judgments, numbered as here, with other grades.
+
+        Judgment ``j`` has grade ``grades[j]`` (a negative grade counts as 0, as when qrels
+        are read) and is in force where ``mask`` is True (None: the judgments in force here; a
+        mask is combined with this qrels' own, as :meth:`subset` does). ``sum_order``: the
+        judgment ids in the order R per topic (:meth:`total_gain`) adds their gains (None: id
+        order).
 
         This is how several assessors of the same (topic, doc_id) pairs share one numbering:
         build the qrels from the union of the pairs of all of them, and each assessor's qrels is
@@ -216,7 +220,9 @@ class Qrels:
         return out
 
     def grades_from(self, qrels: pd.DataFrame) -> Grading:
-        """The grades, mask and summation order (over this qrels' numbering) of another qrels frame
+        """Another qrels frame's grades, mask and summation order over this qrels' numbering.
+
+        The grades, mask and summation order (over this qrels' numbering) of another qrels frame
         (``query_id, doc_id, relevance``, each pair once, as :func:`ir_cwla.io.as_qrels_frame`
         returns) whose pairs are all judged here, for :meth:`regraded`: ``grades[j]`` is its grade
         of judgment ``j`` (0 where it has none), ``mask[j]`` whether it judged it, and
@@ -325,8 +331,10 @@ class Group:
         return self.qrels.grades_of(self.judgments)
 
     def gains(self, spec: GainSpec, x_max: float, unjudged: str = "zero") -> np.ndarray:
-        """The gain of every cell: 0 past a ranking's end (padding is no document); an
-        unjudged document's gain is 0, or the largest gain under ``unjudged='max'``.
+        """The gain of every cell.
+
+        0 past a ranking's end (padding is no document); an unjudged document's gain
+        is 0, or the largest gain under ``unjudged='max'``.
         """
         if spec.kind == "bin" and self.qrels.int_grades is not None:
             gains = spec.binary(self.qrels.int_grades_of(self.judgments))
@@ -339,7 +347,9 @@ class Group:
 
 @dataclass(frozen=True)
 class CellLabels:
-    """A string label for every cell of a ragged layout (a doc_id, an element type), as codes into ``names``.
+    """A string label for every cell of a ragged layout, as codes into ``names``.
+
+    The labels are e.g. doc_ids or element types.
     """
 
     codes: np.ndarray      # (cells,) int64
@@ -374,7 +384,9 @@ class Rankings:
         return np.diff(self.offsets)
 
     def regrade(self, qrels: Qrels) -> Rankings:
-        """The same rankings graded by ``qrels``, a :meth:`Qrels.subset` or :meth:`Qrels.regraded`
+        """The same rankings graded by other qrels of the same judgment numbering.
+
+        The same rankings graded by ``qrels``, a :meth:`Qrels.subset` or :meth:`Qrels.regraded`
         of the qrels they were ranked with (the same judgment numbering): judgments not in force
         there become unjudged, the others take its grades. No re-ranking.
         """
@@ -397,7 +409,9 @@ class Rankings:
 
     @staticmethod
     def concat(rankings: Sequence[Rankings], qrels: Qrels) -> Rankings:
-        """The rows of several runs ranked with ``qrels`` (or with qrels sharing its judgment
+        """The rows of several runs ranked with ``qrels`` as one ranked run.
+
+        The rows of several runs ranked with ``qrels`` (or with qrels sharing its judgment
         ids), one after the other, as one ranked run, every cell label kept (labels only if
         every run has them).
         """
@@ -426,7 +440,9 @@ class Rankings:
         return np.bincount(row[self.judgments == UNJUDGED], minlength=len(self.topic_rows)).astype(np.int64)
 
     def judged_share(self, k: Optional[int] = None) -> np.ndarray:
-        """Per row, the share of judged documents among its first min(k, length) ranks (k None:
+        """Per row, the share of judged documents among its first min(k, length) ranks.
+
+        Per row, the share of judged documents among its first min(k, length) ranks (k None:
         the whole ranking), as ir-measures' ``Judged@k`` but in trec_eval's order; 0 for an
         empty ranking. Needs rows ranked at least that deep.
         """
@@ -502,16 +518,20 @@ class Rankings:
         return out
 
     def dense(self, group: Group, values: np.ndarray, fill) -> np.ndarray:
-        """A per-cell array (e.g. the codes of :attr:`element_types`) laid out as ``group``'s
+        """A per-cell array laid out as ``group``'s matrix.
+
+        A per-cell array (e.g. the codes of :attr:`element_types`) laid out as ``group``'s
         matrix, ``fill`` past each ranking's end.
         """
         return self._scatter(np.asarray(values), group.rows, group.width, group.kept, fill)
 
 
 def group_rows(kept: np.ndarray) -> list[np.ndarray]:
-    """The groups of :meth:`Rankings.groups`: rows (positions, each group's sorted) taken longest
-    first, a group closed when its (rows x longest) matrix would exceed its cells by more than
-    :data:`GROUP_PADDING` plus :data:`GROUP_SLACK`. Pure: it depends on the lengths only.
+    """The groups of :meth:`Rankings.groups`.
+
+    Rows (positions, each group's sorted) taken longest first, a group closed when its (rows x
+    longest) matrix would exceed its cells by more than :data:`GROUP_PADDING` plus
+    :data:`GROUP_SLACK`. Pure: it depends on the lengths only.
     """
     kept = np.asarray(kept, dtype=np.int64)
     order = np.argsort(-kept, kind="stable")
@@ -533,7 +553,9 @@ def group_rows(kept: np.ndarray) -> list[np.ndarray]:
 
 
 def group_widths(kept: np.ndarray, pad_to: Optional[int] = None) -> np.ndarray:
-    """The width of the matrix :meth:`Rankings.groups` scores each row in (rows of ``kept`` ranks,
+    """The width of the matrix :meth:`Rankings.groups` scores each row in.
+
+    The width of the matrix :meth:`Rankings.groups` scores each row in (rows of ``kept`` ranks,
     in the order of the run's rows: its topics in qrels order), ``pad_to`` at least.
     """
     widths = np.zeros(len(kept), dtype=np.int64)

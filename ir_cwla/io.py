@@ -109,9 +109,11 @@ SOURCE_ATTR = "source"
 
 
 def source_name(run: Any, default: str = "run") -> str:
-    """How messages name a run given without a name: the path of a file (``<stdin>`` for
-    ``-``), the file a frame was read from (:data:`SOURCE_ATTR`) while it is unedited
-    (:func:`is_checked_frame`: an edited frame is no longer the file's), else ``default``.
+    """How messages name a run given without a name.
+
+    The path of a file (``<stdin>`` for ``-``), the file a frame was read from
+    (:data:`SOURCE_ATTR`) while it is unedited (:func:`is_checked_frame`: an edited frame
+    is no longer the file's), else ``default``.
     """
     if isinstance(run, (str, os.PathLike)):
         return input_name(run)
@@ -205,9 +207,10 @@ def _first_fields(block: bytes, first_line: int) -> int:
 
 
 def _parse_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Optional[pd.DataFrame]:
-    """One block of lines as a frame of every field, by pandas' C reader (None if it holds only
-    blank lines): the general path, which takes any whitespace, and locates the first bad line
-    of a block that breaks a rule.
+    """One block of lines as a frame of every field, by pandas' C reader (None if it holds only blank lines).
+
+    The general path, which takes any whitespace, and locates the first bad line of a block
+    that breaks a rule.
     """
     width = _first_fields(block, first_line)
     if width == 0:
@@ -281,9 +284,11 @@ def _arrow() -> Any:
 
 
 def _delimiter(block: bytes) -> Optional[str]:
-    """The one character that may separate the fields of a block Arrow's CSV reader splits as
-    the whitespace rule does: a tab or a space, never both, with ``\\n`` or ``\\r\\n`` line
-    ends and no other whitespace (``\\x0b``, ``\\x0c``); None for any other block (the general
+    r"""The one character that separates the fields of a block Arrow's CSV reader can split, or None.
+
+    The one character that may separate the fields of a block Arrow's CSV reader splits as
+    the whitespace rule does: a tab or a space, never both, with ``\n`` or ``\r\n`` line
+    ends and no other whitespace (``\x0b``, ``\x0c``); None for any other block (the general
     path reads it). A doubled separator, or one at the start or end of a line, makes an empty
     field, which :func:`_arrow_block` refuses.
     """
@@ -296,7 +301,9 @@ def _delimiter(block: bytes) -> Optional[str]:
 
 
 def _arrow_block(block: bytes, fmt: _Format) -> Optional[tuple[dict[int, Any], list[str]]]:
-    """The kept fields of a block parsed by Arrow's CSV reader, topic ids already one string per
+    """A block parsed by Arrow's CSV reader, or None where the general path must read it.
+
+    The kept fields of a block parsed by Arrow's CSV reader, topic ids already one string per
     distinct value, and the first line's fields; None where the block is not one Arrow reads as
     the rules do, or where a line breaks a rule (the general path then reads the block, or names
     the line).
@@ -388,7 +395,9 @@ _COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
 
 def _take_comments(block: bytes, comments: list[str]) -> bytes:
-    """The block with its comment lines (first non-blank character ``#``, as trec_eval 10
+    """The block with its comment lines made blank, their text kept in ``comments``.
+
+    The block with its comment lines (first non-blank character ``#``, as trec_eval 10
     allows) made blank, so that line numbers stay those of the file; their text goes to
     ``comments``.
     """
@@ -409,9 +418,10 @@ def _take_comments(block: bytes, comments: list[str]) -> bytes:
 
 @dataclass
 class _Read:
-    """What :func:`_read_table` read: the kept fields of every line, by field number (or a
-    table read from a Parquet or Arrow file), the input's name, the first line's fields, and
-    the text of its comment lines.
+    """What :func:`_read_table` read.
+
+    The kept fields of every line, by field number (or a table read from a Parquet or Arrow
+    file), the input's name, the first line's fields, and the text of its comment lines.
     """
 
     columns: Optional[dict[int, Any]]
@@ -465,9 +475,11 @@ def _read_table(source: Any, fmt: _Format) -> _Read:
 
 
 def _no_repeated_pairs(topic_codes: np.ndarray, doc_chunks: list[Any]) -> bool:
-    """True if no (topic, doc_id) occurs twice: each doc id numbered by Arrow's hash table (one
-    dictionary for every block), each pair by one exact int64, and Arrow counts the distinct
-    ones; no Python string is hashed (a third of the time of :func:`_repeated_rows`).
+    """True if no (topic, doc_id) occurs twice.
+
+    Each doc id numbered by Arrow's hash table (one dictionary for every block), each pair
+    by one exact int64, and Arrow counts the distinct ones; no Python string is hashed (a
+    third of the time of :func:`_repeated_rows`).
     """
     pa, _, pac = _arrow()
     docs = pac.dictionary_encode(pa.chunked_array(doc_chunks, type=pa.string()))
@@ -626,7 +638,9 @@ def grades_as_int64(values: Any, source: str, rows: Optional[pd.DataFrame] = Non
 
 
 def check_topic_ids(frame: pd.DataFrame, kind: str, source: str, rows: bool = False) -> None:
-    """Topic ids must be non-empty, without whitespace, and not ``all`` (the summary row of
+    """Checks the topic ids: non-empty, without whitespace, and not ``all``.
+
+    Topic ids must be non-empty, without whitespace, and not ``all`` (the summary row of
     trec_eval and ir-measures output); :class:`InputError` names the first offender (and its
     first row, counted from 1, if ``rows``: a table read from a file).
     """
@@ -655,10 +669,11 @@ def check_run(run: pd.DataFrame, source: str = "run") -> None:
 
 
 def _pair_keys(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None) -> np.ndarray:
-    """A 64-bit hash of each row's (query_id, doc_id); equal pairs have equal keys (Python's own
-    string hash, cached in each string: no copy of the ids, unlike pandas' hash_array).
-    ``topic_codes`` (equal codes for equal topic ids, as a reader found them) spares
-    factorising the topic ids.
+    """A 64-bit hash of each row's (query_id, doc_id).
+
+    Equal pairs have equal keys (Python's own string hash, cached in each string: no
+    copy of the ids, unlike pandas' hash_array). ``topic_codes`` (equal codes for equal
+    topic ids, as a reader found them) spares factorising the topic ids.
     """
     docs = frame["doc_id"].to_numpy(dtype=object)
     keys = np.fromiter(map(hash, docs), dtype=np.int64, count=len(docs)).view(np.uint64)
@@ -689,9 +704,11 @@ def _repeated_rows(frame: pd.DataFrame, topic_codes: Optional[np.ndarray] = None
 
 def drop_duplicate_docs(run: pd.DataFrame, source: str = "run", _topic_codes: Optional[np.ndarray] = None
                         ) -> pd.DataFrame:
-    """The run with each (topic, doc_id) once: its best-scored line, i.e. the first in
-    trec_eval's order (score descending compared in float32, then the larger float64
-    score, then file order). One warning names the run, the count and the first case.
+    """The run with each (topic, doc_id) once.
+
+    Its best-scored line, i.e. the first in trec_eval's order (score descending
+    compared in float32, then the larger float64 score, then file order). One warning
+    names the run, the count and the first case.
     """
     rows = _repeated_rows(run, _topic_codes)
     if len(rows) == 0:
@@ -820,7 +837,9 @@ def _read_table_file(stream: Any, name: str, fmt: str, kind: str) -> pd.DataFram
 
 
 def _table_columns(df: pd.DataFrame, columns: tuple[str, ...], kind: str, name: str) -> pd.DataFrame:
-    """The table's columns under ir-measures' names (PyTerrier's accepted), ids as strings,
+    """The table's columns under ir-measures' names, ids as strings.
+
+    The table's columns under ir-measures' names (PyTerrier's accepted), ids as strings,
     a null id an error naming the row.
     """
     renames = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
@@ -845,8 +864,9 @@ def _table_columns(df: pd.DataFrame, columns: tuple[str, ...], kind: str, name: 
 
 
 def _checked_run_table(table: pd.DataFrame, name: str, element_type: bool, dedup: bool = True) -> pd.DataFrame:
-    """A run read from a Parquet or Arrow file, by the rules of a run DataFrame; errors name
-    the file and the row.
+    """A run read from a Parquet or Arrow file, by the rules of a run DataFrame.
+
+    Errors name the file and the row.
     """
     df = _table_columns(table, RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ()), "run", name)
     if df["score"].dtype.kind not in "fiub":
@@ -879,7 +899,9 @@ _CHECKED: dict[int, tuple[Any, tuple]] = {}
 
 
 def _buffer_digest(values: np.ndarray) -> tuple:
-    """Two checksums of an array's memory (for an object array: its pointers, so a changed
+    """Two checksums of an array's memory: a word sum and a CRC-32.
+
+    Two checksums of an array's memory (for an object array: its pointers, so a changed
     element, a new string object, changes them): the sum of its 64-bit words (modulo 2^64),
     which any change of one element changes, and its CRC-32, which moved elements change.
     """
@@ -892,7 +914,9 @@ def _buffer_digest(values: np.ndarray) -> tuple:
 
 
 def _column_digest(column: pd.Series) -> Optional[tuple]:
-    """A fingerprint of one column's values that any edit changes, or None for a kind of
+    """A fingerprint of one column's values that any edit changes, or None.
+
+    A fingerprint of one column's values that any edit changes, or None for a kind of
     column it cannot take (the frame is then checked again).
     """
     dtype = column.dtype
@@ -929,7 +953,9 @@ def _mark_checked(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def is_checked_frame(frame: Any) -> bool:
-    """True only for a frame that a reader of this module returned checked (:func:`read_trec_run`,
+    """True only for a frame a reader of this module checked and that nobody changed since.
+
+    True only for a frame that a reader of this module returned checked (:func:`read_trec_run`,
     :func:`as_run_frame`, :func:`read_trec_qrels`, :func:`as_qrels_frame`) and that is still
     the same object holding the same values: a copy (``.copy()``, ``.assign()``, slicing), a
     column replaced or any value edited in place (``.loc[i, 'score'] = nan``) is checked again.
@@ -1037,14 +1063,18 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
 
 
 def is_checked_run(run: pd.DataFrame) -> bool:
-    """True for a frame :func:`as_run_frame` (or the file reader) returned and nobody edited
+    """True for a checked run frame that nobody edited since.
+
+    True for a frame :func:`as_run_frame` (or the file reader) returned and nobody edited
     since (:func:`is_checked_frame`): every rule applied, each (topic, doc_id) once, string ids.
     """
     return list(run.columns[:3]) == list(RUN_COLUMNS) and is_checked_frame(run)
 
 
 def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
-    """Any qrels that ir-measures accepts (and a TREC file, ``-`` or a registered source such
+    """Any qrels that ir-measures accepts as a checked DataFrame.
+
+    Any qrels that ir-measures accepts (and a TREC file, ``-`` or a registered source such
     as an ``irds:`` id, see :func:`register_source`) as a checked DataFrame.
 
     Grades become int64 (:func:`grades_as_int64`), each (topic, doc_id) is kept once (its
@@ -1073,7 +1103,9 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
 # ------------------------------------------------------------------------- what backends can take
 
 def backend_of(measure: Any) -> Optional[str]:
-    """The ir-measures provider that computes ``measure`` in ``ir_measures.DefaultPipeline``
+    """The ir-measures provider that computes ``measure``, or None.
+
+    The ir-measures provider that computes ``measure`` in ``ir_measures.DefaultPipeline``
     (the first available one that supports it, as the pipeline chooses), or None.
     """
     import ir_measures
@@ -1088,7 +1120,9 @@ def backend_of(measure: Any) -> Optional[str]:
 
 
 def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], source: str = "qrels") -> None:
-    """Refuses grades above :data:`TREC_EVAL_MAX_GRADE` when a measure computed by trec_eval
+    """Refuses grades and relevance levels that trec_eval cannot hold.
+
+    Refuses grades above :data:`TREC_EVAL_MAX_GRADE` when a measure computed by trec_eval
     (pytrec_eval) is asked for; C/W/L/A measures and other providers take any int64 grade.
     Also refuses a relevance level ``rel`` beyond trec_eval's C int (its own error is a
     TypeError about its arguments).
@@ -1146,9 +1180,10 @@ def check_ties(ties: str) -> str:
 
 
 def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run", warn: bool = True) -> np.ndarray:
-    """Scores as they are compared when ranking: :func:`float32_scores` (``ties='float32'``,
-    the default, as trec_eval up to 9.0.8 and ir-measures), or as they are (``'float64'``,
-    as trec_eval 10.0).
+    """Scores as they are compared when ranking.
+
+    :func:`float32_scores` (``ties='float32'``, the default, as trec_eval up to 9.0.8 and
+    ir-measures), or as they are (``'float64'``, as trec_eval 10.0).
     """
     if check_ties(ties) == "float64":
         return np.asarray(scores, dtype=np.float64)
@@ -1156,7 +1191,9 @@ def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run"
 
 
 def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
-    """The run with each score replaced by ``n - rank`` (its topic's ``n`` documents ranked in
+    """The run with each score replaced by ``n - rank``, to pass trec_eval's ranking on.
+
+    The run with each score replaced by ``n - rank`` (its topic's ``n`` documents ranked in
     trec_eval's order with scores compared as ``ties`` says), so that a backend that compares
     scores in float32 (trec_eval through pytrec_eval) ranks the documents in that order: how
     ``ties='float64'`` reaches the measures of ir-measures. Exact up to 2^24 documents per topic
@@ -1182,7 +1219,9 @@ def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
 
 
 def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """The permutation sorting rows by topic code ascending, score descending, doc_id
+    """The permutation sorting rows in trec_eval's order.
+
+    The permutation sorting rows by topic code ascending, score descending, doc_id
     descending (string order): trec_eval's order, given :func:`compared_scores` (float32 by
     default, :func:`float32_scores`; float64 as trec_eval 10).
 
@@ -1201,7 +1240,9 @@ def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.n
 
 
 def top_ranked(run: pd.DataFrame, depth: int, ties: str = "float32") -> pd.DataFrame:
-    """The first ``depth`` documents of every topic in trec_eval's order (:func:`trec_order`,
+    """The first ``depth`` documents of every topic in trec_eval's order (trec_eval's ``-M``).
+
+    The first ``depth`` documents of every topic in trec_eval's order (:func:`trec_order`,
     scores compared as ``ties`` says): trec_eval's ``-M``. Rows keep their order. (Scores
     beyond float32's range are not warned about here: the scoring that follows says so,
     naming the run.)

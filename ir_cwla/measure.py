@@ -63,7 +63,9 @@ assert tuple(GENERAL_PARAMS) == MEASURE_PARAMS[:1] + MEASURE_PARAMS[1:]
 
 
 def declarations() -> dict[str, list[tuple[str, Param]]]:
-    """Every declared parameter name -> its declarations ``[(owner, Param), ...]``, in registration
+    """Every declared parameter name with its declarations, in registration order.
+
+    Every declared parameter name -> its declarations ``[(owner, Param), ...]``, in registration
     order (models first, then aggregations); ``owner`` is ``'C=NAME'`` or ``'A=NAME'``.
     """
     return {key: list(decls) for key, decls in _declarations().items()}
@@ -73,7 +75,9 @@ _DECLARED: tuple[int, dict[str, list[tuple[str, Param]]]] = (-1, {})
 
 
 def _declarations() -> dict[str, list[tuple[str, Param]]]:
-    """:func:`declarations`, built once per state of the registries (every measure made reads it:
+    """:func:`declarations`, built once per state of the registries.
+
+    :func:`declarations`, built once per state of the registries (every measure made reads it:
     ``import ir_cwla`` makes a few hundred); not to be modified.
     """
     global _DECLARED
@@ -150,7 +154,9 @@ THRESHOLDS = ("rel",)
 
 
 def threshold_problem(name: str, written: Any, held: float) -> Optional[str]:
-    """Why the grade threshold ``name`` written as ``written`` (its text, or an int) cannot be
+    """Why a grade threshold cannot be held in a float, or None if it can.
+
+    Why the grade threshold ``name`` written as ``written`` (its text, or an int) cannot be
     held in the float ``held``: it would count other integer grades as relevant (None if it can).
     """
     try:
@@ -167,7 +173,9 @@ def threshold_problem(name: str, written: Any, held: float) -> Optional[str]:
 
 
 def _normal_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The one spelling of a measure's parameters, so that equal measures are equal objects
+    """The one spelling of a measure's parameters, so that equal measures are equal objects.
+
+    The one spelling of a measure's parameters, so that equal measures are equal objects
     (ir-measures compares measures by their repr).
 
     Numbers become float (``cutoff`` and int parameters int); parameters are ordered
@@ -236,8 +244,10 @@ class _CWLA(measures.Measure):
         super().__init__(**_normal_params(params))
 
     def __getitem__(self, key: str) -> Any:
-        """A parameter's value: the measure's own, else its model's or aggregation's declared
-        default, else the default of every C/W/L/A measure.
+        """A parameter's value.
+
+        The measure's own, else its model's or aggregation's declared default,
+        else the default of every C/W/L/A measure.
         """
         if key in self.params:
             return self.params[key]
@@ -368,8 +378,9 @@ class _CWLA(measures.Measure):
         return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> Params:
-        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`):
-        every parameter they declare (the measure's value or the declared default) and ``cutoff``.
+        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`).
+
+        Every parameter they declare (the measure's value or the declared default) and ``cutoff``.
         """
         declared = _declared(*_entries(self.params))
         params: dict[str, Any] = {name: self.params.get(name, param.default) for name, param in declared.items()}
@@ -381,7 +392,9 @@ CWLA = _CWLA()
 
 
 def needs_element_types(measures: Any) -> bool:
-    """True if some measure prices documents by the run's element types (``costs='type:...'``),
+    """True if some measure prices documents by the run's element types.
+
+    True if some measure prices documents by the run's element types (``costs='type:...'``),
     so the run must be read with its second column (:func:`ir_cwla.io.as_run_frame`).
     """
     return any(is_cwla(m) and "costs" in m.params and m.cost_spec().needs_element_types for m in measures)

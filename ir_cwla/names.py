@@ -223,8 +223,10 @@ _SHORT_TAIL = re.compile(r"^(?P<body>.*?)(?:\[(?P<extras>[^\]]*)\])?(?:@(?P<cuto
 
 
 def _merge(params: dict[str, Any], shown: dict[str, str], new: dict[str, Any], source: str, where: str) -> None:
-    """Adds ``new`` (written as ``source``) to ``params``; a parameter given twice with two
-    values is an error naming both (``[pad,stop]``, ``RBP(p=0.8)_ERG[p=0.9]``).
+    """Adds ``new`` (written as ``source``) to ``params``.
+
+    A parameter given twice with two values is an error naming both
+    (``[pad,stop]``, ``RBP(p=0.8)_ERG[p=0.9]``).
     """
     for key, value in new.items():
         if key in params and params[key] != value:
@@ -281,7 +283,9 @@ SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@1
 
 
 def _top_level(text: str) -> tuple[list[str], Optional[str]]:
-    """The ``NAME=VALUE`` arguments of the first parenthesised list of ``text`` (split on its
+    """The ``NAME=VALUE`` arguments and the ``@`` suffix of a measure name.
+
+    The ``NAME=VALUE`` arguments of the first parenthesised list of ``text`` (split on its
     top-level commas) and the text after its last top-level ``@`` (None without one); quotes,
     brackets and nested parentheses are skipped.
     """
@@ -320,7 +324,8 @@ _CUTOFF_TEXT = re.compile(r"[0-9]+")
 
 
 def _check_literals(token: str) -> dict[str, str]:
-    """The rules every grammar shares (see the module docstring), checked on the text itself:
+    """The rules every grammar shares (see the module docstring), checked on the text itself.
+
     ir-measures' parser would read ``@0x10`` as 16, ``@True`` as 1 and ``p=0.8, p=0.9`` as 0.9.
     Returns the ``NAME=VALUE`` arguments as written.
     """
@@ -350,7 +355,9 @@ def _check_literals(token: str) -> dict[str, str]:
 
 
 def _check_thresholds(token: str, given: dict[str, str]) -> None:
-    """A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
+    """Checks that grade thresholds in ir-measures syntax mean the grades their float holds.
+
+    A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
     grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`).
     """
     for key in THRESHOLDS:
@@ -455,9 +462,11 @@ def split_measure_list(text: str) -> list[str]:
 
 
 def parse_measures(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[Measure]:
-    """Measures from names or objects; a string may hold several (``'nDCG@10 RBP_max@10'``,
-    ``'ndcg_cut_10,map'``). Every name is read whole (nothing is dropped), each measure
-    validated, and a measure named twice is kept once, in order of first mention.
+    """Measures from names or objects.
+
+    A string may hold several (``'nDCG@10 RBP_max@10'``, ``'ndcg_cut_10,map'``). Every
+    name is read whole (nothing is dropped), each measure validated, and a measure
+    named twice is kept once, in order of first mention.
     """
     if isinstance(texts, (str, Measure)):
         texts = [texts]
@@ -476,7 +485,9 @@ def parse_measures(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[Mea
 
 
 def named_cost_files(texts: Union[MeasureLike, Sequence[MeasureLike]]) -> list[str]:
-    """The cost files (``costs='type:PATH'``, ``'doc:PATH'``) that measure names name, without
+    """The cost files that measure names name, found without opening anything.
+
+    The cost files (``costs='type:PATH'``, ``'doc:PATH'``) that measure names name, without
     validating the measures or opening anything: what a caller that vouches for the names (the
     command line, for measures its user typed) passes to :func:`ir_cwla.allow_cost_files`.
     Names that do not parse are left to :func:`parse_measures` to report.
@@ -507,7 +518,9 @@ _ALIASES_REGISTERED = False
 
 
 def alias_names() -> dict[str, Measure]:
-    """The ``MODEL_AGG`` names the grammar accepts, each with its measure (``RBP_max`` ->
+    """The ``MODEL_AGG`` names the grammar accepts, each with its measure.
+
+    The ``MODEL_AGG`` names the grammar accepts, each with its measure (``RBP_max`` ->
     ``CWLA(C='RBP', A='max')``): every registered pair except those no cutoff makes a measure
     (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant).
     """
@@ -524,7 +537,9 @@ def alias_names() -> dict[str, Measure]:
 
 
 def register_aliases() -> None:
-    """Registers every ``MODEL_AGG`` pair the grammar accepts (:func:`alias_names`) with
+    """Registers every ``MODEL_AGG`` name the grammar accepts with ir-measures.
+
+    Registers every ``MODEL_AGG`` pair the grammar accepts (:func:`alias_names`) with
     ir-measures, so that ``ir_measures.parse_measure`` reads the plain short names too
     (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
 

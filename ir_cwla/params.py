@@ -178,9 +178,11 @@ def declared_params(name: str, tables: Sequence[Mapping[str, Any]]) -> Optional[
 
 def as_declarations(owner: str, params: Union[Mapping[str, Param], Sequence[str]],
                     tables: Sequence[Mapping[str, Any]]) -> dict[str, Param]:
-    """``params`` of a registration as declarations: a mapping ``{name: Param}``, or a sequence
-    of names that registered models or aggregations (``tables``) declare already (``('p',)``
-    reads RBP's ``p``). ``'cutoff'`` is the measure's own and may be listed (it is left out).
+    """``params`` of a registration as declarations.
+
+    A mapping ``{name: Param}``, or a sequence of names that registered models or
+    aggregations (``tables``) declare already (``('p',)`` reads RBP's ``p``). ``'cutoff'`` is
+    the measure's own and may be listed (it is left out).
     """
     if isinstance(params, Mapping):
         return check_declarations(owner, params, MEASURE_PARAMS)

@@ -74,7 +74,9 @@ def _resolve(value: str) -> Any:
 
 
 def _entry_points(group: str) -> list[tuple[str, str, str, str]]:
-    """``(name, value, distribution, version)`` of every entry point of ``group``, found as
+    """Every entry point of ``group``, found by reading ``entry_points.txt`` files only.
+
+    ``(name, value, distribution, version)`` of every entry point of ``group``, found as
     ``importlib.metadata.entry_points(group=...)`` finds them (the first distribution of each name
     along ``sys.path``), by reading only the ``entry_points.txt`` files: importlib.metadata parses
     the METADATA of every installed distribution first, a third of ``import ir_cwla``'s own time.

@@ -39,7 +39,9 @@ class _NoBar:
 
 
 def progress_bar(iterable: Optional[Iterable] = None, *, progress: bool = True, **kwargs: Any) -> Any:
-    """``tqdm(iterable, **kwargs)``, disabled unless ``progress`` and stderr is a terminal (a
+    """A tqdm progress bar, shown only when asked for and stderr is a terminal.
+
+    ``tqdm(iterable, **kwargs)``, disabled unless ``progress`` and stderr is a terminal (a
     silent stand-in without tqdm if not ``progress``).
     """
     global tqdm

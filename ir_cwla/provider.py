@@ -31,8 +31,10 @@ from ir_cwla.names import register_aliases
 
 
 def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
-    """``measures`` without repeats, in the order given; a set (which has no order of its own,
-    and iterates in an order Python's hash seed decides) in the order of the measures' names.
+    """``measures`` without repeats, in the order given.
+
+    A set (which has no order of its own, and iterates in an order Python's hash seed
+    decides) in the order of the measures' names.
     """
     if isinstance(measures, (set, frozenset)):
         return sorted(measures, key=repr)
@@ -40,7 +42,9 @@ def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
 
 
 class CwlaEvaluator(providers.Evaluator):
-    """Scores many runs against one set of qrels (read once) for a set of CWLA measures
+    """Scores many runs against one set of qrels for a set of CWLA measures.
+
+    Scores many runs against one set of qrels (read once) for a set of CWLA measures
     (yielded and aggregated in the order given, :func:`in_given_order`).
     """
 
@@ -77,7 +81,9 @@ class CwlaEvaluator(providers.Evaluator):
 
 
 class OrderedEvaluator(providers.Evaluator):
-    """An evaluator of ir-measures' pipeline whose metrics and aggregates come in the order the
+    """An ir-measures evaluator that yields the measures in the order given.
+
+    An evaluator of ir-measures' pipeline whose metrics and aggregates come in the order the
     measures were given (the pipeline itself groups them by provider, each group a set).
 
     ``iter_calc`` yields the metrics of one measure after another, in that order (each
@@ -113,7 +119,9 @@ class OrderedEvaluator(providers.Evaluator):
 
 def _ordered_evaluator(pipeline: providers.FallbackProvider, measures: Iterable[Measure], qrels: Any
                        ) -> providers.Evaluator:
-    """``pipeline``'s own evaluator, wrapped in an :class:`OrderedEvaluator` when a C/W/L/A
+    """``pipeline``'s own evaluator, ordered when a C/W/L/A measure is among ``measures``.
+
+    ``pipeline``'s own evaluator, wrapped in an :class:`OrderedEvaluator` when a C/W/L/A
     measure is among ``measures`` (see the module docstring).
     """
     given = in_given_order(measures)

@@ -30,7 +30,9 @@ _LISTENERS: list[Callable[[], None]] = []
 
 
 def on_change(listener: Callable[[], None]) -> Callable[[], None]:
-    """Runs ``listener()`` after every change of a registry (once per listener, however often
+    """Runs ``listener()`` after every change of a registry.
+
+    Runs ``listener()`` after every change of a registry (once per listener, however often
     its module is imported or reloaded: a listener replaces one of the same qualified name).
     """
     key = f"{listener.__module__}.{listener.__qualname__}"
@@ -40,7 +42,9 @@ def on_change(listener: Callable[[], None]) -> Callable[[], None]:
 
 
 def add(table: MutableMapping[str, T], kind: str, name: str, entry: T, replace: bool = False) -> T:
-    """Puts ``entry`` in ``table`` under ``name`` and runs the listeners (for a table of
+    """Puts ``entry`` in ``table`` under ``name`` and runs the listeners.
+
+    Puts ``entry`` in ``table`` under ``name`` and runs the listeners (for a table of
     :data:`MEASURE_KINDS`); undone if one refuses it.
     """
     global generation

@@ -38,9 +38,11 @@ from ir_cwla.params import Params
 
 
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
-    """How deep runs must be ranked for ``measures``: the deepest cutoff, or None (whole
-    rankings) if a measure has no cutoff, condenses its lists, or counts the unjudged documents
-    of whole rankings (R of AP under 'pad' with unjudged='max' or 'residual').
+    """How deep runs must be ranked for ``measures``.
+
+    The deepest cutoff, or None (whole rankings) if a measure has no cutoff, condenses its
+    lists, or counts the unjudged documents of whole rankings (R of AP under 'pad' with
+    unjudged='max' or 'residual').
     """
     depth = 0
     for m in measures:
@@ -54,7 +56,9 @@ def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
 
 
 class _Plan(NamedTuple):
-    """How one measure is computed under one unjudged policy ('zero', 'max' or 'condense'),
+    """How one measure is computed under one unjudged policy.
+
+    How one measure is computed under one unjudged policy ('zero', 'max' or 'condense'),
     and the cache keys of the steps it shares with others.
     """
 
@@ -78,7 +82,9 @@ class _Plan(NamedTuple):
 
     @property
     def zero_bkey(self) -> tuple:
-        """The browsing of the same measure under 'zero', which a 'max' one of a model whose C
+        """The 'zero' browsing that a 'max' measure can share.
+
+        The browsing of the same measure under 'zero', which a 'max' one of a model whose C
         reads neither gains nor costs shares (the same V and L; only the gains differ).
         """
         gkey = ("gains", self.spec, self.layout, "zero")
@@ -158,7 +164,8 @@ class Scorer:
         self._plan_cache: Optional[dict[tuple, _Plan]] = None
 
     def rank(self, run: Any, name: Optional[str] = None) -> Rankings:
-        """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need;
+        """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need.
+
         ``name`` names it in messages (default: its file, :func:`ir_cwla.io.source_name`).
         """
         if name is None:
@@ -178,12 +185,13 @@ class Scorer:
         return ranked.topics, self.score(ranked)
 
     def layouts(self, ranked: Rankings) -> dict[tuple, tuple[np.ndarray, Optional[int]]]:
-        """The matrices :meth:`score` lays ``ranked`` out in: for each layout its plans share, the
-        ranks each row holds there (its kept ranks cut to the cutoff; of the condensed list for
-        condensed plans) and the width every matrix is padded to (None: as wide as its longest
-        row). :func:`ir_cwla.gains.group_widths` of these over a whole run gives each row the
-        width it is scored at, which :meth:`score` takes (``widths``) to score a shard of the run
-        bit for bit as the whole run is scored.
+        """The matrices :meth:`score` lays ``ranked`` out in.
+
+        For each layout its plans share, the ranks each row holds there (its kept ranks cut to
+        the cutoff; of the condensed list for condensed plans) and the width every matrix is
+        padded to (None: as wide as its longest row). :func:`ir_cwla.gains.group_widths` of these
+        over a whole run gives each row the width it is scored at, which :meth:`score` takes
+        (``widths``) to score a shard of the run bit for bit as the whole run is scored.
         """
         out: dict[tuple, tuple[np.ndarray, Optional[int]]] = {}
         condensed = None
@@ -305,7 +313,9 @@ class Scorer:
 def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Optional[np.ndarray] = None,
            pad_cost: float = 1.0, total_gain: Optional[np.ndarray] = None,
            topics: Optional[np.ndarray] = None) -> kernel.Browsing:
-    """C, V and L of a measure's browsing model over a gain matrix built elsewhere
+    """C, V and L of a measure's browsing model over a gain matrix built elsewhere.
+
+    C, V and L of a measure's browsing model over a gain matrix built elsewhere
     (:func:`ir_cwla.kernel.browse` with the measure's model, parameters and tail).
 
     Parameters
@@ -342,9 +352,10 @@ def score_matrix(measures: Sequence[Measure], gains: np.ndarray, depth: np.ndarr
                  costs: Optional[np.ndarray] = None, pad_cost: float = 1.0,
                  total_gain: Optional[np.ndarray] = None, topics: Optional[np.ndarray] = None
                  ) -> dict[Measure, np.ndarray]:
-    """Per-row values of C/W/L/A measures over a gain matrix built elsewhere: :func:`browse`
-    once per browsing model (with its parameters and tail), :func:`aggregate` per measure.
-    The arguments are those of :func:`browse`.
+    """Per-row values of C/W/L/A measures over a gain matrix built elsewhere.
+
+    :func:`browse` once per browsing model (with its parameters and tail),
+    :func:`aggregate` per measure. The arguments are those of :func:`browse`.
     """
     out: dict[Measure, np.ndarray] = {}
     browsed: dict[tuple, kernel.Browsing] = {}
@@ -377,10 +388,12 @@ def _check_whole(condensed: Rankings, cutoff: Optional[int], m: Measure, ranked_
 
 
 def _total_gain(ranked: Rankings, spec, policy: str, model, m: Measure) -> np.ndarray:
-    """R per row (read by AP under 'pad'): the total gain of the topic's judged documents (for
-    a model with ``reads_total='count'``, their number with a gain > 0); under
-    ``unjudged='max'`` plus the largest gain (one) for every unjudged document the run ranks
-    (they are relevant documents of the topic under that bound), which needs whole rankings.
+    """R per row (read by AP under 'pad').
+
+    The total gain of the topic's judged documents (for a model with
+    ``reads_total='count'``, their number with a gain > 0); under ``unjudged='max'`` plus
+    the largest gain (one) for every unjudged document the run ranks (they are relevant
+    documents of the topic under that bound), which needs whole rankings.
     """
     qrels = ranked.qrels
     counted = model.reads_total == "count"

@@ -48,8 +48,10 @@ SCAN_BYTES = 1 << 16
 
 @dataclass(frozen=True)
 class Piece:
-    """One stored part of a run: a whole file, a Hive partition directory, some row groups of a
-    Parquet file, or a byte range (whole lines) of a plain TREC file.
+    """One stored part of a run.
+
+    A whole file, a Hive partition directory, some row groups of a Parquet file,
+    or a byte range (whole lines) of a plain TREC file.
     """
 
     path: str
@@ -244,8 +246,10 @@ def _row_group_pieces(path: Path) -> list[tuple[Piece, Optional[str], Optional[s
 
 def _gather_row_groups(groups: list[tuple[Piece, Optional[str], Optional[str]]], shard_bytes: int
                        ) -> tuple[Shard, ...]:
-    """Consecutive row groups in shards of about ``shard_bytes``; two groups whose topic ranges touch
-    (a topic that continues from one into the next) never go to different shards.
+    """Consecutive row groups in shards of about ``shard_bytes``.
+
+    Two groups whose topic ranges touch (a topic that continues from one into the
+    next) never go to different shards.
     """
     out: list[Shard] = []
     current: list[tuple[Piece, Optional[str], Optional[str]]] = []
@@ -281,7 +285,9 @@ def _topic_of(line: bytes) -> Optional[bytes]:
 
 
 def _next_topic_start(f: Any, offset: int, size: int) -> int:
-    """The offset of the first line at or after ``offset`` (past the line ``offset`` falls in)
+    """The offset of the next line that starts a new topic: a cut that splits no topic.
+
+    The offset of the first line at or after ``offset`` (past the line ``offset`` falls in)
     whose topic differs from the line before it: a cut that splits no topic.
     """
     f.seek(max(offset - 1, 0))
@@ -371,8 +377,9 @@ def _lines_before(path: str, offset: int) -> int:
 
 
 def _shifted(ex: InputError, name: str, what: str, offset: int) -> InputError:
-    """``ex`` with the line (``what='line'``) or row numbers it gives for ``name`` moved by
-    ``offset``: those of the whole file, not of the piece that was read.
+    """``ex`` with the line (``what='line'``) or row numbers it gives for ``name`` moved by ``offset``.
+
+    Those of the whole file, not of the piece that was read.
     """
     text = str(ex)
     if what == "line":

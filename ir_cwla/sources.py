@@ -23,7 +23,9 @@ QRELS_CHECKS: dict[str, QrelsCheck] = {}
 
 
 def _lazy(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
-    """``target``, or for a ``'module:function'`` string a function that imports it on first call
+    """``target``, or a function importing a ``'module:function'`` target on first call.
+
+    ``target``, or for a ``'module:function'`` string a function that imports it on first call
     (so registering a hook imports nothing: ``import ir_cwla`` does not load ``ir_cwla.datasets``).
     """
     if not isinstance(target, str):

@@ -37,9 +37,11 @@ def is_canonical(measure: Any) -> bool:
 
 
 def table1(cutoff: Optional[int] = 10) -> MeasureList:
-    """The 39 measures of the paper's Table 1 (Chen & Sakai): models P, DCG, RBP(p=0.8),
-    INST(T=2.25), AP, ERR crossed with ERG, ETG, avg, max, fin, PE(beta=0.5), ERR, minus
-    the three constant cells (P, DCG, RBP with A = ERR); cutoff 10 as in the paper.
+    """The 39 measures of the paper's Table 1 (Chen & Sakai).
+
+    Models P, DCG, RBP(p=0.8), INST(T=2.25), AP, ERR crossed with ERG, ETG, avg, max,
+    fin, PE(beta=0.5), ERR, minus the three constant cells (P, DCG, RBP with A = ERR);
+    cutoff 10 as in the paper.
     """
     out = MeasureList()
     for c in TABLE1_MODELS:

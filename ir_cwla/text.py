@@ -1,4 +1,4 @@
-"""Text that leaves the package for other programs (spreadsheets, matplotlib) and for people.
+r"""Text that leaves the package for other programs (spreadsheets, matplotlib) and for people.
 
 Three rules, each in one place:
 
@@ -7,7 +7,7 @@ Three rules, each in one place:
   OWASP). Such text cells get a leading ``'``, which spreadsheets show as text; numbers
   (numeric columns, and text cells that are plain numbers such as ``-0.5``) stay numbers.
 * :func:`plain` -- matplotlib reads ``$...$`` in any text as mathtext, so a system named
-  ``$\\frac{1}{$`` would be typeset or fail to draw. Names put on a figure go through
+  ``$\frac{1}{$`` would be typeset or fail to draw. Names put on a figure go through
   :func:`plain`, which escapes every ``$``; :data:`PLAIN_TEXT` are the keyword arguments that
   make a ``Text`` artist show its string as it is (no mathtext, no LaTeX).
 * :func:`shown` -- a value quoted in a message: numbers as plain numbers (``nan``, ``0.5``),
@@ -29,8 +29,10 @@ PLAIN_TEXT: dict[str, Any] = {"usetex": False, "parse_math": False}
 
 
 def _formula_like(text: str) -> bool:
-    """True for text :func:`csv_cell` escapes: it starts like a formula and is no plain number,
-    or it is ``'`` followed by such text (so that the escape can be undone unambiguously).
+    """True for text :func:`csv_cell` escapes.
+
+    It starts like a formula and is no plain number, or it is ``'`` followed by such text
+    (so that the escape can be undone unambiguously).
     """
     if text.startswith(FORMULA_STARTS) and not _NUMBER.match(text):
         return True
@@ -38,7 +40,9 @@ def _formula_like(text: str) -> bool:
 
 
 def csv_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula (or text
+    """``value`` escaped so that a spreadsheet does not run it as a formula.
+
+    ``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula (or text
     that already looks escaped, ``'=x``, so that :func:`csv_unescape` gives back any value).
     """
     if isinstance(value, str) and _formula_like(value):
@@ -82,8 +86,10 @@ def plain(text: Any) -> str:
 
 
 def shown(value: Any) -> str:
-    """``value`` as a message shows it: numbers as plain numbers (``nan``, ``0.5``, ``3``; never
-    numpy's ``np.float64(nan)``), anything else as its ``repr`` (``'abc'``); sequences item by item.
+    """``value`` as a message shows it.
+
+    Numbers as plain numbers (``nan``, ``0.5``, ``3``; never numpy's ``np.float64(nan)``), anything
+    else as its ``repr`` (``'abc'``); sequences item by item.
     """
     import numbers
 

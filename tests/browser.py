@@ -81,7 +81,9 @@ def artifact_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def check_report(browser: Any, page_path: Path, name: str, artifacts: Path, section: Optional[str] = None
                  ) -> dict[int, list[dict]]:
-    """Opens ``page_path`` at every width of :data:`WIDTHS`, asserts the layout and the images,
+    """Checks the HTML report page at every width of :data:`WIDTHS`, with screenshots.
+
+    Opens ``page_path`` at every width of :data:`WIDTHS`, asserts the layout and the images,
     saves screenshots (``NAME-WIDTH.png`` first screen, ``NAME-WIDTH-full.png``, and
     ``NAME-WIDTH-section.png``, the screen that starts at the heading ``section``) and returns
     ``{width: tables}`` as the browser shows them (caption, head, rows of cell texts, ...).

@@ -137,7 +137,9 @@ def artifacts(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def allow_tmp_cost_files(tmp_path_factory, monkeypatch):
-    """Lets measure strings read the cost files the tests write under pytest's temporary
+    """Lets measure strings read the cost files the tests write under pytest's tmp directory.
+
+    Lets measure strings read the cost files the tests write under pytest's temporary
     directory (a measure names a file only with an opt-in: ir_cwla.costs).
     """
     from ir_cwla.costs import COST_FILES_ENV

@@ -138,8 +138,10 @@ def normalise(text: str) -> str:
 
 
 def pattern(expected: str) -> re.Pattern:
-    """The regular expression of an output block: ``...`` alone on a line stands for any number
-    of lines (none included), ``...`` within a line for any text on that line; the rest is literal.
+    """The regular expression of an output block.
+
+    ``...`` alone on a line stands for any number of lines (none included), ``...`` within a line
+    for any text on that line; the rest is literal.
     """
     parts = []
     for line in normalise(expected).split("\n"):

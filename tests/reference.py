@@ -14,7 +14,9 @@ import numpy as np
 
 
 def trec_order(docs: dict[str, float]) -> list[str]:
-    """Doc ids sorted by score descending, ties by doc_id descending (trec_eval, which keeps
+    """Doc ids sorted in trec_eval's order.
+
+    Doc ids sorted by score descending, ties by doc_id descending (trec_eval, which keeps
     scores as single-precision C floats).
     """
     return [d for d, _ in sorted(docs.items(), key=lambda kv: (float(np.float32(kv[1])), kv[0]), reverse=True)]
@@ -103,7 +105,9 @@ def agg_value(agg: str, i: int, ri: float, cg: float, mx: float, vplus: float, b
 def score(r: list[float], model: str, agg: str, depth: int, tail: str = "stop", k=None,
           p: float = 0.8, T: float = 2.25, beta: float = 0.5, total_gain: float = 0.0,
           costs=None, pad_cost: float = 1.0) -> float:
-    """M = sum_i L(i) A(i) for one topic whose gain list r is looked at down to ``depth``
+    """M = sum_i L(i) A(i) for one topic, by brute force.
+
+    M = sum_i L(i) A(i) for one topic whose gain list r is looked at down to ``depth``
     (``costs``: of each ranked document, for EC and ETC; ``pad_cost`` past the ranking).
     """
     costs = [1.0] * len(r) if costs is None else list(costs)
@@ -163,10 +167,11 @@ def pad_tail(model: str, r: tuple, depth: int, v_next: float, p: float, T: float
 @functools.cache
 def _summed_tail(kind: str, n: int, v_next: float, x: float, with_rank: bool = False
                  ) -> tuple[float, float, float, float]:
-    """mpmath's nsum of the tail from rank n on: V(i) = v_next p^(i-n) ('RBP', x = p) or
-    v_next ((n-1+a) / (i-1+a))^2 ('INST', x = a). Cached on what the sums depend on, so that
-    topics with the same depth and V(D+1) (every RBP topic at a cutoff) share one sum.
-    ``with_rank`` also sums L(i) i (0 otherwise).
+    """The tail sums from rank n on, by mpmath's nsum.
+
+    V(i) = v_next p^(i-n) ('RBP', x = p) or v_next ((n-1+a) / (i-1+a))^2 ('INST', x = a).
+    Cached on what the sums depend on, so that topics with the same depth and V(D+1) (every
+    RBP topic at a cutoff) share one sum. ``with_rank`` also sums L(i) i (0 otherwise).
     """
     if kind == "RBP":
         v = lambda i: v_next * mpmath.power(x, i - n)  # noqa: E731
@@ -212,7 +217,8 @@ def ranked_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind:
 
 def policy_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind: str, x_max: float,
                  policy: str, rel: float = 1.0, max_rel=None) -> tuple[list[float], float]:
-    """(ranked gain list, R) of one topic with unjudged documents treated by ``policy``:
+    """(ranked gain list, R) of one topic with unjudged documents treated by ``policy``.
+
     'zero' gain 0; 'max' the largest gain (that of grade max_rel or x_max, 1 for bin), and R
     counts them as relevant documents of the topic; 'condense' removed from the ranking.
     """
@@ -234,7 +240,9 @@ def policy_gains(run_topic: dict[str, float], qrels_topic: dict[str, int], kind:
 
 
 def assert_scores_agree(measures, topics, scores, expected_of) -> int:
-    """Every topic's score of every measure (``scores[m]`` in the order of ``topics``) equals the
+    """Every topic's score of every measure equals the reference's to 1e-9.
+
+    Every topic's score of every measure (``scores[m]`` in the order of ``topics``) equals the
     reference's ``expected_of(m)`` (``{qid: value}``) to 1e-9 and is finite; returns how many
     reference values are not ~0 (so that a caller can check the comparison was not vacuous).
     """

@@ -24,8 +24,10 @@ def by_topic(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(run: pd.DataFrame, directory: Path, layout: str, parts: int = 5) -> Path:
-    """``run`` (``query_id, doc_id, score``, file order) stored in ``layout``; returns the path to give
-    :func:`ir_cwla.sharding.shards`. Every layout keeps each topic's lines in their order.
+    """``run`` (``query_id, doc_id, score``, file order) stored in ``layout``.
+
+    Returns the path to give :func:`ir_cwla.sharding.shards`. Every layout keeps each
+    topic's lines in their order.
     """
     import pyarrow as pa
     import pyarrow.dataset as ds

@@ -54,7 +54,9 @@ class Files:
 
 @dataclass
 class Collection:
-    """Qrels (``query_id, doc_id, relevance``), runs (``query_id, doc_id, score``, file order)
+    """A synthetic collection: qrels, runs and topics as DataFrames.
+
+    Qrels (``query_id, doc_id, relevance``), runs (``query_id, doc_id, score``, file order)
     and topics (``qid, query``, PyTerrier's topics frame) as DataFrames.
     """
 
@@ -78,7 +80,9 @@ class Collection:
 
 
 def write_trec_run(run: pd.DataFrame, path: Path, name: str = "synthetic") -> None:
-    """A TREC run file (``qid Q0 docno rank score runid``) in the frame's row order, gzipped
+    """Writes a TREC run file in the frame's row order.
+
+    A TREC run file (``qid Q0 docno rank score runid``) in the frame's row order, gzipped
     if ``path`` ends in ``.gz``; scores written with ``repr`` (exact round trip).
     """
     rank = run.groupby("query_id", sort=False).cumcount() + 1
@@ -178,7 +182,9 @@ def _ranking(rng: np.random.Generator, kind: str, qid: str, pool, max_depth: int
 
 
 def _float32_tie_scores(rng: np.random.Generator, docs: np.ndarray, grade: np.ndarray) -> np.ndarray:
-    """Scores in groups of 2-4 documents that are equal in float32 (trec_eval's precision) but
+    """Scores that tie in float32 but not in float64, in groups of 2-4 documents.
+
+    Scores in groups of 2-4 documents that are equal in float32 (trec_eval's precision) but
     distinct in float64, the highest float64 score on the smallest doc_id, so that ranking by
     float64 reverses trec_eval's doc_id-descending order within a group. Groups are random (so
     most mix grades) and ranked by their mean grade, with noise.

@@ -193,9 +193,11 @@ print(json.dumps(results))
 
 @pytest.mark.slow   # starts a Python process (seconds of imports)
 def test_eval_on_bundled_cranfield_offline(tmp_path, cranfield_dir):
-    """A run built from the raw judgments: each query's grade -1 document first, then its
-    judged documents from grade 1 (complete answer) to 4. With the conventions, the -1
-    document is non-relevant and grades count 4..1.
+    """A run built from the raw judgments.
+
+    Each query's grade -1 document first, then its judged documents from grade 1
+    (complete answer) to 4. With the conventions, the -1 document is non-relevant and
+    grades count 4..1.
     """
     judged: dict[str, list[tuple[str, int]]] = {}
     for line in (cranfield_dir / "cranqrel").read_text().split("\n"):
@@ -337,8 +339,10 @@ def test_leaderboard_errors_are_one_line_and_leave_nothing(capsys, tmp_path, arg
 
 
 def test_leaderboard_writes_whole_reports_on_awkward_input(capsys, tmp_path):
-    """Inputs that used to fail halfway through writing: a constant metric, a name matplotlib
-    reads as math, many systems (label placement).
+    """Inputs that used to fail halfway through writing.
+
+    A constant metric, a name matplotlib reads as math, many systems (label
+    placement).
     """
     rng = np.random.default_rng(0)
     n = 2000
@@ -393,7 +397,9 @@ def test_meta_arguments_are_checked_before_any_work(capsys, monkeypatch, tmp_pat
 
 
 def test_leaderboard_keeps_names_columns_and_one_precision(capsys, tmp_path):
-    """Issue 19: system names that look like numbers or NA markers stay as written (1.10 and 1.1 are
+    """Leaderboards keep names, columns and one precision (issue 19).
+
+    Issue 19: system names that look like numbers or NA markers stay as written (1.10 and 1.1 are
     two systems); a latency_ms column is found; a fourth weighted metric is printed; a budget no
     system meets says so; and one column has one number of decimals in every table.
     """

@@ -1,5 +1,7 @@
-"""``ir-cwla compare`` end to end: run files (plain and gzip), standard input, a per-query CSV
-written by ``ir-cwla eval -q --format csv``; the same numbers as ``ir_cwla.compare``.
+"""``ir-cwla compare`` end to end.
+
+Run files (plain and gzip), standard input, a per-query CSV written by ``ir-cwla eval
+-q --format csv``; the same numbers as ``ir_cwla.compare``.
 """
 from __future__ import annotations
 

@@ -128,7 +128,9 @@ def _ir_measures_main(argv: list[str]) -> str:
 
 @pytest.mark.slow   # all 37 DL19 runs, twice
 def test_measures_is_byte_identical_to_ir_measures_on_every_dl19_run(capsys, dl19_run_paths, dl19_qrels_path):
-    """ir_measures' own main (CWLA names readable there because ir_cwla is imported in this
+    """``ir-cwla measures`` prints the bytes of ir_measures' own main on every DL19 run.
+
+    ir_measures' own main (CWLA names readable there because ir_cwla is imported in this
     process) and ``ir-cwla measures`` on all 37 runs: the same bytes.
     """
     assert len(dl19_run_paths) == 37
@@ -200,8 +202,9 @@ def test_missing_topics_warn_once_and_averaging_is_a_flag(capsys, small):
 
 
 def test_answered_only_is_trec_eval_without_c(capsys, tmp_path, dl19_qrels_path, dl19_dir):
-    """trec_eval without -c averages over the topics in both the run and the qrels: the mean
-    of ir_measures' per-query values over the topics the run kept.
+    """trec_eval without -c averages over the topics in both the run and the qrels.
+
+    The mean of ir_measures' per-query values over the topics the run kept.
     """
     run = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.bm25base_p.gz")
     kept = sorted(run.query_id.unique())[::2]
@@ -301,7 +304,9 @@ def test_a_symlink_loop_is_not_reported_as_missing(capsys, small, tmp_path):
 
 @pytest.mark.slow   # evaluates and meta-evaluates DL19 runs
 def test_per_query_output_round_trips_into_meta(capsys, tmp_path, dl19_dir, dl19_qrels_path):
-    """``eval -q --format csv|json|jsonl`` read back (pd.read_csv, or ``ir-cwla meta FILE``)
+    """Per-query output of ``eval -q`` read back gives the tables of the run files.
+
+    ``eval -q --format csv|json|jsonl`` read back (pd.read_csv, or ``ir-cwla meta FILE``)
     gives the same tables as the run files; summary rows never become a 44th topic.
     """
     measures = ir_cwla.table1()
@@ -386,7 +391,9 @@ def test_meta_run_directories_do_not_lose_systems_silently(capsys, tmp_path, sma
 
 
 def test_run_tags_that_print_alike_are_refused():
-    """Two run tags that print as the same name (a control character is printed escaped) would
+    """Two run tags that print as the same name are refused.
+
+    Two run tags that print as the same name (a control character is printed escaped) would
     make one run's lines hide the other's: refused, as two equal tags are.
     """
     from ir_cwla import io
@@ -478,7 +485,9 @@ def _per_query_csv(path: Path, measures: list[str], systems: int = 6, topics: in
 
 
 def test_meta_says_each_step_on_stderr_and_when_there_is_nothing_to_compare(capsys, tmp_path):
-    """Issue 19: one line per step on stderr (the criterion, and what it will do) although stderr is
+    """``ir-cwla meta`` says each step on stderr, and when there is nothing to compare (issue 19).
+
+    Issue 19: one line per step on stderr (the criterion, and what it will do) although stderr is
     not a terminal here; similarity of families of one measure says so instead of a bare header.
     """
     path = _per_query_csv(tmp_path / "pq.csv", ["nDCG@10", "AP"])

@@ -1,5 +1,7 @@
-"""ir_cwla.compare on frames made here: bad input, tables, figures, rank uncertainty, topic set
-size design (against statsmodels' power solvers and Sakai's published constants).
+"""ir_cwla.compare on frames made here.
+
+Bad input, tables, figures, rank uncertainty, topic set size design (against
+statsmodels' power solvers and Sakai's published constants).
 """
 from __future__ import annotations
 
@@ -46,7 +48,9 @@ def pq() -> pd.DataFrame:
 # ----------------------------------------------------------------------------------- the package
 
 def test_import_ir_cwla_stays_light():
-    """Neither ``import ir_cwla`` nor ``ir_cwla.compare`` imports scipy.stats or matplotlib (they are
+    """Neither ``import ir_cwla`` nor ``ir_cwla.compare`` imports scipy.stats or matplotlib.
+
+    Neither ``import ir_cwla`` nor ``ir_cwla.compare`` imports scipy.stats or matplotlib (they are
     imported inside the functions that need them).
     """
     code = ("import sys, ir_cwla; a = 'ir_cwla.comparison' in sys.modules; ir_cwla.compare; "
@@ -338,8 +342,10 @@ def test_anova_design_is_statsmodels(m, sigma2, min_d):
 
 
 def test_nagata_lambda_constants_approximate_the_noncentral_chi_square():
-    """Sakai (2018) Table 6.4: lambda ~ x1 + x2 sqrt(phi_A) is the noncentrality at which the chi-square
-    test with phi_A degrees of freedom has power 1 - beta; check the published constants against scipy.
+    """Sakai (2018) Table 6.4.
+
+    Lambda ~ x1 + x2 sqrt(phi_A) is the noncentrality at which the chi-square test with phi_A degrees
+    of freedom has power 1 - beta; check the published constants against scipy.
     """
     from scipy import optimize, stats
 

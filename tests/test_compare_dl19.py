@@ -203,8 +203,10 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
 
 
 def _slow_maxt(values, pairs, trials, seed, step_down):
-    """MaxT from its definition: permute every topic's systems (the streams recipe), paired t
-    statistics by scipy, the maximum over the family (or over the hypotheses not yet rejected).
+    """MaxT from its definition.
+
+    Permute every topic's systems (the streams recipe), paired t statistics by scipy, the
+    maximum over the family (or over the hypotheses not yet rejected).
     """
     from ir_cwla.comparison.paired import MAXT_STREAM
 
@@ -289,7 +291,9 @@ def pyterrier_runs(dl19_dir):
 @pytest.mark.slow
 @pytest.mark.parametrize("test,correction", [("t", "holm"), ("wilcoxon", "bonferroni"), ("t", "fdr_bh")])
 def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
-    """pt.Experiment(baseline=0, test=..., correction=...) and ir_cwla.compare on its own per-query
+    """ir_cwla.compare gives pt.Experiment's p-values and corrected p-values.
+
+    pt.Experiment(baseline=0, test=..., correction=...) and ir_cwla.compare on its own per-query
     frame give the same p-values and corrected p-values (PyTerrier adjusts per measure).
     """
     import ir_measures

@@ -1,4 +1,6 @@
-"""Cost files named inside a measure string are read only with an opt-in, errors about them
+"""Cost files named inside measure strings, and costs whose sums could overflow.
+
+Cost files named inside a measure string are read only with an opt-in, errors about them
 never quote a line, and costs whose sums over a ranking could overflow are refused
 (:mod:`ir_cwla.costs`). On the synthetic collection; each number checked against a loop over
 the definition (EC of P@k with one cost per grade: the sum of the first k costs / k).
@@ -44,7 +46,9 @@ def _score(measure, qrels, run):
 
 @pytest.mark.parametrize("spec", ["doc:/proc/self/environ", "type:/etc/passwd", "doc:../../x.txt"])
 def test_a_measure_string_cannot_read_a_file_without_an_opt_in(spec, frames):
-    """Validation (parse_measures, the provider, the Scorer) refuses the measure before anything
+    """A measure string cannot read a file without an opt-in.
+
+    Validation (parse_measures, the provider, the Scorer) refuses the measure before anything
     is opened, naming the file and the two ways to allow it, never its content.
     """
     qrels, run = frames
@@ -70,8 +74,10 @@ def test_the_reader_itself_is_gated(tmp_path):
 
 
 def test_allowed_files_and_directories(frames, tmp_path, monkeypatch):
-    """A file, or every file under a directory; symbolic links resolved (a link in an allowed
-    directory to a file outside it is refused); the context form restores what was allowed.
+    """A file, or every file under a directory.
+
+    Symbolic links resolved (a link in an allowed directory to a file outside it is
+    refused); the context form restores what was allowed.
     """
     qrels, run = frames
     inside, outside = tmp_path / "allowed", tmp_path / "elsewhere"
@@ -101,8 +107,10 @@ def test_allowed_files_and_directories(frames, tmp_path, monkeypatch):
 
 
 def test_worker_processes_inherit_the_allowance(tmp_path):
-    """allow_cost_files records the paths in the environment: a process started afterwards reads
-    the file (as ir_cwla.meta's local executors' workers do).
+    """allow_cost_files records the paths in the environment.
+
+    A process started afterwards reads the file (as ir_cwla.meta's local
+    executors' workers do).
     """
     path = tmp_path / "c.txt"
     path.write_text("Q0 2\n")
@@ -147,8 +155,9 @@ def test_proc_environ_allowed_still_never_quoted(frames):
 
 
 def test_the_command_line_allows_the_files_its_user_names(synthetic_files, tmp_path, capsys):
-    """``ir-cwla eval -m`` reads a cost file named in a measure on its own command line; the
-    allowance ends with the command.
+    """``ir-cwla eval -m`` reads a cost file named in a measure on its own command line.
+
+    The allowance ends with the command.
     """
     path = tmp_path / "c.txt"
     path.write_text("Q0 2\n* 2\n")
@@ -167,16 +176,19 @@ def test_the_command_line_allows_the_files_its_user_names(synthetic_files, tmp_p
 @pytest.mark.parametrize("costs", ["grade:0:1e308;1:1e308;2:1e308;3:1e308", "grade:0:1;1:1e300", "grade:0:1e-300",
                                    "grade:0:1;1:2e12"])
 def test_costs_whose_sums_could_overflow_are_refused(costs):
-    """Each cost lies in [MIN_COST, MAX_COST] = [2^-40, 2^40]: a sum over a ranking of up to 2^64
-    documents, and the inverse of a cumulated cost, stay finite (before: inf, nan, JSON null or a
-    300-digit number, exit 0).
+    """Each cost lies in [MIN_COST, MAX_COST] = [2^-40, 2^40].
+
+    A sum over a ranking of up to 2^64 documents, and the inverse of a cumulated cost, stay
+    finite (before: inf, nan, JSON null or a 300-digit number, exit 0).
     """
     with pytest.raises(CostError, match=r"a cost must lie in \[9.09e-13, 1.1e\+12\]"):
         (CWLA(C="RBP", A="ETC", costs=costs) @ 1000).validate_params()
 
 
 def test_costs_at_the_bounds_give_finite_numbers(frames):
-    """At MAX_COST every cost-reading measure is finite, on rankings padded to 1000 and beyond
+    """At the cost bounds, every cost-reading measure gives finite numbers.
+
+    At MAX_COST every cost-reading measure is finite, on rankings padded to 1000 and beyond
     (tail='pad'), and at MIN_COST under 'stop' (under 'pad' the U-measure's tail would need
     10^15 ranks: a KernelError says so); EC of P@k with one cost c is c.
     """

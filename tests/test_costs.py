@@ -1,7 +1,9 @@
-"""Costs and the expectations cwl_eval reports next to the expected utility: EC, ETC, EI (as
-aggregations; EU is ERG and ETU is ETG), from unit, per-grade, per-element-type (cwl_eval's
-cost file) and per-document costs. Checked per topic against cwl_eval's Python API and
-against the slow loop reference of ``tests/reference.py``, under both tails, on DL19 runs.
+"""Costs and the expectations cwl_eval reports next to the expected utility.
+
+EC, ETC, EI (as aggregations; EU is ERG and ETU is ETG), from unit, per-grade,
+per-element-type (cwl_eval's cost file) and per-document costs. Checked per topic against
+cwl_eval's Python API and against the slow loop reference of ``tests/reference.py``, under
+both tails, on DL19 runs.
 """
 from __future__ import annotations
 
@@ -75,8 +77,10 @@ def _cwl_metrics():
 
 @pytest.mark.parametrize("run, priced", [(r, i % 2 == 1) for i, r in enumerate(RUNS)])
 def test_expectations_equal_cwl_eval(run, priced, qrels, dl19_dir, cost_file):
-    """EU (ERG), EC, EI per topic; ETU (ETG) and ETC where C(1000) = 0 (elsewhere cwl_eval drops
-    the users who would go on past rank 1000 from them; ``ir-cwla cwl`` reproduces that).
+    """EU (ERG), EC, EI per topic.
+
+    ETU (ETG) and ETC where C(1000) = 0 (elsewhere cwl_eval drops the users who would go
+    on past rank 1000 from them; ``ir-cwla cwl`` reproduces that).
     """
     frame = ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{run}.gz")
     if priced:
@@ -129,7 +133,9 @@ MODELS = [CWLA(C="P")@10, CWLA(C="DCG")@10, CWLA(C="RBP")@10, CWLA(C="INST")@10,
 @pytest.mark.parametrize("run", ["bm25base_p", "ICT-BERT2"])
 @pytest.mark.parametrize("tail", ["stop", "pad"])
 def test_expectations_match_reference(run, tail, qrels, qrels_py, dl19_dir, cost_file):
-    """EC, ETC and EI with unit and per-type costs, both tails (cutoffs deeper than ICT-BERT2's
+    """EC, ETC and EI match the reference with unit and per-type costs, both tails.
+
+    EC, ETC and EI with unit and per-type costs, both tails (cutoffs deeper than ICT-BERT2's
     20 documents: padding costs 1, the cost file prices no '*'), on 10 topics.
     """
     frame = typed(ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{run}.gz"))
@@ -154,7 +160,9 @@ def test_expectations_match_reference(run, tail, qrels, qrels_py, dl19_dir, cost
 
 
 def test_grade_and_document_costs_match_reference(qrels, qrels_py, dl19_dir, tmp_path):
-    """Per-grade costs (an unjudged document costs what grade 0 costs; under 'max' what the top
+    """Per-grade and per-document costs match the reference.
+
+    Per-grade costs (an unjudged document costs what grade 0 costs; under 'max' what the top
     grade costs) and per-document costs with a '*' line (which also prices padding).
     """
     run = "ICT-BERT2"
@@ -259,8 +267,9 @@ def test_document_lengths_from_an_ir_datasets_docstore(tmp_path):
 
 
 def test_element_type_costs_through_every_path(qrels, dl19_dir, cost_file, tmp_path, capsys):
-    """A measure that prices element types reads the run's second column wherever runs are
-    read: the evaluator, ir-cwla eval, meta.evaluate and the re-scoring of the robustness
+    """A measure that prices element types reads the run's second column wherever runs are read.
+
+    The evaluator, ir-cwla eval, meta.evaluate and the re-scoring of the robustness
     analyses (Rankings.select/concat keep the labels) give the same numbers.
     """
     from ir_cwla import meta

@@ -93,7 +93,9 @@ def qrels(dl19_qrels_path):
 
 @pytest.fixture(scope="module")
 def files(qrels, tmp_path_factory):
-    """The gain file (grades / x_max, as cwl_eval's gains are in [0, 1]), the zoo's metrics
+    """The gain, metrics and cost files of the cwl_eval comparisons.
+
+    The gain file (grades / x_max, as cwl_eval's gains are in [0, 1]), the zoo's metrics
     files and a cost file (types 'a' and 'b'; 'c' is unpriced).
     """
     root = tmp_path_factory.mktemp("cwl")
@@ -122,9 +124,11 @@ def write_run(frame: pd.DataFrame, path: Path) -> Path:
 
 
 def write_float64_order(frame: pd.DataFrame, path: Path) -> Path:
-    """The run re-written in float64 score order: each topic's lines (topics in file order)
-    sorted by float64 score descending, a stable sort. Where scores tie in float32 but not in
-    float64, this order differs from trec_eval's.
+    """The run re-written in float64 score order.
+
+    Each topic's lines (topics in file order) sorted by float64 score descending, a stable
+    sort. Where scores tie in float32 but not in float64, this order differs from
+    trec_eval's.
     """
     topic = pd.factorize(frame["query_id"])[0]
     order = np.lexsort((-frame["score"].to_numpy(), topic))
@@ -136,7 +140,9 @@ def write_float64_order(frame: pd.DataFrame, path: Path) -> Path:
 @pytest.mark.slow     # cwl_eval's command takes 7-10 s per run
 @pytest.mark.parametrize("run", ["bm25base_p", "runid2", "ICT-BERT2"])
 def test_output_is_cwl_evals_byte_for_byte(run, files, dl19_dir, tmp_path, capsys):
-    """Real DL19 runs written in float64 score order (their line order is not trec_eval's
+    """The output of ``ir-cwla cwl`` is cwl_eval's byte for byte on real DL19 runs.
+
+    Real DL19 runs written in float64 score order (their line order is not trec_eval's
     order in 20, 43 and 0 topics): default metrics with -r and -n; every metric class (the zoo,
     BPM-Dynamic with hc != 0 included) with a cost file and -r; the zoo without -r. Every
     byte equal: the rankings follow the line order, and each printed digit, the sign of a zero
@@ -178,8 +184,10 @@ def test_float64_order_differs_from_trec_order_on_dl19(dl19_dir, tmp_path):
 @pytest.mark.parametrize("run, priced", [("bm25base_p", False), ("ICT-BERT2", True), ("runid5", True),
                                          ("srchvrs_ps_run2", False)])
 def test_table_equals_cwl_eval_api(run, priced, qrels, files, dl19_dir, tmp_path):
-    """Default metrics and the zoo, with residuals: every column of every topic equal to cwl_eval's
-    Python API (RankingMaker and the metric classes) exactly, TrAP's included.
+    """Default metrics and the zoo, with residuals.
+
+    Every column of every topic equal to cwl_eval's Python API (RankingMaker and
+    the metric classes) exactly, TrAP's included.
     """
     frame = ir_cwla.io.read_trec_run(dl19_dir / "runs" / f"input.{run}.gz")
     if priced:
@@ -219,7 +227,9 @@ def _their_factories(lines):
 
 
 def test_eu_ec_ed_columns_are_the_cwla_measures(qrels, files, dl19_dir, tmp_path, allow_tmp_cost_files):
-    """The worst-case EU, EC and ED of every metric are ``metric.measure(A=...)`` scored by the
+    """The worst-case EU, EC and ED columns are the CWLA measures scored by the engine.
+
+    The worst-case EU, EC and ED of every metric are ``metric.measure(A=...)`` scored by the
     engine (ETU and ETC too where cwl_eval drops nobody past the last rank; TrAP: EU), to 1e-9:
     the table printed with cwl_eval's rounding is the C/W/L measures'.
     """
@@ -279,7 +289,9 @@ def small(tmp_path):
 
 
 def test_rankings_follow_the_line_order_as_in_cwl_eval(small, capsys):
-    """Line order, a doc_id listed twice (ranked and counted twice), a topic in two blocks
+    """Rankings follow the line order as in cwl_eval.
+
+    Line order, a doc_id listed twice (ranked and counted twice), a topic in two blocks
     (two rankings, each reported where it starts): cwl_eval's output, byte for byte, with one
     LineOrderWarning naming the file and one InputWarning for the repeated doc_id.
     """
@@ -303,7 +315,9 @@ def test_rankings_follow_the_line_order_as_in_cwl_eval(small, capsys):
 
 
 def test_order_trec_ranks_by_score(small, tmp_path, capsys):
-    """``--order trec``: each topic once, ranked by score (float32, ties by doc_id desc), a
+    """``--order trec`` ranks by score.
+
+    ``--order trec``: each topic once, ranked by score (float32, ties by doc_id desc), a
     repeated doc_id keeping its best-scored line: cwl_eval's output on the file re-written in
     trec_eval's order; no LineOrderWarning.
     """
@@ -343,7 +357,9 @@ def test_topics_the_gain_file_does_not_judge_are_reported(tmp_path, capsys):
 
 
 def test_trap_for_a_topic_without_a_relevant_document(tmp_path, capsys):
-    """TrAP's ED (and every other column) is cwl_eval's, finite, for a topic whose ranking holds
+    """TrAP for a topic without a relevant document is cwl_eval's, and finite.
+
+    TrAP's ED (and every other column) is cwl_eval's, finite, for a topic whose ranking holds
     no relevant document (W(1) = 1 / (c_1 R), or 1 / c_1 if R = 0), with -r.
     """
     (tmp_path / "g.txt").write_text("1 0 a 0\n1 0 b 0\n1 0 c 1\n2 0 x 0\n")
@@ -358,8 +374,9 @@ def test_trap_for_a_topic_without_a_relevant_document(tmp_path, capsys):
 
 
 def test_bpm_dynamic_keeps_cwl_evals_fixed_cost_budget(tmp_path):
-    """cwl_eval's BPM-Dynamic moves T and never K (its cost loop updates T): hc changes the name,
-    not the numbers, as in cwl_eval, with one InputWarning.
+    """cwl_eval's BPM-Dynamic moves T and never K (its cost loop updates T).
+
+    Hc changes the name, not the numbers, as in cwl_eval, with one InputWarning.
     """
     (tmp_path / "g.txt").write_text(GAINS)
     (tmp_path / "r.txt").write_text("".join(f"{t} Q0 {d} {i} {9 - i} r\n" for t in "123" for i, d in enumerate("abcwxqs")))
@@ -372,10 +389,12 @@ def test_bpm_dynamic_keeps_cwl_evals_fixed_cost_budget(tmp_path):
 
 
 def test_star_line_of_a_cost_file(tmp_path, capsys):
-    """``-c`` honours a cost file's ``* COST`` line: element types the file does not list and the
-    documents missing past a ranking's end cost COST in both cases, whatever --max_cost and
-    --min_cost say. Checked against cwl_eval on the run with those types renamed to one the file
-    prices COST, and --max_cost = --min_cost = COST (cwl_eval reads '*' as one more type).
+    """``-c`` honours a cost file's ``* COST`` line.
+
+    Element types the file does not list and the documents missing past a ranking's end cost
+    COST in both cases, whatever --max_cost and --min_cost say. Checked against cwl_eval on the
+    run with those types renamed to one the file prices COST, and --max_cost = --min_cost = COST
+    (cwl_eval reads '*' as one more type).
     """
     (tmp_path / "g.txt").write_text("1 0 d1 1\n1 0 d4 0.5\n1 0 d7 0\n2 0 d2 1\n3 0 d0 0.3\n3 0 d9 1\n")
     run = "".join(f"{t} {'abc'[i % 3]} d{i} {i} {10 - i / 10} r\n" for t in (1, 2, 3) for i in range(7 + t))
@@ -400,7 +419,9 @@ def test_star_line_of_a_cost_file(tmp_path, capsys):
 @pytest.mark.parametrize("form", ["pipe-dash", "pipe-dev-stdin", "gain-from-stdin", "process-substitution",
                                   "gzip-files", "fifos"])
 def test_every_input_form(form, small, tmp_path):
-    """The gain, result, cost and metrics files through every form the other commands accept,
+    """Every input form of ``ir-cwla cwl`` gives the output of the same files.
+
+    The gain, result, cost and metrics files through every form the other commands accept,
     end to end in a subprocess: the output of the same files read as files.
     """
     g, r, m = small / "g.txt", small / "r.txt", small / "m.txt"
@@ -501,8 +522,9 @@ def test_errors_name_the_file_line_and_problem(content, run, metrics, extra, mes
     ("Q0 1\n", ["--min_cost", "1e-300", "--max_cost", "1"], r"--min_cost 1e-300: a cost must lie in"),
 ])
 def test_costs_whose_sums_could_overflow_are_refused(line, option, message, tmp_path, capsys, monkeypatch):
-    """cwl_eval prints ``inf`` or ``nan`` (exit 0) for costs like 1e308, whose sums over a
-    ranking overflow: each cost (and --max_cost, --min_cost) lies in [MIN_COST, MAX_COST].
+    """cwl_eval prints ``inf`` or ``nan`` (exit 0) for costs like 1e308, whose sums over a ranking overflow.
+
+    Each cost (and --max_cost, --min_cost) lies in [MIN_COST, MAX_COST].
     """
     monkeypatch.chdir(tmp_path)
     Path("g.txt").write_text(GAINS)

@@ -1,8 +1,9 @@
-"""cwl_eval's browsing models (ir_cwla.cwl_models): each one's ERG form (TrAP: under 'pad')
-equals cwl_eval's expected utility per topic to 1e-9 on real DL19 runs (cwl_eval's Python API,
-rankings in trec_eval order, gains x / x_max), with unit costs and with cwl_eval's cost file;
-EC and EI too. Every aggregation under both tails against a slow loop reference of the new
-models, and their parameters' errors.
+"""cwl_eval's browsing models (ir_cwla.cwl_models).
+
+Each one's ERG form (TrAP: under 'pad') equals cwl_eval's expected utility per topic to 1e-9
+on real DL19 runs (cwl_eval's Python API, rankings in trec_eval order, gains x / x_max), with
+unit costs and with cwl_eval's cost file; EC and EI too. Every aggregation under both tails
+against a slow loop reference of the new models, and their parameters' errors.
 """
 from __future__ import annotations
 
@@ -126,8 +127,10 @@ def test_zoo_equals_cwl_eval(run, priced, dl19_qrels_path, dl19_dir, tmp_path):
 
 
 def test_cwl_eval_bpmd_differs_where_its_cost_budget_should_move(dl19_qrels_path, dl19_dir):
-    """cwl_eval's dynamic BPM never moves K (its cost loop updates T): with hc != 0 ours
-    (Zhang et al.'s model) differs from it and equals the fixed loop.
+    """cwl_eval's dynamic BPM never moves K (its cost loop updates T).
+
+    With hc != 0 ours (Zhang et al.'s model) differs from it and equals the
+    fixed loop.
     """
     from cwl.ruler.measures.cwl_bpm import BPMDCWLMetric
 
@@ -199,9 +202,11 @@ def reference_c(model: str, r: list, c: list, p: dict) -> list:
 
 
 def reference_score(model, agg, r, c, depth, tail, p, total=0.0, pad_cost=1.0, extra=4000):
-    """sum_i L(i) A(i) by brute force: under 'pad' the ranking continues with zero gains and
-    padding costs for ``extra`` ranks (enough for V to fall below 1e-16 where it decays
-    geometrically); NERR11's tail (INSQ's, V ~ 1/i^2) is summed by mpmath (tests/reference.py).
+    """sum_i L(i) A(i) by brute force.
+
+    Under 'pad' the ranking continues with zero gains and padding costs for ``extra`` ranks
+    (enough for V to fall below 1e-16 where it decays geometrically); NERR11's tail (INSQ's, V
+    ~ 1/i^2) is summed by mpmath (tests/reference.py).
     """
     r = list(r[:depth]) + [0.0] * max(0, depth - len(r))
     c = list(c[:depth]) + [pad_cost] * max(0, depth - len(c))
@@ -250,7 +255,9 @@ AGGS = ["ERG", "ETG", "avg", "max", "fin", "PE", "ERR", "EC", "ETC", "EI"]
 
 @pytest.mark.parametrize("tail", ["stop", "pad"])
 def test_every_aggregation_matches_the_reference(tail, dl19_qrels_path, dl19_dir, tmp_path):
-    """All models x all aggregations at cutoffs 10 and 30 (deeper than some rankings: ICT-BERT2
+    """Every model and aggregation matches the reference.
+
+    All models x all aggregations at cutoffs 10 and 30 (deeper than some rankings: ICT-BERT2
     ranks 20), per-type costs, on 6 topics.
     """
     qrels = ir_cwla.io.read_trec_qrels(dl19_qrels_path)

@@ -241,9 +241,10 @@ def local_dataset(tmp_path_factory, dl19_dir, dl19_qrels_path) -> dict:
 
 @pytest.mark.slow   # shares an offline child process running PyTerrier
 def test_a_local_ir_datasets_id_works_on_every_path(local_dataset, dl19_dir, dl19_qrels_path):
-    """A dataset registered from local files (not Cranfield) through ``irds:<id>``: the Python
-    API, ir-measures with our provider, the command line and pt.get_dataset all give the
-    numbers ir-measures computes from the files themselves.
+    """A dataset registered from local files (not Cranfield) through ``irds:<id>``.
+
+    The Python API, ir-measures with our provider, the command line and pt.get_dataset
+    all give the numbers ir-measures computes from the files themselves.
     """
     import ir_measures
 

@@ -1,4 +1,6 @@
-"""A browsing model with a parameter of its own, registered in a script or by a plugin, is a
+"""A browsing model with a parameter of its own is a measure like any other.
+
+A browsing model with a parameter of its own, registered in a script or by a plugin, is a
 measure like any other: parse_measure, the short-name round trip, calc_aggregate, pt.Experiment,
 meta.evaluate and the command line (issue 18, items 1, 2 and 6).
 

@@ -1,5 +1,7 @@
-"""The documentation as a reader meets it: every code block runs, the references match the code,
-the site builds strictly, offline, and reads well in a browser.
+"""The documentation as a reader meets it.
+
+Every code block runs, the references match the code, the site builds strictly,
+offline, and reads well in a browser.
 
 - every fenced block of every page (``docs/``, the fallbacks of the pages others write, the
   README) is Python, shell, an output block or marked not run (``tests/docs_blocks.py`` says how);

@@ -1,4 +1,6 @@
-"""Every code block of every page of the documentation and of the README runs, in page order, and
+"""Every code block of the documentation and of the README runs and prints its output block.
+
+Every code block of every page of the documentation and of the README runs, in page order, and
 prints what its output block shows (the rules: tests/docs_blocks.py; the helpers: tests/test_docs.py).
 
 A file of its own so that ``pytest -n 2 --dist loadfile`` runs the pages beside the site's build

@@ -59,7 +59,9 @@ def case(request) -> Case:
 
 
 def trec_sorted(run: pd.DataFrame, cutoff=None) -> pd.DataFrame:
-    """The run re-written in trec_eval order (score desc, doc_id desc), optionally cut, its
+    """The run re-written in trec_eval order, optionally cut.
+
+    The run re-written in trec_eval order (score desc, doc_id desc), optionally cut, its
     scores rounded to float32 as trec_eval holds them.
 
     For cwl_eval, which ranks by line order: ir-measures hands it the lines sorted by score
@@ -82,8 +84,9 @@ def per_query(measures, qrels, run, provider=None):
 
 
 def assert_same(case: Case, ours: dict, theirs: dict, pairs):
-    """Each (ours, theirs) measure pair agrees to 1e-9 on every topic the run answers; a qrels
-    topic the run does not answer scores 0 on both sides.
+    """Each (ours, theirs) measure pair agrees to 1e-9 on every topic the run answers.
+
+    A qrels topic the run does not answer scores 0 on both sides.
     """
     topics, answered = set(case.qrels["query_id"]), case.answered
     assert {q for (_, q) in ours} == topics
@@ -196,8 +199,10 @@ def test_sdcg_inst_rbp_equal_cwl_eval(case):
 
 @pytest.mark.parametrize("source", ["synthetic", pytest.param("dl19", marks=[pytest.mark.realdata, pytest.mark.slow])])
 def test_all_runs_precision_and_ap_match_trec_eval(source, request):
-    """Every run (the 6 synthetic ones; the 37 of DL19): P@10 and AP (binary, rel=2), the mean
-    over the qrels topics as ir-measures gives it (0 for a topic the run does not answer).
+    """Every run (the 6 synthetic ones; the 37 of DL19).
+
+    P@10 and AP (binary, rel=2), the mean over the qrels topics as ir-measures gives it (0
+    for a topic the run does not answer).
     """
     files = request.getfixturevalue(f"{source}_files")
     assert len(files.runs) == {"synthetic": len(SYNTHETIC_RUNS), "dl19": 37}[source]

@@ -87,8 +87,10 @@ def test_malformed_trec_lines_name_file_and_line(tmp_path):
 
 
 def test_invalid_continuation_is_reported_with_topic():
-    """INST with T < 1/4 can give C > 1 (a user who 'continues' with probability > 1): refused
-    when the measure is built; a registered model that does it is caught by the kernel.
+    """INST with T < 1/4 can give C > 1 (a user who 'continues' with probability > 1).
+
+    Refused when the measure is built; a registered model that does it is caught by the
+    kernel.
     """
     run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "x", "y"], "score": [3.0, 2.0, 1.0]})
     with pytest.raises(ValueError, match=r"C='INST': T=0.1 lets C\(i\) exceed 1 \(INST needs T >= 0.25\)"):

@@ -1,5 +1,7 @@
-"""Every example: a ``--help`` that prints its usage and does nothing else; outputs of their own,
-never inside another report's directory; a word on where they wrote, ``--quiet`` or not (issue 19).
+"""Every example.
+
+A ``--help`` that prints its usage and does nothing else; outputs of their own, never inside
+another report's directory; a word on where they wrote, ``--quiet`` or not (issue 19).
 """
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ def test_there_are_examples():
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_no_example_writes_inside_another_report_by_default(example):
-    """`make demo` rewrites report/: an example's default output (and its docstring's command) is a
-    directory of its own.
+    """`make demo` rewrites report/.
+
+    An example's default output (and its docstring's command) is a directory of
+    its own.
     """
     source = example.read_text(encoding="utf-8")
     assert not re.search(r"""default=["']report/""", source)

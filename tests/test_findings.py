@@ -1,7 +1,9 @@
-"""examples/findings.py and docs/findings.md (issue 21, item 4): the page is what the script makes of
-the numbers of its full research run (docs/findings.json), the verdicts follow from those numbers,
-the pieces of the script that compute something new are checked against direct computations, and a
-reduced run on DL19 reproduces the run's deterministic numbers.
+"""examples/findings.py and docs/findings.md (issue 21, item 4).
+
+The page is what the script makes of the numbers of its full research run (docs/findings.json),
+the verdicts follow from those numbers, the pieces of the script that compute something new are
+checked against direct computations, and a reduced run on DL19 reproduces the run's deterministic
+numbers.
 
 The full run is a research run (tens of minutes on two busy cores) and stays out of the suite; its
 settings and wall time are recorded in docs/findings.json and on the page.
@@ -87,7 +89,9 @@ def test_seed_0_reproduces_the_readme_tables(numbers):
 # -- the pieces of the script, against direct computations ------------------------------------------------
 
 def test_rank_ranges_from_the_beats_relation(findings):
-    """best = 1 + #(members that beat it), worst = n - #(members it beats), a beat counting only when
+    """Rank ranges follow from the beats relation.
+
+    best = 1 + #(members that beat it), worst = n - #(members it beats), a beat counting only when
     it holds in every seed; checked against a loop over every total order consistent with the beats.
     """
     values = {"A": [3.0, 3.1], "B": [3.0, 3.1], "C": [2.0, 2.2], "D": [1.0, 1.0]}
@@ -119,8 +123,10 @@ def test_paired_intervals_are_percentiles_of_the_differences(findings):
 
 
 def test_pooled_incompleteness_test_is_the_tukey_hsd_of_the_pooled_trials(findings):
-    """Two seeds' trials pooled into one paired test: who beats whom is read from the randomised
-    Tukey HSD p-values of the pooled rows (meta.randomised_tukey_hsd, called directly here).
+    """Two seeds' trials pooled into one paired test.
+
+    Who beats whom is read from the randomised Tukey HSD p-values of the pooled rows
+    (meta.randomised_tukey_hsd, called directly here).
     """
     from ir_cwla import meta
 
@@ -202,8 +208,10 @@ def test_one_system_finds_a_measure_that_only_separates_one_run(findings):
 
 @pytest.mark.slow
 def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, dl19_dir, tmp_path):
-    """Few trials and two seeds on DL19 (all 37 runs): the numbers that do not depend on the trials
-    (similarity, topic set sizes, pooling bias, the depth-pooled qrels) are those of the full run.
+    """Few trials and two seeds on DL19 (all 37 runs).
+
+    The numbers that do not depend on the trials (similarity, topic set sizes, pooling bias, the
+    depth-pooled qrels) are those of the full run.
     """
     got = findings.main(["--quick", "--views", "dl19", "--irm-trials", "0", "--data", str(dl19_dir.parent),
                          "--out", str(tmp_path / "out"), "--quiet"])

@@ -51,7 +51,9 @@ def _matrices(seed: int = 1, n: int = 8, w: int = 12):
 
 
 def _both(m, gains, kept, costs, cutoff, pad_cost, width):
-    """(the tail's scores over a matrix of the ranking's width, the scores over a matrix padded
+    """A tail's scores, and the scores of the same ranking padded out under 'stop'.
+
+    (the tail's scores over a matrix of the ranking's width, the scores over a matrix padded
     with zero gains and padding costs to ``width`` ranks, looked at to its end under 'stop').
     """
     n, w = gains.shape
@@ -75,8 +77,10 @@ def test_every_model_has_a_finite_tail():
 @pytest.mark.parametrize("model", NEW)
 @pytest.mark.parametrize("tail", ["stop", "pad"])
 def test_tails_equal_the_padded_matrix(model, tail):
-    """Cutoffs 13, 30 and 200 past rankings of 0-12 documents, costs 0.5-3 and padding 1.5; under
-    'pad' against a matrix 6,000 ranks deeper (every user of these parameters stops well before).
+    """Cutoffs 13, 30 and 200 past rankings of 0-12 documents, costs 0.5-3 and padding 1.5.
+
+    Under 'pad' against a matrix 6,000 ranks deeper (every user of these parameters stops well
+    before).
     """
     gains, kept, costs = _matrices()
     checked = 0
@@ -94,9 +98,10 @@ def test_tails_equal_the_padded_matrix(model, tail):
 @pytest.mark.parametrize("extra", [dict(T=50.0, K=100.0, hb=0.0, hc=-3.0),
                                    dict(T=50.0, K=100.0, hb=-1.0, hc=-1.0, gain_med=1.0)])
 def test_bpmd_budgets_that_never_run_out(extra):
-    """hc gain_med <= -padding cost and hb gain_med <= 0: the budgets grow as fast as what is spent,
-    so users who pass the ranking never stop: finite under 'stop' (equal to the padded matrix), V+
-    infinite under 'pad'.
+    """Budgets that never run out: hc gain_med <= -padding cost and hb gain_med <= 0.
+
+    The budgets grow as fast as what is spent, so users who pass the ranking never stop: finite
+    under 'stop' (equal to the padded matrix), V+ infinite under 'pad'.
     """
     gains, kept, costs = _matrices(seed=4)
     for agg in ("ERG", "ETG", "EI"):
@@ -201,7 +206,9 @@ def test_a_cutoff_of_a_billion_costs_nothing_for_every_model():
 
 
 def test_a_tail_that_does_not_converge_is_a_clear_error():
-    """IFTrate with C -> 1 - 1e-9 past the ranking (a rate no list can fall below) would need
+    """A tail that does not converge is a clear error.
+
+    IFTrate with C -> 1 - 1e-9 past the ranking (a rate no list can fall below) would need
     billions of ranks under 'pad': refused, not summed for hours or padded into memory.
     """
     m = _measure("IFTrate", "ETG", "pad", 10, rate=-3.0, R2=7.0, b2=1.0)

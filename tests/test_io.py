@@ -1,4 +1,6 @@
-"""The readers: one read of any stream, errors that name file and line, one duplicate policy,
+"""The TREC readers.
+
+The readers: one read of any stream, errors that name file and line, one duplicate policy,
 grades and topic ids validated once (each defect of the fuzzing pass in issue 9 has a case).
 """
 from __future__ import annotations
@@ -286,7 +288,9 @@ def test_readers_take_paths_as_path_objects(tmp_path: Path):
 
 
 def test_ranking_a_frame_applies_the_readers_rules():
-    """gains.rank_run given a frame that io did not check refuses what io refuses (a NaN score
+    """Ranking a frame applies the readers' rules.
+
+    gains.rank_run given a frame that io did not check refuses what io refuses (a NaN score
     is not silently ranked last) and keeps each (topic, doc_id) once, as every other path.
     """
     from ir_cwla.gains import Qrels, rank_run

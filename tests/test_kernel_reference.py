@@ -25,8 +25,10 @@ SLOW = pytest.mark.slow     # seconds per run (mpmath sums every infinite tail)
 
 
 def runs(synthetic_runs, dl19_runs, marks=(), dl19_fast=()):
-    """(source, run) parameters: the synthetic runs, and the DL19 runs marked realdata (and slow,
-    but for those of ``dl19_fast``).
+    """(source, run) parameters.
+
+    The synthetic runs, and the DL19 runs marked realdata (and slow, but for
+    those of ``dl19_fast``).
     """
     return ([pytest.param("synthetic", r, id=f"synthetic-{r}", marks=list(marks)) for r in synthetic_runs]
             + [pytest.param("dl19", r, id=f"dl19-{r}",
@@ -61,7 +63,9 @@ def _reference_scores(measure, run_py, qrels_py, topics=None):
 
 
 def _compare(measures, files, run, n_topics=None):
-    """Every measure on every topic of the run, ir_cwla (reading the file) against the reference
+    """Every measure on every topic of the run against the reference.
+
+    Every measure on every topic of the run, ir_cwla (reading the file) against the reference
     (reading it by hand; a repeated doc_id keeps its best score, as docs/semantics.md says).
     """
     qrels_py = _qrels_py(files.qrels)
@@ -107,7 +111,9 @@ ODD_PARAMETERS = [CWLA(C="RBP", A="avg", p=0.95, tail="pad"), CWLA(C="INST", A="
 @pytest.mark.parametrize("source, run", runs(["graded", "float32_ties", "deep", "short"], ["bm25base_p", "ICT-BERT2"],
                                              marks=[SLOW]))
 def test_whole_ranking_and_other_models_match_reference(source, run, request):
-    """No cutoff (depth = the ranking's length: up to 240 here, 1000 on DL19), INSQ and RR too,
+    """Whole rankings and other models match the reference.
+
+    No cutoff (depth = the ranking's length: up to 240 here, 1000 on DL19), INSQ and RR too,
     odd parameters (on 12 topics: the reference is slow at depth 1000).
     """
     _compare(FULL_DEPTH + ODD_PARAMETERS, request.getfixturevalue(f"{source}_files"), run, n_topics=12)

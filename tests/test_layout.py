@@ -1,5 +1,7 @@
-"""The package's layout: dependencies point one way (engine <- meta, leaderboard, datasets <- compare <- app)
-and no module imports another that (directly or not) imports it back.
+"""The package's layout.
+
+Dependencies point one way (engine <- meta, leaderboard, datasets <- compare <-
+app) and no module imports another that (directly or not) imports it back.
 
 Imports are read from the source (every ``import``, at module level or inside a function;
 only those under ``if TYPE_CHECKING:`` are left out, as they never run).
@@ -33,7 +35,9 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def _imports(path: Path, module: str, modules: set[str], typing: bool = False) -> set[str]:
-    """The ir_cwla modules ``module`` imports (at module level or in a function; with ``typing``,
+    """The ir_cwla modules that ``module`` imports.
+
+    The ir_cwla modules ``module`` imports (at module level or in a function; with ``typing``,
     also those under ``if TYPE_CHECKING:``).
     """
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -98,8 +102,10 @@ def test_the_graph_is_read():
 
 @pytest.mark.parametrize("module", sorted(GRAPH))
 def test_dependencies_point_one_way(module):
-    """engine <- {meta, leaderboard, datasets} <- compare <- app; the three rooms of layer 1 do not know
-    each other; compare sits above meta and leaderboard.
+    """Dependencies point one way: engine <- {meta, leaderboard, datasets} <- compare <- app.
+
+    The three rooms of layer 1 do not know each other; compare sits above meta
+    and leaderboard.
     """
     layer = _layer(module)
     for dep in GRAPH[module]:
@@ -131,8 +137,10 @@ def test_no_import_cycle(graph):
 
 
 def test_the_engine_loads_no_room_above_it():
-    """``import ir_cwla.kernel`` (and so ``import ir_cwla``) loads the engine only: no datasets, meta,
-    leaderboard, comparison or app module (``irds:`` ids and the Cranfield check load on first use).
+    """``import ir_cwla.kernel`` (and so ``import ir_cwla``) loads the engine only.
+
+    No datasets, meta, leaderboard, comparison or app module (``irds:`` ids and the Cranfield check
+    load on first use).
     """
     import subprocess
     import sys
@@ -146,14 +154,18 @@ def test_the_engine_loads_no_room_above_it():
 
 @pytest.mark.parametrize("module", ["ir_cwla.provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring"])
 def test_every_path_scores_through_the_scoring_api(module):
-    """The provider, meta.evaluate and the robustness re-scoring score C/W/L/A measures through
+    """Every path scores C/W/L/A measures through the scoring API.
+
+    The provider, meta.evaluate and the robustness re-scoring score C/W/L/A measures through
     ir_cwla.scoring, never the kernel's internals.
     """
     assert "ir_cwla.scoring" in GRAPH[module] and "ir_cwla.kernel" not in GRAPH[module]
 
 
 def test_cwl_evals_command_keeps_its_arithmetic_to_itself():
-    """ir-cwla cwl repeats cwl_eval's floating-point operations (app/cwl_kernel.py) so that its table
+    """``ir-cwla cwl`` keeps cwl_eval's arithmetic to itself.
+
+    ir-cwla cwl repeats cwl_eval's floating-point operations (app/cwl_kernel.py) so that its table
     is cwl-eval's byte for byte; it reaches into no engine internals, and the engine checks it
     (tests/test_cwl_command.py: EU, EC, ED equal the CWLA measures scored by ir_cwla.scoring).
     """

@@ -85,7 +85,9 @@ def test_environment_and_protocol_are_recorded(board, tmp_path):
 
 
 def test_dynascore_and_strategies_on_a_measured_board(board):
-    """Against the measured numbers themselves, so that a busy machine (where the sleeping system
+    """Dynascore and the strategies, checked against the measured numbers themselves.
+
+    Against the measured numbers themselves, so that a busy machine (where the sleeping system
     need not be the slower one: issue 19) cannot make it fail.
     """
     with pytest.warns(lb.RankingWarning, match="with two systems"):
@@ -287,7 +289,9 @@ def _label_boxes(ax):
 
 
 def test_frontier_labels_never_overlap_and_names_stay_text():
-    """Fifteen systems a few hundredths of a millisecond apart, two of them on top of each other,
+    """Frontier labels never overlap, and names stay text.
+
+    Fifteen systems a few hundredths of a millisecond apart, two of them on top of each other,
     names that matplotlib would read as math: every label legible and none on another.
     """
     rng = np.random.default_rng(1)
@@ -317,8 +321,10 @@ def test_frontier_labels_never_overlap_and_names_stay_text():
 
 
 def _assert_labels_nearest_their_points(ax, frame):
-    """No label is read as another point's: nearer its own point than any other, or, with a
-    leader line to its point, at least 8 points from any other point.
+    """No label is read as another point's.
+
+    Nearer its own point than any other, or, with a leader line to its point, at
+    least 8 points from any other point.
     """
     boxes = _label_boxes(ax)
     leader = {t.get_text(): t.arrow_patch is not None for t in ax.texts}
@@ -403,8 +409,10 @@ def test_saved_board_reads_back_without_naming_columns(board, tmp_path):
 
 
 def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
-    """The demo's smoke board on one run: bm25s-lucene sits just right of the frontier's last
-    step, at the right edge; its label may cross the line (on a white ground) but not vanish.
+    """The demo's smoke board on one run.
+
+    bm25s-lucene sits just right of the frontier's last step, at the right edge; its label
+    may cross the line (on a white ground) but not vanish.
     """
     df = pd.DataFrame({"accuracy": [0.3620, 0.3686, 0.3721, 0.3766, 0.3539], "latency": [0.552, 0.588, 0.904, 0.885, 0.577],
                        "cost": [0.0142, 0.0128, 0.0110, 0.0068, 0.0132]},
@@ -419,7 +427,9 @@ def test_a_point_hemmed_in_by_the_frontier_line_is_still_labelled():
 
 
 def test_rankings_keep_the_users_column_names():
-    """Issue 19: .dynascore(), .within_budget(), .above_accuracy() and .pareto() name the columns as
+    """Rankings keep the user's column names (issue 19).
+
+    Issue 19: .dynascore(), .within_budget(), .above_accuracy() and .pareto() name the columns as
     the user did (MRR@10, latency_ms, usd), not accuracy/latency/cost; weights, budgets and `by` may
     name roles or those columns alike, with the same numbers as the alias view (metrics()).
     """
@@ -443,10 +453,12 @@ def test_rankings_keep_the_users_column_names():
 
 
 def test_the_readme_dynascore_line_on_the_readme_frame():
-    """README (leaderboard section): the frame of `from_frame(df, accuracy='MRR@10', latency='latency_ms',
-    cost='usd', name='system')`. `lb.dynascore(df, weights, directions={'latency': -1, 'cost': -1},
-    perf='accuracy')` cannot work on it (no column accuracy, latency or cost) and says what to do; the
-    line that does names the frame's columns, and agrees with the board.
+    """README (leaderboard section).
+
+    The frame of `from_frame(df, accuracy='MRR@10', latency='latency_ms', cost='usd', name='system')`.
+    `lb.dynascore(df, weights, directions={'latency': -1, 'cost': -1}, perf='accuracy')` cannot work
+    on it (no column accuracy, latency or cost) and says what to do; the line that does names the
+    frame's columns, and agrees with the board.
     """
     df = pd.DataFrame({"system": ["a", "b", "c"], "MRR@10": [0.30, 0.35, 0.40], "latency_ms": [10.0, 20.0, 40.0],
                        "usd": [1.0, 2.0, 3.0]})

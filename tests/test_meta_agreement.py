@@ -1,5 +1,7 @@
-"""tau_AP and RBO against independent computations: loops over the definitions, brute force over
-tie-breaks, published values, scipy's weightedtau where they coincide, the RBO paper's formulas.
+"""tau_AP and RBO against independent computations.
+
+Loops over the definitions, brute force over tie-breaks, published values, scipy's weightedtau
+where they coincide, the RBO paper's formulas.
 """
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from ir_cwla.meta import agreement
 
 # -- tau_AP ------------------------------------------------------------------------------------
 def tau_ap_loop(reference, other) -> float:
-    """Yilmaz et al.'s definition, literally: walk down `other` (no ties), C(i) = items above
-    rank i that `reference` also puts above the item at rank i.
+    """Yilmaz et al.'s definition, literally.
+
+    Walk down `other` (no ties), C(i) = items above rank i that `reference` also
+    puts above the item at rank i.
     """
     n = len(other)
     order = sorted(range(n), key=lambda i: -other[i])
@@ -30,8 +34,10 @@ def tau_ap_loop(reference, other) -> float:
 
 
 def tau_ap_brute(reference, other) -> float:
-    """The tie rule by brute force: every ordering of `other`'s tied groups; pairs `reference`
-    ties left out; ratio of the summed numerators and denominators.
+    """The tie rule by brute force.
+
+    Every ordering of `other`'s tied groups; pairs `reference` ties left out;
+    ratio of the summed numerators and denominators.
     """
     n = len(other)
     groups: dict[float, list[int]] = {}
@@ -72,9 +78,10 @@ def test_tau_ap_with_ties_is_the_expectation_over_tie_breaks():
 
 
 def test_tau_ap_published_values():
-    """The example of Urbano & Marrero's R package ircor (?tauAP): tauAP(x, y) = 0.3928571,
-    and tauAP_a(x, round(y, 1)) = 0.39903 (ties in the estimate: their 'a' variant, ours when
-    the reference has no ties).
+    """The example of Urbano & Marrero's R package ircor (?tauAP).
+
+    tauAP(x, y) = 0.3928571, and tauAP_a(x, round(y, 1)) = 0.39903 (ties in the estimate:
+    their 'a' variant, ours when the reference has no ties).
     """
     x = np.array([0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54])
     y = np.array([0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84])
@@ -83,9 +90,11 @@ def test_tau_ap_published_values():
 
 
 def test_tau_ap_equals_scipy_weightedtau_where_they_coincide():
-    """scipy's weightedtau weighs a pair by w(r) + w(s) (ranks by its first argument); tau_AP
-    weighs it by 1 / (rank of the lower item - 1). For 3 items w = (1/2, 1/2, 0) gives exactly
-    tau_AP's weights (1, 1/2, 1/2), for every pair of rankings.
+    """tau_AP equals scipy's weightedtau where the two coincide.
+
+    scipy's weightedtau weighs a pair by w(r) + w(s) (ranks by its first argument);
+    tau_AP weighs it by 1 / (rank of the lower item - 1). For 3 items w = (1/2, 1/2, 0) gives
+    exactly tau_AP's weights (1, 1/2, 1/2), for every pair of rankings.
     """
     weights = [0.5, 0.5, 0.0]
     for p in itertools.permutations(range(3)):
@@ -139,7 +148,9 @@ def test_tau_ap_inputs():
 
 # -- RBO ---------------------------------------------------------------------------------------
 def test_rbo_published_value():
-    """RBO_ext of 1 2 3 4 5 vs 2 3 4 1 5 at p = 0.9 is 0.828 (rankmeasures' README, checked by
+    """RBO_ext of a published example is 0.828.
+
+    RBO_ext of 1 2 3 4 5 vs 2 3 4 1 5 at p = 0.9 is 0.828 (rankmeasures' README, checked by
     hand with Eq. 30: 0.9^5 + (0.1/0.9)(0.5*0.9^2 + 2/3*0.9^3 + 0.9^4 + 0.9^5)).
     """
     assert meta.rbo([1, 2, 3, 4, 5], [2, 3, 4, 1, 5], p=0.9) == pytest.approx(0.828, abs=5e-4)
@@ -164,8 +175,10 @@ def test_rbo_unequal_lengths_is_eq_32():
 
 
 def test_rbo_ties_are_section_4_3():
-    """S = a (b c) d, T = a b c d: tied b and c both enter S's prefix at depth 2, so |S_:2| = 3
-    and A_2 = 2 X_2 / (|S_:2| + |T_:2|) = 2*2/(3+2); A_1 = A_3 = A_4 = 1.
+    """S = a (b c) d, T = a b c d.
+
+    Tied b and c both enter S's prefix at depth 2, so |S_:2| = 3 and A_2 = 2 X_2
+    / (|S_:2| + |T_:2|) = 2*2/(3+2); A_1 = A_3 = A_4 = 1.
     """
     p = 0.9
     a = [1.0, 4 / 5, 1.0, 1.0]
@@ -181,8 +194,10 @@ def test_rbo_ties_are_section_4_3():
 
 
 def test_rbo_of_full_rankings_is_the_infinite_sum():
-    """Two rankings of the same n items: RBO_ext is Eq. 7, (1 - p) sum_d p^(d-1) A_d, with the
-    agreement past depth n held at A_n (= 1), summed far enough for 1e-12.
+    """Two rankings of the same n items.
+
+    RBO_ext is Eq. 7, (1 - p) sum_d p^(d-1) A_d, with the agreement past depth n
+    held at A_n (= 1), summed far enough for 1e-12.
     """
     rng = np.random.default_rng(3)
     for _ in range(50):

@@ -53,7 +53,9 @@ def test_similarity_rejects_constant_measure(synthetic):
 
 
 def slow_consistency_taus(matrices, trials, seed, chunk=100):
-    """Algorithm 1 re-implemented split by split with scipy's tau, from the documented streams
+    """Algorithm 1 re-implemented split by split with scipy's tau.
+
+    Algorithm 1 re-implemented split by split with scipy's tau, from the documented streams
     (measures in the canonical order: names that are no measure sort by name).
     """
     names = sorted(matrices)

@@ -63,8 +63,10 @@ def quiet(fn, *args, **kwargs):
 
 @pytest.fixture(scope="module")
 def dl19(dl19_qrels_path, dl19_dir, dl19_run_paths):
-    """NIST's qrels, 13 of the 37 runs, and three alternatives: two group files (13 and 9 topics)
-    and the union of the four a-files (43 topics).
+    """NIST's qrels, 13 of the 37 runs, and three alternatives.
+
+    Two group files (13 and 9 topics) and the union of the four a-files (43
+    topics).
     """
     nist = io.read_trec_qrels(dl19_qrels_path)
     runs = {meta.run_name(p): io.read_trec_run(p) for p in dl19_run_paths[::3]}
@@ -128,11 +130,12 @@ def tie_groups(v: np.ndarray) -> list[list[int]]:
 
 
 def slow_tau_ap(ref: np.ndarray, other: np.ndarray) -> float:
-    """tau_AP of ``other`` against ``ref`` (Yilmaz et al. 2008): sum over the items i below the top
-    of other, at rank r, of 1/(r - 1) times the +-1 of each item above i agreeing with ref; a group
-    tied in other counted as the expectation over its orderings (item i at each rank of the group
-    with probability 1/size, a tied j above it with probability (r - start) / (size - 1)); pairs
-    tied in ref left out of both sums.
+    """tau_AP of ``other`` against ``ref`` (Yilmaz et al. 2008).
+
+    Sum over the items i below the top of other, at rank r, of 1/(r - 1) times the +-1 of each item
+    above i agreeing with ref; a group tied in other counted as the expectation over its orderings
+    (item i at each rank of the group with probability 1/size, a tied j above it with probability
+    (r - start) / (size - 1)); pairs tied in ref left out of both sums.
     """
     num = den = 0.0
     start = 1
@@ -161,8 +164,9 @@ def slow_tau_ap(ref: np.ndarray, other: np.ndarray) -> float:
 
 
 def slow_rbo(x: np.ndarray, y: np.ndarray, p: float = 0.9) -> float:
-    """RBO_ext (Webber et al. 2010, Eq. 32) of two rankings of the same n items, ties as in their
-    Section 4.3: a tied item enters the prefix at the first rank of its group.
+    """RBO_ext (Webber et al. 2010, Eq. 32) of two rankings of the same n items, ties as in their Section 4.3.
+
+    A tied item enters the prefix at the first rank of its group.
     """
     def tops(v):
         top, start = {}, 1
@@ -278,7 +282,9 @@ def test_discriminative_power_and_consistency_under_both_equal_the_criteria(dl19
 
 @pytest.mark.slow   # scipy's tau on 200 replicates x 7 measures
 def test_bootstrap_follows_the_documented_recipe(dl19, results):
-    """Replicate b of chunk c: topics drawn by integers(0, T, (chunk, T)) from
+    """The bootstrap follows the documented recipe.
+
+    Replicate b of chunk c: topics drawn by integers(0, T, (chunk, T)) from
     SeedSequence(seed, spawn_key=(5, c)); tau by scipy between the means over the drawn topics.
     """
     nist, runs, alternatives = dl19
@@ -364,7 +370,9 @@ def test_the_family_ranking_uses_the_test(results):
 
 
 def test_judged_pairs_are_handled_as_said(dl19, results):
-    """DL19's re-annotations hold every NIST-relevant pair, so under unjudged='zero' the two choices
+    """Judged pairs are handled as the documentation says.
+
+    DL19's re-annotations hold every NIST-relevant pair, so under unjudged='zero' the two choices
     agree on the topics both judge; they differ where NIST judges pairs the alternative lacks
     among relevant ones (topic 168216 in group 1: 4 of its pairs) and under 'condense'.
     """

@@ -1,5 +1,7 @@
-"""A criterion is one declaration (ir_cwla.meta.criteria): the command line, the HTML report,
-the demo's loop and meta.sweep all take it from meta.CRITERIA (issue 18, item 4).
+"""A criterion is one declaration (ir_cwla.meta.criteria).
+
+The command line, the HTML report, the demo's loop and meta.sweep all take it
+from meta.CRITERIA (issue 18, item 4).
 """
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""The meta-evaluation figures: the paper's order, one style per aggregation, and the same
-pixels whatever the row order of the per-query frame.
+"""The meta-evaluation figures.
+
+The paper's order, one style per aggregation, and the same pixels whatever the
+row order of the per-query frame.
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ PYTERRIER_ORDER = ["P", "INST", "RBP", "ERR", "DCG", "AP"]
 
 
 def synthetic_frame(seed: int = 0, systems: int = 10, topics: int = 16) -> pd.DataFrame:
-    """The 39 Table-1 measures over systems of increasing quality, rows in PyTerrier's order of
+    """A per-query frame of the 39 Table-1 measures over systems of increasing quality.
+
+    The 39 Table-1 measures over systems of increasing quality, rows in PyTerrier's order of
     models (not the paper's); under P, ETG equals ERG exactly (as on real data).
     """
     rng = np.random.default_rng(seed)
@@ -173,7 +177,9 @@ def _not_an_aggregation_style(colour: str, marker: str) -> bool:
 
 
 def test_aggregations_keep_their_style_next_to_standard_measures(mixed):
-    """Issue 19: with nDCG@10 and AP beside the 39 Table-1 measures, every C/W/L/A curve, box and tick
+    """Aggregations keep their style next to standard measures (issue 19).
+
+    Issue 19: with nDCG@10 and AP beside the 39 Table-1 measures, every C/W/L/A curve, box and tick
     keeps its aggregation's colour and marker, the browsing-model panels keep their titles and names,
     and the standard measures get styles no aggregation has.
     """
@@ -231,8 +237,10 @@ def test_similarity_with_nothing_to_compare_says_so():
 
 
 def test_one_aggregation_under_several_models_differs_by_line_style(frame):
-    """A panel of every measure (no families): RBP_max and INST_max keep max's colour and marker and
-    are told apart by their browsing model's line style.
+    """A panel of every measure (no families).
+
+    RBP_max and INST_max keep max's colour and marker and are told apart by
+    their browsing model's line style.
     """
     few = frame[frame["measure"].isin([str(m) for m in ir_cwla.table1(10) if m["A"] in ("max", "ERG")
                                        and m["C"] in ("RBP", "INST")])]

@@ -120,7 +120,9 @@ def test_a_missing_name_topic_or_measure_is_an_error_naming_the_row(column):
 
 
 def test_labels_are_compared_as_strings():
-    """Integer and string qids that print alike are one topic, as before (the column is factorised
+    """Topic labels are compared as strings.
+
+    Integer and string qids that print alike are one topic, as before (the column is factorised
     first and its distinct values turned into str).
     """
     df = toy_frame(n_topics=3)

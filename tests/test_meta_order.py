@@ -1,7 +1,9 @@
-"""Order independence (issue 14, item 5): any permutation of the rows of the per-query frame, and
-any order in which systems, topics, measures, families or runs are given, leaves every result of
-similarity, consistency, discriminative power and sweep bit-identical. Random numbers are drawn
-only after the cube has put systems and topics in sorted and measures in the canonical order.
+"""Order independence (issue 14, item 5).
+
+Any permutation of the rows of the per-query frame, and any order in which systems, topics,
+measures, families or runs are given, leaves every result of similarity, consistency,
+discriminative power and sweep bit-identical. Random numbers are drawn only after the cube has
+put systems and topics in sorted and measures in the canonical order.
 """
 from __future__ import annotations
 

@@ -46,9 +46,11 @@ def as_frame(grades: dict[tuple[str, str], float], keep) -> pd.DataFrame:
 
 
 def slow_subsets(qrels: pd.DataFrame, seed: int, trial: int, fractions, relevant: float = 1.0) -> list[set]:
-    """The documented recipe, literally: priorities drawn in (topic, doc_id) order from
-    SeedSequence(seed, spawn_key=(3, trial)); per topic and relevance stratum keep the
-    floor(f n + 1/2) of lowest priority, at least one relevant / one judgment per topic.
+    """The documented recipe, literally.
+
+    Priorities drawn in (topic, doc_id) order from SeedSequence(seed, spawn_key=(3,
+    trial)); per topic and relevance stratum keep the floor(f n + 1/2) of lowest
+    priority, at least one relevant / one judgment per topic.
     """
     grades = judged(qrels)
     keys = sorted(grades)
@@ -364,7 +366,9 @@ def test_runs_cut_for_ir_measures_score_as_whole_runs():
 
 
 def test_unjudged_policies_are_rescored_exactly(dl19):
-    """Measures with an unjudged-documents policy (another branch adds CWLA(..., unjudged=...)) must
+    """Measures with an unjudged-documents policy re-score under reduced qrels exactly.
+
+    Measures with an unjudged-documents policy (another branch adds CWLA(..., unjudged=...)) must
     re-score under reduced qrels exactly as evaluated from scratch: a policy such as 'condense'
     has to act on the judgments in force when scoring, not when the run was ranked.
     """

@@ -1,6 +1,8 @@
-"""Streaming Monte-Carlo: counts summed chunk by chunk give exactly the p-values of the code that
-kept every trial (its copy below is the oracle), on every executor and in any order of
-completion; executors hold a bounded number of results; long runs are announced up front.
+"""Streaming Monte-Carlo.
+
+Counts summed chunk by chunk give exactly the p-values of the code that kept every trial
+(its copy below is the oracle), on every executor and in any order of completion;
+executors hold a bounded number of results; long runs are announced up front.
 """
 from __future__ import annotations
 
@@ -121,8 +123,10 @@ def stack():
 
 @pytest.mark.parametrize("n_systems", [2, 3])
 def test_ties_between_range_and_difference_count_as_before(n_systems):
-    """Few topics with scores on a grid: many permuted ranges equal an observed difference in real
-    arithmetic, and only the tolerance decides whether they count.
+    """Few topics with scores on a grid.
+
+    Many permuted ranges equal an observed difference in real arithmetic, and
+    only the tolerance decides whether they count.
     """
     rng = np.random.default_rng(n_systems)
     grid = np.round(rng.random((3, 5, n_systems)), 1)

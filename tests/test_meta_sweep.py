@@ -94,7 +94,9 @@ def test_markdown_tables():
 
 
 def test_every_table_names_measures_by_the_label_that_reads_back():
-    """Issue 19: the ``measure`` column of every table of ir_cwla.meta (similarity, consistency,
+    """Every meta table names measures by the label that reads back (issue 19).
+
+    Issue 19: the ``measure`` column of every table of ir_cwla.meta (similarity, consistency,
     discriminative power, topic set size, incompleteness, pool depths, pooling bias, their robustness
     rankings, the ASL curves and Sweep.table) holds the short name, which ir_cwla.parse_measure reads
     back to the very measure; standard measures keep their ir-measures name and are families of their

@@ -1,4 +1,6 @@
-"""Packaging: metadata in setup.cfg, pyproject.toml with [build-system] only, a quiet build whose
+"""Packaging: metadata in setup.cfg, only [build-system] in pyproject.toml.
+
+Packaging: metadata in setup.cfg, pyproject.toml with [build-system] only, a quiet build whose
 wheel ships the bundled data (issue 18, item 9).
 """
 from __future__ import annotations

@@ -47,8 +47,10 @@ def test_sum_of_L_is_one_under_stop(gains, data, model):
 @settings(max_examples=60, deadline=None)
 @given(**BOUNDS)
 def test_bounds(gains, data, model, tail):
-    """Every aggregation of gains but ETG lies in [0, 1]; ETG, ETC and EI (unit costs) <= V+ (at
-    most 1 per rank); EC with unit costs is 1.
+    """Every aggregation of gains but ETG lies in [0, 1].
+
+    ETG, ETC and EI (unit costs) <= V+ (at most 1 per rank); EC with unit costs
+    is 1.
     """
     depth = _depths(gains, data)
     gains = np.where(np.arange(gains.shape[1])[None, :] < depth[:, None], gains, 0.0)
@@ -99,7 +101,9 @@ def test_invariant_to_line_order(n_docs, seed, ties):
 
 
 def _search(test, strategies):
-    """The property test as hypothesis runs it, but without shrinking or the example database
+    """The property test as hypothesis runs it, without shrinking.
+
+    The property test as hypothesis runs it, but without shrinking or the example database
     (only whether it fails matters here).
     """
     rerun = settings(max_examples=200, deadline=None, database=None, phases=[Phase.generate])

@@ -79,10 +79,12 @@ print(value)
 
 @pytest.mark.slow   # a Python process of its own
 def test_registration_is_idempotent_and_survives_reload(data, tmp_path):
-    """In a process of its own: reloading ir_cwla.measure makes a second CWLA class, and measures of
-    the first (ir_cwla.table1() builds them) no longer pickle by reference, so a Dask test that ran
-    after it in the same pytest worker failed, depending on how pytest-xdist shared out the files
-    (issue 19: a make test that failed once at load 8-10).
+    """In a process of its own.
+
+    Reloading ir_cwla.measure makes a second CWLA class, and measures of the first
+    (ir_cwla.table1() builds them) no longer pickle by reference, so a Dask test that ran after it
+    in the same pytest worker failed, depending on how pytest-xdist shared out the files (issue 19:
+    a make test that failed once at load 8-10).
     """
     proc = run_offline_code(RELOAD, tmp_path, str(data.files.qrels), str(data.files.runs[data.first]))
     expected = ir_measures.calc_aggregate([MEASURES[0]], data.qrels, data.runs[data.first])[MEASURES[0]]
@@ -214,7 +216,9 @@ def test_pyterrier_experiment_without_java(data):
 
 
 def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
-    """RBP's aggregations, and the residual of one (its 'max' half re-weights the 'zero' half's
+    """The measures of one browsing model browse once.
+
+    RBP's aggregations, and the residual of one (its 'max' half re-weights the 'zero' half's
     browsing), share one C/W/L computation per group of rows; the scores stay those of
     evaluators of one measure each.
     """

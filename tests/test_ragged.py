@@ -1,6 +1,8 @@
-"""The ragged layout of ranked runs: memory follows the lines of the run, not its worst topic;
-re-grading a ranked run under a subset of the qrels, or under other grades of the same pairs
-(another assessor's), equals evaluating with those qrels.
+"""The ragged layout of ranked runs.
+
+Memory follows the lines of the run, not its worst topic; re-grading a ranked run under a
+subset of the qrels, or under other grades of the same pairs (another assessor's), equals
+evaluating with those qrels.
 """
 from __future__ import annotations
 
@@ -111,7 +113,9 @@ REGRADE_MEASURES = list(ir_cwla.table1()) + [
 
 
 def test_regraded_qrels_score_as_scored_from_scratch(synthetic_collection):
-    """Qrels.regraded: another assessor's grades of (some of) the same pairs, and pairs only one
+    """Regraded qrels score as qrels scored from scratch.
+
+    Qrels.regraded: another assessor's grades of (some of) the same pairs, and pairs only one
     of them judged, over the union's numbering; a run ranked once against the union and re-graded
     scores bit for bit as the Scorer scores it with that assessor's qrels alone.
     """

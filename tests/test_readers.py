@@ -1,4 +1,6 @@
-"""The columnar readers against the readers they replace, checked frames that cannot be edited
+"""The columnar readers, checked frames, comment lines, Parquet and Arrow inputs.
+
+The columnar readers against the readers they replace, checked frames that cannot be edited
 into skipping the rules, comment lines, Parquet and Arrow inputs (issues 19 and 23).
 """
 from __future__ import annotations
@@ -26,8 +28,10 @@ PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
 
 
 def _as_main(frame: pd.DataFrame) -> pd.DataFrame:
-    """main's frame with the one deliberate change: topic ids held as Python strings also where
-    pyarrow is installed (main's became Arrow-backed there, as pandas' default ``str`` does).
+    """The frame main returns, with the one deliberate change.
+
+    Topic ids held as Python strings also where pyarrow is installed (main's became
+    Arrow-backed there, as pandas' default ``str`` does).
     """
     frame = frame.copy()
     if isinstance(frame["query_id"].dtype, pd.StringDtype):
@@ -129,8 +133,9 @@ RUN = "1 Q0 a 1 2.5 tagA\n1 Q0 b 2 1.0 tagA\n2 Q0 c 1 3.0 tagA\n"
     ("1\tQ0\tb\t2\t1\tt\tx", r":2: expected 6 .* found 7"),
 ])
 def test_tab_separated_errors_name_the_line(tmp_path, line, message):
-    """Lines the columnar path takes apart like the old one: what it refuses is named by the
-    line scan, with the old message.
+    """Lines the columnar path takes apart like the old one.
+
+    What it refuses is named by the line scan, with the old message.
     """
     path = tmp_path / "run.tsv"
     path.write_text("1\tQ0\ta\t1\t2.0\tt\n" + line + "\n")

@@ -161,7 +161,9 @@ def _write_report(out, files: dict) -> None:
 
 
 def test_rewriting_a_report_keeps_what_it_did_not_write(tmp_path):
-    """Issue 19: `examples/meta_evaluation.py --out report/meta-dl19`, then `make demo` (which rewrites
+    """Rewriting a report keeps what it did not write (issue 19).
+
+    Issue 19: `examples/meta_evaluation.py --out report/meta-dl19`, then `make demo` (which rewrites
     report/): the report's own files are replaced, its old files that it no longer writes go, and what
     it did not write -- another report inside it, a user's file, a file in one of its directories --
     stays as it was.
@@ -198,8 +200,10 @@ def test_a_kept_file_in_the_way_of_the_new_report_leaves_everything_as_it_was(tm
 
 
 def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_path):
-    """An older marker lists nothing: the files the new report writes again are replaced; the rest
-    (which may be the user's) is kept.
+    """An older marker lists nothing.
+
+    The files the new report writes again are replaced; the rest (which may be
+    the user's) is kept.
     """
     out = tmp_path / "report"
     out.mkdir()
@@ -213,7 +217,9 @@ def test_a_report_of_an_older_version_loses_only_what_the_new_one_rewrites(tmp_p
 
 
 def test_the_demo_summary_lines_up(tmp_path):
-    """Issue 19: every value of the demo's summary starts in one column (``best by nDCG@10:`` was one
+    """The demo summary lines up (issue 19).
+
+    Issue 19: every value of the demo's summary starts in one column (``best by nDCG@10:`` was one
     space off).
     """
     import warnings
@@ -248,8 +254,10 @@ def test_the_demo_summary_lines_up(tmp_path):
 
 
 def test_a_report_file_changed_since_is_the_users(tmp_path):
-    """`board.save('report/leaderboard')` over the demo's own leaderboard/ files: changed since the
-    report wrote them (size or time), they are not the report's any more: never deleted.
+    """`board.save('report/leaderboard')` over the demo's own leaderboard/ files.
+
+    Changed since the report wrote them (size or time), they are not the report's any
+    more: never deleted.
     """
     out = tmp_path / "report"
     _write_report(out, {"index.html": "one", "leaderboard/results.csv": "the demo's"})

@@ -1,7 +1,9 @@
-"""Runs stored in shards of whole topics (ir_cwla.sharding, ir_cwla.meta.sharded): every layout is
-described without being read, each shard is read with every rule of ir_cwla.io, and the per-topic
-values of a sharded run are bit for bit those of the run scored whole, in one process (the
-reference is ``meta.evaluate`` of the run as one frame). The executors: tests/test_sharding_dask.py.
+"""Runs stored in shards of whole topics (ir_cwla.sharding, ir_cwla.meta.sharded).
+
+Every layout is described without being read, each shard is read with every rule of ir_cwla.io, and
+the per-topic values of a sharded run are bit for bit those of the run scored whole, in one process
+(the reference is ``meta.evaluate`` of the run as one frame). The executors:
+tests/test_sharding_dask.py.
 """
 from __future__ import annotations
 
@@ -57,7 +59,9 @@ def evaluate_quietly(*args, **kwargs):
 @pytest.mark.parametrize("layout", [pytest.param(x, marks=pytest.mark.slow) if x == "partitions" else x
                                     for x in layouts.LAYOUTS])   # a Parquet file per topic: ~5 s
 def test_a_sharded_run_scores_as_the_whole_run(layout, runs, qrels, whole, tmp_path):
-    """Every run kind (ties, float32 ties, duplicates, 1-4 documents, deep rankings, topics without
+    """A sharded run scores as the whole run.
+
+    Every run kind (ties, float32 ties, duplicates, 1-4 documents, deep rankings, topics without
     qrels, qrels topics without lines), every layout, small shards: identical frames.
     """
     for name, run in runs.items():
@@ -127,7 +131,9 @@ def test_parquet_row_groups_of_one_topic_are_never_split(runs, tmp_path):
 
 
 def test_one_topic_per_shard_is_scored_at_the_widths_of_the_whole_run(runs, qrels, whole, tmp_path, monkeypatch):
-    """A topic's value depends in its last bits on the width of the matrix it is scored in, which the
+    """One topic per shard is scored at the widths of the whole run.
+
+    A topic's value depends in its last bits on the width of the matrix it is scored in, which the
     whole run sets: shards of one topic, scored at their own widths, differ; the second pass at the
     whole run's widths gives the reference.
     """
@@ -205,8 +211,10 @@ def test_a_partition_holds_its_own_topic_only(tmp_path):
 
 
 def test_cli_n_jobs_prints_what_the_whole_file_prints(synthetic_files, tmp_path):
-    """``ir-cwla eval QRELS SHARDED --n-jobs 1`` (in-process, shard by shard): the same lines as the
-    whole file, per query and summary (--n-jobs 2 and --scheduler: tests/test_sharding_dask.py).
+    """``ir-cwla eval QRELS SHARDED --n-jobs 1`` (in-process, shard by shard).
+
+    The same lines as the whole file, per query and summary (--n-jobs 2 and --scheduler:
+    tests/test_sharding_dask.py).
     """
     source = synthetic_files.runs["float32_ties"]
     opener = gzip.open if str(source).endswith(".gz") else open
@@ -235,7 +243,9 @@ def test_cli_refuses_what_shards_cannot_do(synthetic_files):
 
 
 def test_to_cube_by_measure_is_a_pivot_of_the_frame():
-    """The cube built one measure at a time against pandas' pivot, on a shuffled frame whose labels
+    """The cube built one measure at a time is a pivot of the frame.
+
+    The cube built one measure at a time against pandas' pivot, on a shuffled frame whose labels
     mix types (``1`` and ``'1'`` are one label).
     """
     rng = np.random.default_rng(4)

@@ -1,7 +1,9 @@
-"""Sharded scoring on the executors: a 2-worker Dask LocalCluster and local processes give the
-per-topic values of the whole run scored in one process, bit for bit, also when a worker is killed
-mid-run; on the synthetic collection, a larger synthetic one and DL19 (37 runs, and the nine runs of
-the golden file under its 154 measures); ``ir-cwla eval --scheduler`` / ``--n-jobs``.
+"""Sharded scoring on the executors.
+
+A 2-worker Dask LocalCluster and local processes give the per-topic values of the whole run scored
+in one process, bit for bit, also when a worker is killed mid-run; on the synthetic collection, a
+larger synthetic one and DL19 (37 runs, and the nine runs of the golden file under its 154
+measures); ``ir-cwla eval --scheduler`` / ``--n-jobs``.
 """
 from __future__ import annotations
 
@@ -113,7 +115,9 @@ def test_dl19_sharded_in_process_and_on_dask_is_identical(dl19_qrels_path, dl19_
 
 @pytest.mark.realdata
 def test_dl19_golden_measures_one_topic_per_shard(dl19_qrels_path, dl19_dir, client, tmp_path):
-    """The nine runs and 154 measures of the golden file, each topic a shard of its own (the widths of
+    """The golden measures with each topic a shard of its own.
+
+    The nine runs and 154 measures of the golden file, each topic a shard of its own (the widths of
     the whole run matter most there): the values of each run scored whole.
     """
     from tests.golden.measures import GOLDEN_MEASURES, GOLDEN_RUNS

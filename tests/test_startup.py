@@ -1,6 +1,8 @@
-"""What starting up loads: ``import ir_cwla`` (the measures alone), ``ir-cwla --version`` and
-``ir-cwla eval --help`` (issue 23, item 1). Each case runs in a fresh interpreter and lists
-``sys.modules``; how long they take is measured in ``benchmarks/bench_scale_out.py``, not here.
+"""What starting up loads.
+
+``import ir_cwla`` (the measures alone), ``ir-cwla --version`` and ``ir-cwla eval --help``
+(issue 23, item 1). Each case runs in a fresh interpreter and lists ``sys.modules``; how long
+they take is measured in ``benchmarks/bench_scale_out.py``, not here.
 """
 from __future__ import annotations
 
@@ -64,8 +66,9 @@ def test_the_data_modules_load_on_first_use():
 
 @pytest.mark.parametrize("argv", [["--version"], ["eval", "--help"], ["eval", "-h"]])
 def test_the_command_line_starts_without_pandas_or_the_rooms(argv):
-    """``ir-cwla eval --help`` lists the registered models and aggregations from the engine's
-    registries; nothing else of the package is needed to print it.
+    """``ir-cwla eval --help`` lists the registered models and aggregations from the engine's registries.
+
+    Nothing else of the package is needed to print it.
     """
     code = ("import contextlib, io, sys\nfrom ir_cwla.app import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"

@@ -1,4 +1,6 @@
-"""The synthetic collection (tests/synthetic.py) holds every case it claims, reproducibly, and
+"""The synthetic collection holds every case it claims, reproducibly.
+
+The synthetic collection (tests/synthetic.py) holds every case it claims, reproducibly, and
 each awkward case changes a score if it is handled the wrong way.
 """
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Tails in O(1): RBP with p -> 1, and cutoffs deeper than the ranking, against mpmath and the
+"""Tails in O(1).
+
+RBP with p -> 1, and cutoffs deeper than the ranking, against mpmath and the
 slow loop reference (tests/reference.py).
 """
 from __future__ import annotations
@@ -71,8 +73,10 @@ DEEP = [CWLA(C=c, A=a, tail=t) @ k for c in ("P", "DCG", "RBP", "INST", "INSQ", 
 
 
 def test_cutoffs_deeper_than_every_ranking_match_the_reference():
-    """Every model and aggregation, both tails, @9 and @40 on rankings of 3-6 documents: the
-    ranks past the ranking are summed in closed form, the reference loops over them.
+    """Every model and aggregation, both tails, @9 and @40 on rankings of 3-6 documents.
+
+    The ranks past the ranking are summed in closed form, the reference loops over
+    them.
     """
     got = _scores(DEEP)
     for m in DEEP:
@@ -123,8 +127,10 @@ def test_a_cutoff_of_a_billion_costs_nothing_and_is_exact():
 
 @pytest.mark.parametrize("p", [0.999999, 0.9999999999])
 def test_rbp_pad_with_p_close_to_one_is_exact_and_small(p, dl19_qrels_path, dl19_dir):
-    """Under 'pad' RBP's tail is V(D+1) [1/(1-p), 1, (1-p) Phi(p, 1, D+1)]: exact at p -> 1 (mpmath's
-    lerchphi), in O(1) memory (the old series needed log(1e-18)/log(p) terms: 3 TiB at 1 - 1e-10).
+    """Under 'pad' RBP's tail is V(D+1) [1/(1-p), 1, (1-p) Phi(p, 1, D+1)].
+
+    Exact at p -> 1 (mpmath's lerchphi), in O(1) memory (the old series needed log(1e-18)/log(p)
+    terms: 3 TiB at 1 - 1e-10).
     """
     measures = [CWLA(C="RBP", A=a, p=p, tail="pad") for a in ("ERG", "ETG", "avg", "max", "fin", "PE")]
     qrels = ir_cwla.io.read_trec_qrels(dl19_qrels_path)
@@ -159,7 +165,9 @@ def test_rbp_pad_with_p_close_to_one_is_exact_and_small(p, dl19_qrels_path, dl19
 @pytest.mark.parametrize("x, n", [(2.5, 11.0), (-0.5, 1.0), (1e3, 1e4 + 1), (5e3, 2e4), (1e5, 1e9), (1e11, 1e12),
                                   (3.0, 1e18), (-3.0, 2.0**62), (40.0, 3.0)])
 def test_inst_tail_series_h_matches_mpmath(x, n):
-    """h(x, N) = sum_{i>=N} 1/(i (i+x)^2) (INST/INSQ tails), including N and x where the plain
+    """The INST tail series h matches mpmath.
+
+    h(x, N) = sum_{i>=N} 1/(i (i+x)^2) (INST/INSQ tails), including N and x where the plain
     Hurwitz series would overflow (finite horizons up to 2^62 ranks, T up to 1e12).
     """
     from ir_cwla.browsing import _h

@@ -1,5 +1,7 @@
-"""The test data rules of tests/conftest.py hold: only conftest knows where the real data lives,
-and every test that uses it is marked realdata (so a fresh clone skips nothing else).
+"""The test data rules of tests/conftest.py hold.
+
+Only conftest knows where the real data lives, and every test that uses it is marked
+realdata (so a fresh clone skips nothing else).
 """
 from __future__ import annotations
 

@@ -134,7 +134,9 @@ def test_eval_ties_option(coll, tmp_path, capsys):
 # -- -J ------------------------------------------------------------------------------------------
 
 def test_judged_only_is_trec_evals_judged_only_for_every_kind_of_measure(coll, tmp_path, capsys):
-    """-J: CWLA P@10 with condensed lists equals trec_eval's P@10 -J (pytrec_eval), and trec_eval's
+    """trec_eval's ``-J`` for every kind of measure.
+
+    -J: CWLA P@10 with condensed lists equals trec_eval's P@10 -J (pytrec_eval), and trec_eval's
     own measures get judged_only=True.
     """
     files = coll.write(tmp_path)

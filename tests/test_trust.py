@@ -142,7 +142,7 @@ def test_a_grade_threshold_a_float_cannot_hold_is_refused(text):
 
 
 def test_binary_gains_compare_integer_grades_exactly_beyond_2_to_53():
-    """rel = 2^53 + 4 is a float; grade 2^53 + 3 rounds to it as a float64, but is below it."""
+    """The threshold rel = 2^53 + 4 is a float; grade 2^53 + 3 rounds to it as a float64, but is below it."""
     big = 2 ** 53
     qrels = pd.DataFrame({"query_id": ["1"] * 4, "doc_id": list("abcd"),
                           "relevance": np.array([big + 3, big + 4, big + 5, 2], dtype=np.int64)})

@@ -1,6 +1,8 @@
-"""Unjudged documents (``CWLA(unjudged=...)``): the optimistic bound 'max', the residual
-('max' minus 'zero') and Sakai's condensed lists, against the slow loop reference of
-``tests/reference.py`` on real DL19 runs, under both tails.
+"""Unjudged documents (``CWLA(unjudged=...)``).
+
+The optimistic bound 'max', the residual ('max' minus 'zero') and Sakai's condensed
+lists, against the slow loop reference of ``tests/reference.py`` on real DL19 runs,
+under both tails.
 """
 from __future__ import annotations
 
@@ -109,7 +111,9 @@ def test_condensed_lists_need_whole_rankings(qrels, dl19_dir):
 
 
 def test_residual_shares_the_zero_score(qrels, dl19_dir):
-    """A residual next to its measure costs one more browsing, and 'max' of a model whose C
+    """A residual shares the browsing of its 'zero' score.
+
+    A residual next to its measure costs one more browsing, and 'max' of a model whose C
     ignores the gains reuses the browsing of 'zero' (the same V and L).
     """
     run = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.UNH_exDL_bm25.gz")
@@ -123,7 +127,9 @@ def test_residual_shares_the_zero_score(qrels, dl19_dir):
 
 @pytest.mark.parametrize("run", ["UNH_exDL_bm25", "TUA1-1"])
 def test_judged_share_equals_ir_measures_judged(run, qrels, dl19_dir):
-    """On the run re-written in trec_eval order with distinct scores (ir-measures breaks ties by
+    """Judged@k per topic is ir-measures' own.
+
+    On the run re-written in trec_eval order with distinct scores (ir-measures breaks ties by
     doc_id ascending in float64), Judged@k per topic is ir-measures' own.
     """
     import ir_measures
@@ -156,9 +162,11 @@ def test_eval_prints_judged_share(dl19_qrels_path, dl19_dir, capsys):
 
 
 def test_a_condensed_list_may_be_empty():
-    """A topic whose ranked documents are all unjudged condenses to nothing: with a cutoff the
-    user looks at padding (AP's user stops at rank 1: AP_ERR = 1, AP_ERG = 0, as when no
-    relevant document is ranked); without one, under 'stop', nothing is looked at.
+    """A topic whose ranked documents are all unjudged condenses to nothing.
+
+    With a cutoff the user looks at padding (AP's user stops at rank 1: AP_ERR = 1,
+    AP_ERG = 0, as when no relevant document is ranked); without one, under 'stop',
+    nothing is looked at.
     """
     import warnings
 

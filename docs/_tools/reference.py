@@ -329,8 +329,10 @@ OPTIONAL_PAGES = ("scale-out.md", "findings.md", "findings-assessors.md")
 
 
 def page_sources(docs: Path = ROOT / "docs") -> dict[str, Path]:
-    """Every page of the site by its path under docs/: the hand-written ones, and the fallbacks of
-    the optional pages that are absent (an optional page with neither is left out).
+    """Every page of the site by its path under docs/.
+
+    The hand-written ones, and the fallbacks of the optional pages that are absent
+    (an optional page with neither is left out).
     """
     pages = {p.relative_to(docs).as_posix(): p for p in sorted(docs.rglob("*.md"))
              if "_tools" not in p.relative_to(docs).parts}

@@ -18,11 +18,12 @@ from ir_cwla.gains import Qrels, rank_run
 
 def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths: Sequence[int],
                    per_query: bool = True, summary: bool = True, ties: str = "float32") -> pd.DataFrame:
-    """Rows ``name, qid, measure, value, short`` with measure ``Judged@k`` for every run and
-    depth k: per topic of the qrels the run answers (when ``per_query``) and their mean (qid
-    'all', when ``summary``); runs ranked with scores compared as ``ties`` says. A depth given
-    twice is counted once (``--judged 10 --judged 10`` prints one ``Judged@10``, which
-    ``ir-cwla meta`` can read back).
+    """Rows ``name, qid, measure, value, short`` with measure ``Judged@k`` for every run and depth k.
+
+    Per topic of the qrels the run answers (when ``per_query``) and their mean (qid 'all',
+    when ``summary``); runs ranked with scores compared as ``ties`` says. A depth given twice
+    is counted once (``--judged 10 --judged 10`` prints one ``Judged@10``, which ``ir-cwla
+    meta`` can read back).
     """
     depths = list(dict.fromkeys(int(k) for k in depths))
     prepared = Qrels(qrels)
@@ -40,7 +41,9 @@ def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths
 
 
 def with_coverage(results: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
-    """``results`` of ``ir-cwla eval`` with the coverage rows after the measures of each query
+    """The ``ir-cwla eval`` results with the coverage rows added.
+
+    ``results`` of ``ir-cwla eval`` with the coverage rows after the measures of each query
     (and of the summary), runs and queries kept in their order.
     """
     out = pd.concat([results, coverage], ignore_index=True)

@@ -104,9 +104,11 @@ CHUNK_CELLS = 1 << 20
 
 @dataclass(frozen=True)
 class CwlMetric:
-    """One cwl_eval metric: its printed name, its class and positional arguments in cwl_eval
-    (what :mod:`ir_cwla.app.cwl_kernel` computes), and the C/W/L model of ir_cwla its columns
-    equal (:meth:`measure`: the model, its parameters, tail and depth relative to --max_depth).
+    """One cwl_eval metric.
+
+    Its printed name, its class and positional arguments in cwl_eval (what
+    :mod:`ir_cwla.app.cwl_kernel` computes), and the C/W/L model of ir_cwla its columns equal
+    (:meth:`measure`: the model, its parameters, tail and depth relative to --max_depth).
     """
 
     name: str
@@ -121,10 +123,11 @@ class CwlMetric:
         return max(max_depth + self.depth_offset, 1)
 
     def measure(self, max_depth: int = 1000, A: str = "ERG") -> Any:
-        """The CWLA measure of one of its columns, on rankings of ``max_depth``: ``A='ERG'`` is EU,
-        ``'EC'`` EC, ``'EI'`` ED; ``'ETG'`` and ``'ETC'`` are ETU and ETC up to the users the
-        model would send past rank ``max_depth``, whom cwl_eval drops (none for P, DCG, AP, TBG,
-        U, NERR8, NERR9, SET). TrAP: EU only.
+        """The CWLA measure of one of its columns, on rankings of ``max_depth``.
+
+        ``A='ERG'`` is EU, ``'EC'`` EC, ``'EI'`` ED; ``'ETG'`` and ``'ETC'`` are ETU and ETC up
+        to the users the model would send past rank ``max_depth``, whom cwl_eval drops (none for
+        P, DCG, AP, TBG, U, NERR8, NERR9, SET). TrAP: EU only.
         """
         own = {k: v for k, v in self.params.items() if k != "cutoff"}
         extra = {"tail": self.tail} if self.tail != "stop" else {}
@@ -283,7 +286,9 @@ def parse_metric(line: str, where: str = "metric") -> CwlMetric:
 
 
 def _text_lines(source: Any, kind: str) -> Iterator[tuple[str, str]]:
-    """(``name:line``, text) of every line of a text input (path, ``-``, FIFO, stream; plain or
+    """Each line of a text input with its ``name:line``, read once.
+
+    (``name:line``, text) of every line of a text input (path, ``-``, FIFO, stream; plain or
     compressed), read once.
     """
     with open_input(source, kind) as (stream, name, compression):
@@ -306,7 +311,9 @@ def read_metrics_file(source: Any) -> list[CwlMetric]:
 
 
 def read_gain_file(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
-    """A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]
+    """A qrels file of real-valued gains (cwl_eval's gain file).
+
+    A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]
     (``query_id, doc_id, relevance``; a (topic, doc_id) listed twice keeps its last line).
     """
     rows = []
@@ -341,8 +348,10 @@ def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: fl
 
 @dataclass
 class _Rankings:
-    """The rankings of a result file: one row per line looked at (rank < --max_depth), in
-    ranking order, and per ranking its topic.
+    """The rankings of a result file.
+
+    One row per line looked at (rank < --max_depth), in ranking order, and per
+    ranking its topic.
     """
 
     topics: np.ndarray          # (rankings,) topic ids
@@ -360,7 +369,9 @@ def _blocks(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _warn_line_order(run: pd.DataFrame, starts: np.ndarray, block: np.ndarray, name: str) -> None:
-    """One LineOrderWarning for a file whose lines are not in score order (or whose topics are
+    """Warnings for a result file out of score order or with repeated doc_ids.
+
+    One LineOrderWarning for a file whose lines are not in score order (or whose topics are
     split), one InputWarning for doc_ids repeated within a ranking.
     """
     topics = run["query_id"].to_numpy(dtype=object)
@@ -397,7 +408,9 @@ def _pair_keys(topics: pd.Series, docs: pd.Series) -> list[str]:
 
 def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_depth: int,
                   order: str = "file") -> _Rankings:
-    """The rankings of a result file in ``order`` ('file': cwl_eval's line order; 'trec': score
+    """The rankings of a result file, with the gain and cost of each line.
+
+    The rankings of a result file in ``order`` ('file': cwl_eval's line order; 'trec': score
     order), cut to ``max_depth``, with the gain (gain file) and cost (cost file) of each line.
     """
     name = input_name(result_file)
@@ -429,10 +442,11 @@ def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_d
 
 def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bool, max_gain: float,
                    max_cost: float, min_cost: float, star: Optional[float]) -> tuple:
-    """Gains, costs and R of the rankings ``rows`` in one case, as cwl_eval's ``Ranking``
-    builds them: cut or padded to n; unjudged and missing documents gain 0 (worst) or
-    --max_gain (best); unpriced and missing ones cost --max_cost (worst) or --min_cost (best),
-    or the cost file's ``*`` price.
+    """Gains, costs and R of the rankings ``rows`` in one case, as cwl_eval's ``Ranking`` builds them.
+
+    Cut or padded to n; unjudged and missing documents gain 0 (worst) or --max_gain (best);
+    unpriced and missing ones cost --max_cost (worst) or --min_cost (best), or the cost file's
+    ``*`` price.
     """
     count = rows.stop - rows.start
     cells = slice(*np.searchsorted(r.row, [rows.start, rows.stop]))      # rows are in ranking order
@@ -453,9 +467,11 @@ def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bo
 def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cost_file: Any = None,
              residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
              min_cost: float = 1.0, max_depth: int = 1000, order: str = "file") -> pd.DataFrame:
-    """cwl_eval's table: one row per (ranking, metric), columns ``Topic, Metric, EU, ETU, EC,
-    ETC, ED`` (and ``ResEU``... with ``residuals``); ``order`` 'file' (cwl_eval's line order,
-    the default) or 'trec' (trec_eval's score order). Inputs are paths, ``-`` or streams.
+    """cwl_eval's table.
+
+    One row per (ranking, metric), columns ``Topic, Metric, EU, ETU, EC, ETC, ED`` (and
+    ``ResEU``... with ``residuals``); ``order`` 'file' (cwl_eval's line order, the default)
+    or 'trec' (trec_eval's score order). Inputs are paths, ``-`` or streams.
     """
     if order not in ORDERS:
         raise ParameterError(f"order must be one of {', '.join(ORDERS)} (got {order!r})")
@@ -505,8 +521,10 @@ def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cos
 
 
 def format_table(table: pd.DataFrame, colnames: bool = False) -> str:
-    """cwl_eval's output: tab-separated, four decimals (Python's ``{:.4f}``, as cwl_eval
-    prints), an optional header line.
+    """cwl_eval's output.
+
+    tab-separated, four decimals (Python's ``{:.4f}``, as cwl_eval prints), an
+    optional header line.
     """
     lines = []
     if colnames:

@@ -43,7 +43,9 @@ _LN2 = math.log(2.0, math.e)        # TBG's integral_decay divides by it
 
 
 def _each(fn: Callable[[float], float], values: np.ndarray) -> np.ndarray:
-    """``fn`` (on Python floats, as cwl_eval calls ``math`` functions) of every cell, computed
+    """``fn`` of every cell, computed once per distinct value.
+
+    ``fn`` (on Python floats, as cwl_eval calls ``math`` functions) of every cell, computed
     once per distinct value.
     """
     distinct, inverse = np.unique(values, return_inverse=True)
@@ -52,7 +54,9 @@ def _each(fn: Callable[[float], float], values: np.ndarray) -> np.ndarray:
 
 
 def _pow_e(x: float) -> float:
-    """``math.pow(math.e, x)``, cwl_eval's IFT exponential (inf where it overflows, where
+    """cwl_eval's IFT exponential ``math.pow(math.e, x)``.
+
+    ``math.pow(math.e, x)``, cwl_eval's IFT exponential (inf where it overflows, where
     cwl_eval stops with OverflowError).
     """
     try:
@@ -108,7 +112,9 @@ def _ndcg(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 
 def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    """C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S a fresh pairwise ``np.sum``
+    """AP's continuation as cwl_eval computes it, vectorised over rankings.
+
+    C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S a fresh pairwise ``np.sum``
     of the suffix (as cwl_eval's loop), vectorised over rankings.
     """
     rows, n = g.shape
@@ -126,7 +132,9 @@ def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 
 def _trap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    """W(i) = CG(i) / CC(i) / R (R > 0), leading CG(i) = 0 read as 1 but the last; C(i) = W(i+1) / W(i).
+    """TrAP's weights as cwl_eval computes them.
+
+    W(i) = CG(i) / CC(i) / R (R > 0), leading CG(i) = 0 read as 1 but the last; C(i) = W(i+1) / W(i).
     """
     c_costs = np.cumsum(c, axis=1)
     c_gains = np.cumsum(g, axis=1)
@@ -195,8 +203,10 @@ def _bpm(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
 
 
 def _bpmd(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    """The gain budget moves, T(i+1) = T(i) + hb (r_i - gain_med); the cost budget K does not
-    (cwl_eval's cost loop updates T instead of K, so hc has no effect).
+    """The gain budget moves, T(i+1) = T(i) + hb (r_i - gain_med).
+
+    The cost budget K does not (cwl_eval's cost loop updates T instead of K, so
+    hc has no effect).
     """
     T, K, hb, hc, med = (list(args) + [1, 10, 1.0, 1.0, 0.5][len(args):])[:5]
     steps = hb * (g - med)
@@ -284,7 +294,9 @@ CONTINUATIONS: dict[str, Callable[..., tuple]] = {
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """One ``np.dot`` per row (BLAS ``ddot``, as cwl_eval's per-ranking dot products; a
+    """One ``np.dot`` per row, as cwl_eval's per-ranking dot products.
+
+    One ``np.dot`` per row (BLAS ``ddot``, as cwl_eval's per-ranking dot products; a
     matrix product would sum in another order).
     """
     return np.array([np.dot(x, y) for x, y in zip(a, b)], dtype=np.float64).reshape(len(a))
@@ -292,7 +304,9 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def expectations(cls: str, args: tuple, gains: np.ndarray, costs: np.ndarray,
                  rels: Optional[np.ndarray] = None) -> np.ndarray:
-    """EU, ETU, EC, ETC and ED (rankings x 5) of cwl_eval's metric ``cls(*args)``, computed
+    """EU, ETU, EC, ETC and ED of a cwl_eval metric, to the last bit.
+
+    EU, ETU, EC, ETC and ED (rankings x 5) of cwl_eval's metric ``cls(*args)``, computed
     as cwl_eval computes them (``CWLMetric._do_score``), to the last bit.
 
     Parameters
@@ -330,7 +344,9 @@ def expectations(cls: str, args: tuple, gains: np.ndarray, costs: np.ndarray,
 
 
 def check_args(cls: str, args: tuple, n: int) -> Optional[str]:
-    """Why cwl_eval cannot evaluate ``cls(*args)`` on rankings of n documents (it would stop
+    """Why cwl_eval cannot evaluate ``cls(*args)`` on rankings of n documents, or None.
+
+    Why cwl_eval cannot evaluate ``cls(*args)`` on rankings of n documents (it would stop
     with a numpy error), or None.
     """
     if cls == "PrecisionCWLMetric" and not 1 <= args[0] <= n + 1:
@@ -341,7 +357,9 @@ def check_args(cls: str, args: tuple, n: int) -> Optional[str]:
 
 
 def unit_gain_problem(cls: str, gains: np.ndarray) -> Optional[float]:
-    """The first gain outside [0, 1] of a class that refuses them (cwl_eval's
+    """The first gain outside [0, 1] of a class that refuses them, or None.
+
+    The first gain outside [0, 1] of a class that refuses them (cwl_eval's
     ``validate_gain_range``), or None.
     """
     if cls not in UNIT_GAIN_CLASSES or gains.size == 0:

@@ -65,8 +65,9 @@ def _absent(spec: str) -> bool:
 
 
 def command_line_measures(texts: Sequence[str]) -> list:
-    """Measures the user typed on their command line (:func:`ir_cwla.parse_measures`): the cost
-    files they name are the user's own to read, so they are allowed
+    """Measures the user typed on their command line (:func:`ir_cwla.parse_measures`).
+
+    The cost files they name are the user's own to read, so they are allowed
     (:func:`ir_cwla.allow_cost_files`) for the rest of the command.
     """
     allow_cost_files(*named_cost_files(list(texts)))
@@ -82,8 +83,10 @@ def check_stdin_once(specs: Sequence[str]) -> None:
 
 
 def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.DataFrame:
-    """Qrels named on the command line: a TREC qrels file or stream (``-``), or a named source
-    (``irds:ID``); checked for the ``measures`` they will be used with.
+    """Qrels named on the command line.
+
+    A TREC qrels file or stream (``-``), or a named source (``irds:ID``);
+    checked for the ``measures`` they will be used with.
     """
     from ir_cwla import io
 
@@ -96,8 +99,10 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
 
 
 def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] = ()) -> pd.DataFrame:
-    """A run named on the command line: a TREC run file or stream (``-``), or a named source
-    (``irds:ID``); with its element types when one of ``measures`` prices them.
+    """A run named on the command line.
+
+    A TREC run file or stream (``-``), or a named source (``irds:ID``); with its
+    element types when one of ``measures`` prices them.
     """
     from ir_cwla import io
 
@@ -116,8 +121,9 @@ def note_conventions(qrels_spec: str) -> None:
 
 
 def qrels_spec(spec: str) -> str:
-    """A qrels argument as ir_measures' command line reads it: a file if there is one, else
-    an ir_datasets id (``irds:`` may be left out).
+    """A qrels argument as ir_measures' command line reads it.
+
+    A file if there is one, else an ir_datasets id (``irds:`` may be left out).
     """
     from ir_cwla import datasets
 
@@ -127,8 +133,10 @@ def qrels_spec(spec: str) -> str:
 
 
 def run_name(spec: str) -> str:
-    """The name of a run in tables: ``stdin`` for ``-``, a named source (``irds:ID``) as is,
-    a file as :func:`ir_cwla.meta.run_name` names it (control characters escaped).
+    """The name of a run in tables.
+
+    ``stdin`` for ``-``, a named source (``irds:ID``) as is, a file as
+    :func:`ir_cwla.meta.run_name` names it (control characters escaped).
     """
     from ir_cwla.meta.evaluation import escape_name
     from ir_cwla.meta.evaluation import run_name as file_run_name
@@ -155,8 +163,10 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 
 
 def is_stream(spec: str) -> bool:
-    """True for an argument that names a stream rather than a file: ``-``, ``/dev/stdin``,
-    ``/dev/fd/N`` (a process substitution), ``/proc/self/fd/N``, or a FIFO.
+    """True for an argument that names a stream rather than a file.
+
+    ``-``, ``/dev/stdin``, ``/dev/fd/N`` (a process substitution),
+    ``/proc/self/fd/N``, or a FIFO.
     """
     if spec == STDIN or spec == "/dev/stdin" or spec.startswith(("/dev/fd/", "/proc/self/fd/")):
         return True
@@ -167,7 +177,9 @@ def is_stream(spec: str) -> bool:
 
 
 def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequence[str]) -> list[str]:
-    """``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
+    """Runs read from streams named by their run tags.
+
+    ``names`` with each run read from a stream (:func:`is_stream`) named by its run tag,
     which is all a stream has to name it (``stdin`` or the path where it has none). Streams
     with a tag taken already are numbered in the order given: ``bm25``, ``bm25-2``, ``bm25-3``
     (never named by the file descriptor of a ``<(...)``, which changes from run to run).
@@ -190,8 +202,9 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
 
 
 def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
-    """Each run named by its run tag (the sixth field of its first line, as trec_eval names
-    runs); an error for a run without one (not a TREC file) or two runs with the same tag.
+    """Each run named by its run tag (the sixth field of its first line, as trec_eval names runs).
+
+    An error for a run without one (not a TREC file) or two runs with the same tag.
     """
     from ir_cwla import io
     from ir_cwla.meta.evaluation import escape_name
@@ -231,8 +244,10 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
 
 
 def with_judged_only(measures: Sequence[Any], judged_only: bool = True) -> list[Any]:
-    """trec_eval's ``-J``: every measure computed over the judged documents only (the unjudged
-    ones removed from each ranking before any measure looks at it).
+    """trec_eval's ``-J``.
+
+    Every measure computed over the judged documents only (the unjudged ones
+    removed from each ranking before any measure looks at it).
 
     - C/W/L/A measures: ``unjudged='condense'`` (Sakai's condensed lists; a cutoff k then
       counts the first k judged documents), for those with the default ``unjudged='zero'``;
@@ -262,10 +277,11 @@ def with_judged_only(measures: Sequence[Any], judged_only: bool = True) -> list[
 
 
 def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
-    """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate`
-    applies too): an empty run, or one that shares no topic with the qrels, is an error; one that
-    misses some qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how
-    the means of ``ir-cwla eval`` treat them.
+    """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate` applies too).
+
+    An empty run, or one that shares no topic with the qrels, is an error; one that misses some
+    qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how the means
+    of ``ir-cwla eval`` treat them.
     """
     how = ("are left out of the means (averaging over answered topics)" if answered_only else
            "count as 0 in the means (--answered-only averages over the answered topics)")
@@ -371,7 +387,9 @@ def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) ->
 
 
 def read_per_query(path: str) -> pd.DataFrame:
-    """A per-query file written by ``ir-cwla eval -q --format csv|json|jsonl`` (or any CSV /
+    """A per-query file of ``ir-cwla eval`` as the frame of :mod:`ir_cwla.meta`.
+
+    A per-query file written by ``ir-cwla eval -q --format csv|json|jsonl`` (or any CSV /
     JSON / JSONL with the columns ``name, qid, measure, value``) as the frame of
     :mod:`ir_cwla.meta` (as :func:`ir_cwla.meta.evaluate` returns it: ``name`` and ``qid`` as
     strings, sorted by name and qid, measures in the file's order), summary rows (qid ``all``) dropped.
@@ -413,7 +431,9 @@ def read_per_query(path: str) -> pd.DataFrame:
 
 
 def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = None) -> tuple[pd.DataFrame, list[Any]]:
-    """The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
+    """The measures named in a per-query frame, and the frame restricted to ``wanted``.
+
+    The measures named in a per-query frame (:func:`ir_cwla.parse_measure` of each name) and
     the frame restricted to ``wanted`` (all if None); an unknown name or a wanted measure
     absent from the frame is an error.
     """

@@ -113,8 +113,10 @@ def silenced_output() -> Iterator[None]:
 
 
 def tokenizer(stem: bool = True) -> Callable[[str], list[str]]:
-    """The text processing of the bm25s systems: PISA's tokenizer (lower-cased words), the
-    English stopwords of bm25s removed, then PISA's Porter2 stemmer when ``stem``.
+    """The text processing of the bm25s systems.
+
+    PISA's tokenizer (lower-cased words), the English stopwords of bm25s removed,
+    then PISA's Porter2 stemmer when ``stem``.
     """
     from bm25s.stopwords import STOPWORDS_EN
     from pyterrier_pisa import tokenize

@@ -109,9 +109,11 @@ def _check_systems(names: list[str], known: Sequence[str], what: str) -> None:
 
 
 def pairs_of(systems: Sequence[str], baselines: Optional[Sequence[str]]) -> list[tuple[int, int]]:
-    """``(baseline, system)`` column pairs: all pairs ``a < b`` (by name) without baselines; else
-    every baseline (in the order given) against every other system (by name), each unordered
-    pair once (against the first baseline that names it).
+    """``(baseline, system)`` column pairs.
+
+    All pairs ``a < b`` (by name) without baselines; else every baseline (in the order
+    given) against every other system (by name), each unordered pair once (against the first
+    baseline that names it).
     """
     n = len(systems)
     if baselines is None:

@@ -36,8 +36,10 @@ def t_interval(diffs: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
-    """``mean(d) / sd(d)`` per column; 0 when every difference is a tie, ``+-inf`` when the
-    differences are constant and not 0.
+    """``mean(d) / sd(d)`` per column.
+
+    0 when every difference is a tie, ``+-inf`` when the differences are
+    constant and not 0.
     """
     d = np.asarray(diffs, dtype=np.float64)
     mean = d.mean(axis=0)

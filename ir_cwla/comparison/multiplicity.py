@@ -77,8 +77,9 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
 # --------------------------------------------------------------------------- MaxT
 
 def permuted_t(values: np.ndarray, perms: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Paired t statistics of the pairs ``(a, b)`` (``x_b - x_a``) after permuting every topic's
-    systems: ``values (T, S)``, ``perms (n, T, S)`` -> ``(n, P)``.
+    """Paired t statistics of the pairs ``(a, b)`` (``x_b - x_a``) after permuting every topic's systems.
+
+    ``values (T, S)``, ``perms (n, T, S)`` -> ``(n, P)``.
 
     From the permuted column sums and the Gram matrix ``G = X*^T X*`` of each trial:
     ``sum d = s_b - s_a``, ``sum d^2 = G_aa + G_bb - 2 G_ab``. A pair with zero variance on a
@@ -100,10 +101,12 @@ def permuted_t(values: np.ndarray, perms: np.ndarray, a: np.ndarray, b: np.ndarr
 
 
 def maxt_count_task(shared: dict, task: montecarlo.Task) -> np.ndarray:
-    """Counts of the task's permutations for every hypothesis: ``(1, 2 H)``, single-step counts
-    then step-down counts (in hypothesis order). ``shared`` holds the cube ``values (M, T, S)``,
-    the pairs ``a, b``, the hypotheses' ``measure`` and ``pair`` indices, their observed limits
-    ``|T| - tol``, and ``families``: for each family the hypotheses by ``|T|`` descending.
+    """Counts of the task's permutations for every hypothesis.
+
+    ``(1, 2 H)``, single-step counts then step-down counts (in hypothesis order). ``shared``
+    holds the cube ``values (M, T, S)``, the pairs ``a, b``, the hypotheses' ``measure`` and
+    ``pair`` indices, their observed limits ``|T| - tol``, and ``families``: for each family the
+    hypotheses by ``|T|`` descending.
     """
     values, a, b = shared["values"], shared["a"], shared["b"]
     measure, pair, limits, families = shared["measure"], shared["pair"], shared["limits"], shared["families"]

@@ -53,8 +53,9 @@ def constant(diffs: np.ndarray, tol: float) -> np.ndarray:
 
 
 def t_statistics(diffs: np.ndarray, tol: float) -> np.ndarray:
-    """Paired t statistics ``mean(d) / (sd(d) / sqrt(T))`` of every column; constant columns get
-    0 (all ties) or ``+-inf`` (see the module docstring).
+    """Paired t statistics ``mean(d) / (sd(d) / sqrt(T))`` of every column.
+
+    Constant columns get 0 (all ties) or ``+-inf`` (see the module docstring).
     """
     d = np.asarray(diffs, dtype=np.float64)
     n = d.shape[0]
@@ -78,8 +79,10 @@ def t_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def wilcoxon_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided Wilcoxon signed-rank test of every column: ``(W, p)``, ``W`` the smaller of the
-    rank sums of positive and negative differences (scipy's statistic).
+    """Two-sided Wilcoxon signed-rank test of every column.
+
+    ``(W, p)``, ``W`` the smaller of the rank sums of positive and negative
+    differences (scipy's statistic).
 
     Differences within ``tol`` of 0 are set to 0 and ``scipy.stats.wilcoxon`` (its defaults:
     ``zero_method='wilcox'`` drops them) runs on each column, as PyTerrier calls it on the two
@@ -112,7 +115,9 @@ def sign_test(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------- bootstrap
 
 def resample_counts(rng: np.random.Generator, size: int, n_topics: int) -> np.ndarray:
-    """``(size, T)`` multiplicities of the topics in ``size`` resamples of ``T`` topics drawn with
+    """Multiplicities of the topics in ``size`` bootstrap resamples.
+
+    ``(size, T)`` multiplicities of the topics in ``size`` resamples of ``T`` topics drawn with
     replacement: each resample is ``rng.integers(0, T, T)`` (the recipe is part of the
     reproducibility contract).
     """
@@ -122,8 +127,9 @@ def resample_counts(rng: np.random.Generator, size: int, n_topics: int) -> np.nd
 
 
 def resampled_t(counts: np.ndarray, centred: np.ndarray, tol: float) -> np.ndarray:
-    """Paired t statistics of the resamples ``counts (b, T)`` of centred differences ``(T, P)`` ->
-    ``(b, P)``; a resample with zero variance gets 0 (mean 0) or ``+-inf``.
+    """Paired t statistics of the resamples ``counts (b, T)`` of centred differences ``(T, P)`` -> ``(b, P)``.
+
+    A resample with zero variance gets 0 (mean 0) or ``+-inf``.
     """
     n = centred.shape[0]
     s1 = counts @ centred                       # (b, P) sums
@@ -138,7 +144,9 @@ def resampled_t(counts: np.ndarray, centred: np.ndarray, tol: float) -> np.ndarr
 
 
 def bootstrap_count_task(shared: tuple[np.ndarray, np.ndarray, float], task: montecarlo.Task) -> np.ndarray:
-    """For the measures ``task.items``: how many of the task's resamples reach each pair's
+    """Counts of the task's bootstrap resamples that reach each pair's ``|t|``.
+
+    For the measures ``task.items``: how many of the task's resamples reach each pair's
     ``|t|`` (shared: centred differences ``(M, T, P)``, observed ``|t| - tol_t`` ``(M, P)``, tol).
     """
     centred, limits, tol = shared

@@ -1,5 +1,6 @@
-"""The result of :func:`ir_cwla.comparison.compare`: one row per (measure, baseline, system), and
-tables a paper can use.
+"""The result of :func:`ir_cwla.comparison.compare`.
+
+One row per (measure, baseline, system), and tables a paper can use.
 
 Significance marks (``alpha`` on the *adjusted* p-values): against one baseline, a dagger
 ``†`` marks a system significantly different from the baseline (the sign of the difference is
@@ -98,11 +99,12 @@ class Comparison:
         return len(self.cube.topics)
 
     def table(self) -> pd.DataFrame:
-        """One row per (measure, baseline, system) with the columns of :data:`COLUMNS`: the means,
-        ``delta`` (system - baseline), its t interval (``ci_low, ci_high``) and percentile bootstrap
-        interval (``boot_low, boot_high``) at ``level``, Cohen's ``d_z``, Sakai's ``es_e2``, the
-        topics the system wins, ties and loses, the test's ``statistic``, ``p_value``,
-        ``p_adjusted`` and ``significant`` (``p_adjusted < alpha``).
+        """One row per (measure, baseline, system) with the columns of :data:`COLUMNS`.
+
+        The means, ``delta`` (system - baseline), its t interval (``ci_low, ci_high``) and
+        percentile bootstrap interval (``boot_low, boot_high``) at ``level``, Cohen's ``d_z``,
+        Sakai's ``es_e2``, the topics the system wins, ties and loses, the test's ``statistic``,
+        ``p_value``, ``p_adjusted`` and ``significant`` (``p_adjusted < alpha``).
         """
         return self.pairs[list(COLUMNS)].copy()
 
@@ -128,8 +130,10 @@ class Comparison:
         return CORRECTION_NAMES[self.correction].format(trials=self.trials)
 
     def caption(self, bold: bool = True) -> str:
-        """The caption of the paper tables: what is shown, the test, the correction and the family
-        (``bold=False`` leaves out the sentence about bold best scores, for plain-text tables).
+        """The caption of the paper tables.
+
+        What is shown, the test, the correction and the family (``bold=False`` leaves out the
+        sentence about bold best scores, for plain-text tables).
         """
         marks = ("† marks a system significantly different from the baseline "
                  f"{self.baselines[0]}" if self.baselines is not None and len(self.baselines) == 1 else
@@ -169,7 +173,9 @@ class Comparison:
         return means.eq(means.max(axis=0), axis=1)
 
     def marked_means(self, digits: int = 4) -> pd.DataFrame:
-        """The means as text with their marks (``0.4123†``, or superscript letters ``0.4123ᵃᶜ``), for
+        """The means as text with their significance marks.
+
+        The means as text with their marks (``0.4123†``, or superscript letters ``0.4123ᵃᶜ``), for
         plain-text and HTML tables; the index holds ``letter system`` when letters are used.
         """
         text, marks, code = self._cells(digits)
@@ -202,8 +208,10 @@ class Comparison:
         return "\n".join(lines) + "\n\n" + self.caption() + "\n"
 
     def to_latex(self, digits: int = 4, label: str = "tab:comparison") -> str:
-        """A LaTeX ``table`` (booktabs) of systems x measures with significance marks and a caption
-        naming the test, the correction and the family; needs ``\\usepackage{booktabs}``.
+        r"""A LaTeX ``table`` (booktabs) of systems x measures with significance marks.
+
+        A LaTeX ``table`` (booktabs) of systems x measures with significance marks and a caption
+        naming the test, the correction and the family; needs ``\usepackage{booktabs}``.
         """
         text, marks, code = self._cells(digits)
         best = self._best(digits)
@@ -258,8 +266,9 @@ class Comparison:
         return rows.iloc[0] if len(rows) else None
 
     def most_significant(self, measure: Optional[str] = None) -> pd.Series:
-        """The row with the smallest adjusted p-value under ``measure`` (default: the first measure);
-        ties go to the first row in table order.
+        """The row with the smallest adjusted p-value under ``measure`` (default: the first measure).
+
+        Ties go to the first row in table order.
         """
         key = self._measure(measure if measure is not None else self.measures[0])
         rows = self.pairs[self.pairs["measure"] == key]

@@ -157,8 +157,10 @@ def _graded(measure: Any) -> bool:
 
 
 def looks_raw(qrels: pd.DataFrame) -> bool:
-    """True for qrels with the raw Cranfield signature: grades within {-1, 1, 2, 3, 4}, and
-    exactly one grade -1 in every topic (the query's source paper).
+    """True for qrels with the raw Cranfield signature.
+
+    Grades within {-1, 1, 2, 3, 4}, and exactly one grade -1 in every topic (the
+    query's source paper).
     """
     grades = qrels["relevance"]
     minus_one = grades.to_numpy() == -1
@@ -169,7 +171,9 @@ def looks_raw(qrels: pd.DataFrame) -> bool:
 
 
 def warn_if_raw_grades(qrels: pd.DataFrame, source: str, measures: Optional[Sequence[Any]] = None) -> None:
-    """Warns when qrels that look like the raw Cranfield judgments (:func:`looks_raw`, e.g.
+    """Warns when qrels that look like the raw Cranfield judgments meet graded measures.
+
+    Warns when qrels that look like the raw Cranfield judgments (:func:`looks_raw`, e.g.
     ``pt.get_dataset('irds:cranfield').get_qrels()``) are used with graded measures (or with
     measures not known here): those grades run the wrong way. Registered with
     :func:`ir_cwla.io.register_qrels_check` by :func:`ir_cwla.datasets.register`.

@@ -56,7 +56,9 @@ def load(dataset: str) -> Any:
 
 
 def load_qrels(spec: str, minus_one: cranfield.MinusOne = "nonrel") -> pd.DataFrame:
-    """Qrels of an ``irds:`` id, or of any other qrels spec (a TREC file: :func:`ir_cwla.io.as_qrels_frame`),
+    """Qrels of an ``irds:`` id, or of any other qrels spec, as a frame.
+
+    Qrels of an ``irds:`` id, or of any other qrels spec (a TREC file: :func:`ir_cwla.io.as_qrels_frame`),
     as ``query_id, doc_id, relevance``.
 
     ``irds:cranfield`` gets the Cranfield conventions of
@@ -74,8 +76,10 @@ def load_run(spec: str) -> pd.DataFrame:
 
 @contextlib.contextmanager
 def _held_log() -> Iterator[list[logging.LogRecord]]:
-    """Holds ir_datasets' log lines back while a dataset loads: shown once the load has
-    succeeded, dropped if it failed (the error then says it all, in one line).
+    """Holds ir_datasets' log lines back while a dataset loads.
+
+    Shown once the load has succeeded, dropped if it failed (the error then says
+    it all, in one line).
     """
     from ir_datasets import log
 
@@ -128,7 +132,9 @@ def _download_message(spec: str, kind: str, ex: BaseException, dl: Any) -> str:
 
 
 def write_document_lengths(dataset: str, doc_ids: Iterable[str], path: str, field: Optional[str] = None) -> int:
-    """Writes ``doc_id length`` lines (the length in characters of each document's text, from
+    """Writes the length of each document of an ir_datasets docstore to a cost file.
+
+    Writes ``doc_id length`` lines (the length in characters of each document's text, from
     the dataset's ir_datasets docstore) to ``path``: a per-document cost file for
     ``CWLA(costs='doc:PATH')``, the U-measure's reading positions and TBG's reading times
     (scale them to seconds first). ``field`` names the text field (default: the document's
@@ -184,7 +190,9 @@ def conventions_note(qrels_spec: Any) -> Optional[str]:
 
 
 def register() -> None:
-    """Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted, and check
+    """Lets :mod:`ir_cwla.io` read ``irds:ID`` and check qrels for the raw Cranfield grades.
+
+    Lets :mod:`ir_cwla.io` read ``irds:ID`` wherever a run or qrels is accepted, and check
     every qrels for the raw Cranfield grades (:func:`ir_cwla.datasets.cranfield.warn_if_raw_grades`).
     Idempotent.
     """

@@ -80,8 +80,9 @@ def check_agreement(agreement: str, persistence: float) -> tuple[Any, float]:
 
 
 def check_persistence(p: float) -> float:
-    """RBO's persistence ``p`` as a float, or a :class:`ParameterError` saying the admissible
-    range: the open interval (0, 1), every float in it (the smallest, 5e-324, included).
+    """RBO's persistence ``p`` as a float, or a :class:`ParameterError` saying the admissible range.
+
+    The open interval (0, 1), every float in it (the smallest, 5e-324, included).
     """
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0 < p < 1:
         raise ParameterError(f"persistence must lie in the open interval (0, 1) (RBO's p: the chance of going on "
@@ -145,7 +146,9 @@ def _dense_counts(g_oth: np.ndarray, g_ref: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _dominated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``#{j : a_j < a_i and b_j < b_i}`` for every item i of every row of the (B, n) int arrays
+    """The count of items dominated in both ``a`` and ``b`` for every item of every row.
+
+    ``#{j : a_j < a_i and b_j < b_i}`` for every item i of every row of the (B, n) int arrays
     ``a`` and ``b`` (values in ``0..n-1``), in O(B n log n log(B n)) time and O(B n) memory.
 
     In the order (a ascending, b descending) an item j before i with b_j < b_i has a_j < a_i (an
@@ -180,7 +183,9 @@ def _dominated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _pair_counts(g_oth: np.ndarray, g_ref: np.ndarray, top: np.ndarray, size: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per item i of each row, counted over the other items j (groups: 0 is the best):
+    """Pair counts of every item of each row against the other items.
+
+    Per item i of each row, counted over the other items j (groups: 0 is the best):
 
     - ``concordant``: j above i in both rankings, minus j above i in ``other`` and below in ``reference``;
     - ``ordered``: j above i in ``other``, not tied with i in ``reference``;
@@ -310,10 +315,12 @@ def rbo_rows(x: np.ndarray, y: np.ndarray, p: float = PERSISTENCE) -> np.ndarray
 
 
 def _rbo_ext_sum(agreement: np.ndarray, p: float) -> np.ndarray:
-    """RBO_ext from the agreements A_1..A_l (last axis): (1 - p) sum_d A_d p^(d-1) + A_l p^l,
-    the paper's (1 - p) / p sum_d A_d p^d written without dividing by p, so that every p in
-    (0, 1), however small, gives a value in [0, 1] (p = 5e-324 made (1 - p) / p infinite; the
-    sum is clipped to [0, 1], which its rounding may leave by one unit in the last place).
+    """RBO_ext from the agreements A_1..A_l (last axis).
+
+    (1 - p) sum_d A_d p^(d-1) + A_l p^l, the paper's (1 - p) / p sum_d A_d p^d written
+    without dividing by p, so that every p in (0, 1), however small, gives a value in [0, 1]
+    (p = 5e-324 made (1 - p) / p infinite; the sum is clipped to [0, 1], which its rounding
+    may leave by one unit in the last place).
     """
     length = agreement.shape[-1]
     with np.errstate(under="ignore"):
@@ -424,8 +431,10 @@ def _pair_of_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _aligned(reference: Any, other: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two score vectors over the same systems: arrays of equal length, or Series/mappings
-    with the same keys (aligned by key).
+    """Two score vectors over the same systems.
+
+    Arrays of equal length, or Series/mappings with the same keys (aligned by
+    key).
     """
     if hasattr(reference, "keys") and hasattr(other, "keys"):
         keys_a, keys_b = list(reference.keys()), list(other.keys())
@@ -461,8 +470,9 @@ def rows(agreement: str, reference: np.ndarray, other: np.ndarray, persistence: 
 
 
 def matrix(agreement: str, scores: np.ndarray, persistence: float = PERSISTENCE) -> np.ndarray:
-    """The statistic between the rankings by every two columns of ``scores`` (systems x
-    measures): ``(M, M)``, symmetric (tau_AP averaged over both directions).
+    """The statistic between the rankings by every two columns of ``scores`` (systems x measures).
+
+    ``(M, M)``, symmetric (tau_AP averaged over both directions).
     """
     if agreement == "tau":
         return kendall.tau_b_matrix(scores)

@@ -1,4 +1,6 @@
-"""Robustness to a change of assessor (Voorhees 2000, "Variations in relevance judgments and the
+"""Robustness to a change of assessor (Voorhees 2000).
+
+Robustness to a change of assessor (Voorhees 2000, "Variations in relevance judgments and the
 measurement of retrieval effectiveness").
 
 Given a reference qrels (e.g. NIST's) and one or more alternative qrels of the same topics (a
@@ -132,7 +134,9 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..N of every row of ``x`` (``(K, N)``), equal values sharing the mean of their ranks
+    """Average ranks 1..N of every row of ``x``, ties sharing the mean of their ranks.
+
+    Ranks 1..N of every row of ``x`` (``(K, N)``), equal values sharing the mean of their ranks
     (``scipy.stats.rankdata(method='average')`` row by row).
     """
     x = np.asarray(x, dtype=np.float64)
@@ -157,7 +161,9 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_taus(reference: np.ndarray, other: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """tau-b between the system rankings by the means of ``reference`` and of ``other`` (``(M, T,
+    """Kendall's tau-b between reference and other system rankings on topic resamples.
+
+    tau-b between the system rankings by the means of ``reference`` and of ``other`` (``(M, T,
     S)`` cubes over the same topics) over the topics of each row of ``draws`` (``(B, T)`` topic
     positions): ``(B, M)``, NaN where a ranking ties every system.
 
@@ -180,7 +186,9 @@ def bootstrap_taus(reference: np.ndarray, other: np.ndarray, draws: np.ndarray) 
 
 
 def simultaneous_p_values(replicates: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """Adjusted p-values ``(k, k)`` of the differences between the ``k`` columns of ``replicates``
+    """Simultaneous adjusted p-values of the differences between bootstrap statistics.
+
+    Adjusted p-values ``(k, k)`` of the differences between the ``k`` columns of ``replicates``
     (``(B, k)`` bootstrap replicates of ``k`` paired statistics, e.g. the taus of the measures of
     a family on the same topic resamples), for the ``observed`` statistics ``(k,)``.
 
@@ -214,7 +222,9 @@ def simultaneous_p_values(replicates: np.ndarray, observed: np.ndarray) -> np.nd
 
 def normal_interval(estimate: np.ndarray, replicates: np.ndarray, level: float
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(se, low, high)``: the bootstrap standard error of ``estimate`` (the standard deviation,
+    """A normal bootstrap interval ``(se, low, high)``.
+
+    ``(se, low, high)``: the bootstrap standard error of ``estimate`` (the standard deviation,
     ddof=1, of each column of ``replicates``) and the normal interval ``estimate -+ z se`` with
     ``z`` the ``(1 + level) / 2`` quantile of the standard normal, clipped to [-1, 1].
     """
@@ -235,7 +245,9 @@ class _Bootstrap:
 
 
 def _bootstrap_task(data: _Bootstrap, task: montecarlo.Task) -> np.ndarray:
-    """The taus ``(task.trials, len(task.items), M)`` of the task's replicates for the
+    """The taus of the task's bootstrap replicates for the alternatives ``task.items``.
+
+    The taus ``(task.trials, len(task.items), M)`` of the task's replicates for the
     alternatives ``task.items``: the unit of work an executor runs.
     """
     n_t = data.reference.shape[2]
@@ -300,7 +312,9 @@ class AssessorVariation:
         return table
 
     def table(self, alternative: Any = None) -> pd.DataFrame:
-        """One row per (alternative, measure), alternatives in the order given, measures in the
+        """One row per (alternative, measure): agreement of the rankings with the reference.
+
+        One row per (alternative, measure), alternatives in the order given, measures in the
         canonical order: ``judged`` (how the pairs were handled), ``topics`` (compared), the
         ranking agreement with the reference (``tau`` and its interval, ``tau_ap``, ``rbo``), the
         change of the means, the per-topic correlations, the rank moves, and the significant
@@ -316,8 +330,10 @@ class AssessorVariation:
         return self._decorate(out)
 
     def moves_table(self, alternative: Any = None, measure: Optional[str] = None) -> pd.DataFrame:
-        """One row per (alternative, measure, system): mean score and rank under both, and the move,
-        the systems of each (alternative, measure) sorted by ``|move|``, largest first.
+        """One row per (alternative, measure, system).
+
+        Mean score and rank under both, and the move, the systems of each (alternative,
+        measure) sorted by ``|move|``, largest first.
         """
         part = self.moves[self.moves["alternative"].isin(self._chosen(alternative))]
         if measure is not None:
@@ -334,7 +350,9 @@ class AssessorVariation:
         return ordered.iloc[order].drop(columns="_abs").reset_index(drop=True)
 
     def robustness(self, statistic: str = "tau", alternative: Any = None) -> pd.DataFrame:
-        """Measures of each family, most assessor-robust first, by ``statistic`` averaged over the
+        """Measures of each family, most assessor-robust first.
+
+        Measures of each family, most assessor-robust first, by ``statistic`` averaged over the
         alternatives (``alternative``: one name, or several, to average over those only).
 
         For ``'tau'``: ``tau_se``, ``tau_low``/``tau_high``, the bootstrap standard error and normal
@@ -372,7 +390,9 @@ class AssessorVariation:
         return out
 
     def p_values(self, group: Hashable, alternative: Any = None) -> pd.DataFrame:
-        """The simultaneous test's adjusted p-values between the measures of one family (the mean
+        """The simultaneous test's adjusted p-values between the measures of one family.
+
+        The simultaneous test's adjusted p-values between the measures of one family (the mean
         tau over the alternatives, as :meth:`robustness`).
         """
         if group not in self.groups:
@@ -387,7 +407,9 @@ class AssessorVariation:
                             columns=labels)
 
     def plot(self, statistic: str = "tau", **kwargs):
-        """``statistic`` of every measure under every alternative (with the bootstrap interval for
+        """``statistic`` of every measure under every alternative, one panel per family.
+
+        ``statistic`` of every measure under every alternative (with the bootstrap interval for
         tau), one panel per family, one colour per aggregation. Returns the Figure.
         """
         from ir_cwla.meta.robustness_plots import plot_assessors

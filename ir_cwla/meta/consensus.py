@@ -56,8 +56,10 @@ def _pair_starts(pair: np.ndarray, n_pairs: int) -> np.ndarray:
 
 def majority_grade(pair: np.ndarray, grade: np.ndarray, source: np.ndarray, n_pairs: int,
                    ties: str = "lower") -> np.ndarray:
-    """The most frequent grade of each pair; ties broken by ``ties`` (``'lower'``, ``'higher'``,
-    ``'first'``: the tied grade of the earliest source).
+    """The most frequent grade of each pair.
+
+    Ties broken by ``ties`` (``'lower'``, ``'higher'``, ``'first'``: the tied
+    grade of the earliest source).
     """
     order = np.lexsort((source, grade, pair))
     p, g, s = pair[order], grade[order], source[order]
@@ -79,8 +81,10 @@ def majority_grade(pair: np.ndarray, grade: np.ndarray, source: np.ndarray, n_pa
 
 
 def rounded_ratio(numerator: np.ndarray, denominator: np.ndarray, ties: str = "lower") -> np.ndarray:
-    """``numerator / denominator`` rounded to the nearest integer in exact integer arithmetic; a ratio
-    halfway between two integers goes to the lower (``ties='lower'``) or the higher one.
+    """``numerator / denominator`` rounded to the nearest integer in exact integer arithmetic.
+
+    A ratio halfway between two integers goes to the lower (``ties='lower'``) or the
+    higher one.
     """
     q, r = numerator // denominator, numerator % denominator   # floor division: 0 <= r < denominator
     twice = 2 * r
@@ -102,7 +106,9 @@ def mean_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "l
 
 
 def median_grade(pair: np.ndarray, grade: np.ndarray, n_pairs: int, ties: str = "lower") -> np.ndarray:
-    """The median grade of each pair (the mean of the two middle grades for an even count,
+    """The median grade of each pair.
+
+    The median grade of each pair (the mean of the two middle grades for an even count,
     rounded by :func:`rounded_ratio`).
     """
     order = np.lexsort((grade, pair))

@@ -33,8 +33,10 @@ SPLIT_CHUNK = 100
 
 # -- kernels (numpy in, numpy out) ---------------------------------------------------------
 def random_halves(rng: np.random.Generator, n_splits: int, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n_splits`` random splits of ``range(n_topics)``: sorted index arrays of the two halves,
-    ``(n_splits, floor(n/2))`` and ``(n_splits, n - floor(n/2))``.
+    """``n_splits`` random splits of ``range(n_topics)``.
+
+    Sorted index arrays of the two halves, ``(n_splits, floor(n/2))`` and
+    ``(n_splits, n - floor(n/2))``.
     """
     order = streams.permutations(rng, (n_splits,), n_topics)
     n1 = n_topics // 2
@@ -78,8 +80,9 @@ class SplitData:
 
 
 def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
-    """The taus ``(task.trials, len(task.items))`` of the task's split chunks for the measures
-    ``task.items``: the unit of work an executor runs.
+    """The taus ``(task.trials, len(task.items))`` of the task's split chunks for the measures ``task.items``.
+
+    The unit of work an executor runs.
     """
     values = data.values
     items = list(task.items)
@@ -92,7 +95,9 @@ def split_task(data: SplitData, task: montecarlo.Task) -> np.ndarray:
 
 def split_matrix(values: np.ndarray, trials: int, seed: streams.Seed, executor: Any, agreement: str = "tau",
                  persistence: float = agreements.PERSISTENCE, *, progress: bool = False) -> np.ndarray:
-    """The taus ``(trials, M)`` of ``trials`` random topic splits of a score cube ``(M, T, S)``
+    """The taus of ``trials`` random topic splits of a score cube, on ``executor``.
+
+    The taus ``(trials, M)`` of ``trials`` random topic splits of a score cube ``(M, T, S)``
     (NaN where a half ties every system), chunk by chunk on ``executor``.
 
     The splits depend only on ``seed`` and the number of topics and systems: two cubes of the

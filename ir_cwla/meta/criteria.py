@@ -195,9 +195,11 @@ CRITERIA: dict[str, Criterion] = {}
 
 
 def register_criterion(criterion: Criterion, replace: bool = False) -> Criterion:
-    """Registers a criterion: ``ir-cwla meta``, the HTML report, the demo and :func:`ir_cwla.meta.sweep`
-    know it from then on. An option shared with another criterion (the same command-line name)
-    must have the same default.
+    """Registers a criterion.
+
+    ``ir-cwla meta``, the HTML report, the demo and :func:`ir_cwla.meta.sweep` know it from
+    then on. An option shared with another criterion (the same command-line name) must have
+    the same default.
     """
     unknown = [n for n in criterion.needs if n not in NEEDS]
     if unknown:
@@ -234,9 +236,10 @@ def command_line_options() -> dict[str, Option]:
 
 
 def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str]]) -> list[str]:
-    """The criteria to run, in report order: ``names`` (None: every one the inputs allow), each
-    checked to exist and to have what it needs (``inputs``: the :class:`Inputs`, or the names of
-    the inputs there are).
+    """The criteria to run, in report order.
+
+    ``names`` (None: every one the inputs allow), each checked to exist and to have what it
+    needs (``inputs``: the :class:`Inputs`, or the names of the inputs there are).
     """
     available = inputs.available() if isinstance(inputs, Inputs) else set(inputs)
     if names is None:
@@ -251,7 +254,9 @@ def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str
 
 
 def options_of(name: str, options: Mapping[str, Any], by: str = "cli") -> dict[str, Any]:
-    """The keyword arguments of criterion ``name`` from ``options`` (keyed by command-line name,
+    """The checked keyword arguments of criterion ``name``.
+
+    The keyword arguments of criterion ``name`` from ``options`` (keyed by command-line name,
     ``by='cli'``, or by keyword, ``by='name'``), defaults for the others, each checked.
     """
     out = {}
@@ -273,9 +278,11 @@ class Run:
 
 
 def describe(name: str, options: Mapping[str, Any]) -> str:
-    """What criterion ``name`` is about to do, in one line: its title and each option with its
-    value (``consistency: random splits of the topics into two halves 1000, permutations of the
-    randomised Tukey HSD tests 2000``); ``options`` by keyword, as :func:`options_of` returns them.
+    """What criterion ``name`` is about to do, in one line.
+
+    Its title and each option with its value (``consistency: random splits of the topics into two
+    halves 1000, permutations of the randomised Tukey HSD tests 2000``); ``options`` by keyword, as
+    :func:`options_of` returns them.
     """
     criterion = get_criterion(name)
 

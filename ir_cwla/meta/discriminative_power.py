@@ -58,8 +58,10 @@ class DiscriminativePower:
         return out
 
     def table(self) -> pd.DataFrame:
-        """Per measure (sorted by discriminative power within each family): the number and share of
-        system pairs with p < alpha, and the smallest significant difference in mean score.
+        """Per measure (sorted by discriminative power within each family).
+
+        The number and share of system pairs with p < alpha, and the smallest significant
+        difference in mean score.
         """
         sig = self.pairs["p_value"] < self.alpha
         rows = []
@@ -77,7 +79,9 @@ class DiscriminativePower:
         return pd.DataFrame(rows)
 
     def asl(self) -> pd.DataFrame:
-        """ASL curves: the sorted p-values of each measure (rows: pair rank 1..P; columns: the
+        """ASL curves.
+
+        The sorted p-values of each measure (rows: pair rank 1..P; columns: the
         measures, named by their labels as in every table).
         """
         curves = self.curves()

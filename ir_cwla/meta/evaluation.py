@@ -55,15 +55,19 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def escape_name(name: str) -> str:
-    """A system name that output lines cannot be forged with: control characters (newline,
-    tab, ...) written as Python escapes (``'a\\nb'``); everything else unchanged.
+    r"""A system name that output lines cannot be forged with.
+
+    Control characters (newline, tab, ...) written as Python escapes
+    (``'a\nb'``); everything else unchanged.
     """
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], name)
 
 
 def run_name(path: Union[str, os.PathLike]) -> str:
-    """The system name of a TREC run file: ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control
-    characters escaped, :func:`escape_name`).
+    """The system name of a TREC run file.
+
+    ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control characters escaped,
+    :func:`escape_name`).
     """
     name = Path(path).name
     for ext in _COMPRESSED:
@@ -151,7 +155,9 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
 
 
 def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
-    """Measures as ir-measures objects (names read by :func:`ir_cwla.parse_measure`), with the
+    """Measures as ir-measures objects, with the names the frame will carry.
+
+    Measures as ir-measures objects (names read by :func:`ir_cwla.parse_measure`), with the
     names the frame will carry (PyTerrier's rule: a measure given as a string keeps that
     string, an object gets ``str(measure)``).
     """
@@ -186,7 +192,9 @@ class EvaluationContext:
         self._scorers: dict[tuple[int, ...], tuple[Optional[Scorer], Any]] = {}
 
     def scorers(self, block: tuple[int, ...]) -> tuple[Optional[Scorer], Any]:
-        """For the measures at positions ``block``: the :class:`ir_cwla.scoring.Scorer` of the
+        """The scorers of the measures at positions ``block``.
+
+        For the measures at positions ``block``: the :class:`ir_cwla.scoring.Scorer` of the
         C/W/L/A ones and the ir-measures evaluator of the others (None where there are none; cached).
         """
         if block not in self._scorers:
@@ -245,9 +253,11 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
 
 
 def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
-    """The qrels as a checked frame for these (parsed) measures: read and checked by
-    :func:`io.as_qrels_frame`, grades within what the measures' backends accept
-    (:func:`io.check_grades_for_backends`); messages name the file, or the qrels' type.
+    """The qrels as a checked frame for these (parsed) measures.
+
+    Read and checked by :func:`io.as_qrels_frame`, grades within what the measures'
+    backends accept (:func:`io.check_grades_for_backends`); messages name the file, or
+    the qrels' type.
     """
     source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
     frame = io.as_qrels_frame(qrels, source, measures=measures)
@@ -261,7 +271,9 @@ MISSING_TOPICS = ("warn", "ignore")
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any = None,
                          progress: bool = True, missing_topics: str = "warn", ties: str = "float32", *,
                          answered: Optional[dict[tuple, set]] = None, run: Any = None) -> dict[Any, pd.DataFrame]:
-    """Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
+    """Per-query frames of several collections in one pass of tasks.
+
+    Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
     ``executor`` (anything :func:`get_executor` takes; ``run=`` is its old name, deprecated);
     ``missing_topics`` and ``ties`` as in :func:`evaluate`. Runs stored in shards
     (:class:`ir_cwla.sharding.Shards`) are read a shard per task; their topics are checked once

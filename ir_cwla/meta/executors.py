@@ -56,13 +56,16 @@ class Executor(Protocol):
 
 
 class StreamingExecutor:
-    """An executor whose ``map`` collects its ``stream``: subclasses define ``stream`` (and
-    ``parallelism``) only.
+    """An executor whose ``map`` collects its ``stream``.
+
+    Subclasses define ``stream`` (and ``parallelism``) only.
     """
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
-        """Yields ``(index, fn(shared, tasks[index]))`` as tasks finish, in any order, with at
+        """Yields ``(index, result)`` of each task as tasks finish, in any order.
+
+        Yields ``(index, fn(shared, tasks[index]))`` as tasks finish, in any order, with at
         most ``window`` tasks (``None``: all) submitted and not yet yielded.
         """
         raise NotImplementedError
@@ -79,7 +82,9 @@ class StreamingExecutor:
 
 def stream(executor: Executor, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
            window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
-    """``executor.stream(...)``, or ``enumerate(executor.map(...))`` for an executor without ``stream``
+    """``(index, result)`` pairs from any executor, streaming where it can.
+
+    ``executor.stream(...)``, or ``enumerate(executor.map(...))`` for an executor without ``stream``
     (a user's own: it then holds every result until the last task is done).
     """
     if hasattr(executor, "stream"):
@@ -96,8 +101,9 @@ def _window(window: Optional[int], n_tasks: int) -> int:
 
 
 class InProcess(StreamingExecutor):
-    """Runs the tasks one after the other in this process (the default), lazily: a task runs
-    when the consumer asks for its result.
+    """Runs the tasks one after the other in this process (the default), lazily.
+
+    A task runs when the consumer asks for its result.
     """
 
     parallelism = 1
@@ -226,7 +232,9 @@ class Dask(StreamingExecutor):
 
 def item_blocks(n_items: int, other_tasks: int, parallelism: int, tasks_per_worker: int = 2
                 ) -> list[tuple[int, ...]]:
-    """Consecutive blocks of ``range(n_items)`` (e.g. measures) to cross with ``other_tasks``
+    """Consecutive blocks of ``range(n_items)`` to cross with the other tasks.
+
+    Consecutive blocks of ``range(n_items)`` (e.g. measures) to cross with ``other_tasks``
     tasks (runs, trial chunks): one block in-process, more when the other tasks alone give
     fewer than ``tasks_per_worker`` tasks per worker. Blocking never changes a result, only
     the speed.

@@ -85,8 +85,9 @@ def _codes(per_query: pd.DataFrame, column: str, sort: bool) -> tuple[np.ndarray
 
 
 def _labels(per_query: pd.DataFrame, column: str) -> np.ndarray:
-    """The sorted distinct values of a column as strings (``1`` and ``'1'`` are one label); a
-    missing value is an error naming its row.
+    """The sorted distinct values of a column as strings (``1`` and ``'1'`` are one label).
+
+    A missing value is an error naming its row.
     """
     missing = per_query[column].isna().to_numpy()
     if missing.any():
@@ -234,7 +235,9 @@ def check_alpha(alpha: float) -> float:
 
 
 def resolve_groups(measures: Sequence[str], groups: Groups) -> dict[Hashable, list[str]]:
-    """Families of measures compared with each other, in the order of ``measures`` (the
+    """Families of measures compared with each other, in the order of ``measures``.
+
+    Families of measures compared with each other, in the order of ``measures`` (the
     cube's measure order, so families come in the paper's order).
 
     ``groups`` is ``None`` (one family of all measures), a mapping measure -> family, or a

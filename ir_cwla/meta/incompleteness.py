@@ -69,7 +69,9 @@ def keep_counts(fractions: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Masks ``(F, J)``: in each stratum, the ``counts[f, stratum]`` judgments of lowest
+    """Stratified random masks ``(F, J)`` of the judgments kept.
+
+    Masks ``(F, J)``: in each stratum, the ``counts[f, stratum]`` judgments of lowest
     priority (ties, of probability zero, broken by the ``position`` in the judgment order).
     """
     order = np.lexsort((position, priority, stratum))
@@ -83,8 +85,9 @@ def subsample(priority: np.ndarray, stratum: np.ndarray, position: np.ndarray, c
 
 def trial_masks(seed: streams.Seed, trial: int, order: np.ndarray, stratum: np.ndarray,
                 counts: np.ndarray) -> np.ndarray:
-    """The masks ``(F, J)`` of trial ``trial``: priorities drawn in the ``order`` of
-    judgments from the trial's own stream.
+    """The masks ``(F, J)`` of trial ``trial``.
+
+    Priorities drawn in the ``order`` of judgments from the trial's own stream.
     """
     rng = streams.chunk_rng(seed, streams.INCOMPLETENESS_STREAM, trial)
     priority = np.empty(len(order))
@@ -105,7 +108,9 @@ class _Plan:
 
 
 def _task(plan: _Plan, task: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """``('trial', t)``: means ``(F, M, S)`` and judgments kept ``(F,)`` of trial t's subsets;
+    """One incompleteness trial as a task.
+
+    ``('trial', t)``: means ``(F, M, S)`` and judgments kept ``(F,)`` of trial t's subsets;
     ``('depth', d)``: the same, ``(1, M, S)`` and ``(1,)``, for the depth-d pool.
     """
     kind, value = task
@@ -165,22 +170,28 @@ class Incompleteness:
         return self._decorate(self.depths.copy(), "depth")
 
     def table(self) -> pd.DataFrame:
-        """One row per (fraction, measure): the means over trials of ``tau``, ``tau_ap``, ``rbo``,
-        ``abs_change`` and ``rel_change``, the standard deviation of tau, and the share of
-        judgments kept. ``measure`` is the measure's label (:func:`ir_cwla.short_name`), as in
-        every table of :mod:`ir_cwla.meta`.
+        """One row per (fraction, measure).
+
+        The means over trials of ``tau``, ``tau_ap``, ``rbo``, ``abs_change`` and
+        ``rel_change``, the standard deviation of tau, and the share of judgments kept.
+        ``measure`` is the measure's label (:func:`ir_cwla.short_name`), as in every table of
+        :mod:`ir_cwla.meta`.
         """
         return self._named(self._fraction_rows())
 
     def depth_table(self) -> pd.DataFrame:
-        """One row per (pool depth, measure): ``tau``, ``tau_ap``, ``rbo``, ``abs_change``,
-        ``rel_change`` and the share of judgments in the pool (``measure``: its label).
+        """One row per (pool depth, measure).
+
+        ``tau``, ``tau_ap``, ``rbo``, ``abs_change``, ``rel_change`` and the share of
+        judgments in the pool (``measure``: its label).
         """
         return self._named(self._depth_rows())
 
     def robustness(self, statistic: str = "tau", kind: str = "fraction", *, test_trials: int = 2000,
                    alpha: float = 0.05) -> pd.DataFrame:
-        """Measures of each family, most robust first, by ``statistic`` averaged over the
+        """Measures of each family, most robust first, by ``statistic`` averaged over the fractions.
+
+        Measures of each family, most robust first, by ``statistic`` averaged over the
         fractions (the area under its curve; ``kind='depth'``: over the pool depths).
 
         For fractions, ``outperforms`` counts the measures of the family it is significantly
@@ -204,7 +215,9 @@ class Incompleteness:
                                          seed=streams.derive(self.seed, streams.INCOMPLETENESS_STREAM))
 
     def plot(self, statistic: str = "tau", kind: str = "fraction", **kwargs):
-        """Curves of ``statistic`` against the fraction of judgments kept (``kind='depth'``: the
+        """Curves of ``statistic`` against the judgments kept, one panel per family.
+
+        Curves of ``statistic`` against the fraction of judgments kept (``kind='depth'``: the
         pool depth), one line per measure, one panel per family. Returns the Figure.
         """
         from ir_cwla.meta.robustness_plots import plot_incompleteness

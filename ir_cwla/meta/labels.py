@@ -308,9 +308,10 @@ class LabelAgreement:
 
     def table(self, statistics: Union[str, Sequence[str]] = DEFAULT_STATISTICS,
               per_topic: bool = False) -> pd.DataFrame:
-        """One row per alternative (and per topic with ``per_topic``): the pairs judged by each
-        qrels and by both, then each statistic with its interval (``kappa, kappa_low,
-        kappa_high``, ...).
+        """One row per alternative (and per topic with ``per_topic``).
+
+        The pairs judged by each qrels and by both, then each statistic with its
+        interval (``kappa, kappa_low, kappa_high``, ...).
 
         ``statistics``: names of :data:`STATISTICS` or ``'all'``. Per-topic rows cover every
         topic either qrels judged; topics with no shared pair have NaN statistics.
@@ -371,7 +372,9 @@ class LabelAgreement:
                             columns=pd.Index(grades, name=name))
 
     def plot(self, statistic: str = "kappa", **kwargs):
-        """Per alternative: the confusion heat map against the reference, and the per-topic
+        """Per-alternative figures of the assessor labels.
+
+        Per alternative: the confusion heat map against the reference, and the per-topic
         ``statistic`` with its interval beside the overall one. Returns the Figure.
         """
         from ir_cwla.meta.labels_plots import plot_label_agreement

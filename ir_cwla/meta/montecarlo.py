@@ -64,7 +64,9 @@ def size_text(n_bytes: float) -> str:
 
 def check_result_memory(what: str, trials: int, bytes_per_trial: int, kept: str = "results",
                         name: str = "trials") -> None:
-    """Refuses, before any work, a call whose ``trials`` would keep more than
+    """Refuses, before any work, a call whose results would take too much memory.
+
+    Refuses, before any work, a call whose ``trials`` would keep more than
     :data:`MAX_RESULT_BYTES` (``bytes_per_trial`` each, ``kept`` saying what): a
     :class:`ParameterError` with the estimate and the most ``name`` the limit allows.
     """
@@ -121,7 +123,9 @@ def _timed(shared: Any, item: tuple[Callable[[Any, Any], Any], Any]) -> tuple[fl
 
 def run(executor: Any, fn: Callable[[Any, Task], Any], shared: Any, tasks: Sequence[Task],
         consume: Callable[[Task, Any], None], *, what: str, progress: bool) -> None:
-    """Runs ``fn(shared, task)`` for every task on ``executor`` and calls ``consume(task, result)``
+    """Runs ``fn(shared, task)`` for every task on ``executor``, consuming results as they arrive.
+
+    Runs ``fn(shared, task)`` for every task on ``executor`` and calls ``consume(task, result)``
     as results arrive (in any order), warning up front when the run will take long.
     """
     trials = sum(task.trials for task in tasks)
@@ -139,9 +143,11 @@ def run(executor: Any, fn: Callable[[Any, Task], Any], shared: Any, tasks: Seque
 
 def run_tasks(executor: Any, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
               consume: Callable[[int, Any], None], *, what: str, progress: bool) -> None:
-    """:func:`run` for tasks that are not trial chunks: ``consume(index, result)`` as results
-    arrive, the first task timed and one :class:`LongRunWarning` when the estimated wall time
-    of all of them (each taken to cost what the first did) exceeds :data:`WARN_AFTER_SECONDS`.
+    """:func:`run` for tasks that are not trial chunks.
+
+    ``consume(index, result)`` as results arrive, the first task timed and one
+    :class:`LongRunWarning` when the estimated wall time of all of them (each taken to cost
+    what the first did) exceeds :data:`WARN_AFTER_SECONDS`.
     """
     workers = max(1, int(executor.parallelism))
     start = time.perf_counter()
@@ -174,8 +180,10 @@ def sum_counts(executor: Any, fn: Callable[[Any, Task], np.ndarray], shared: Any
 
 
 def estimate_seconds(n_tasks: int, first_task_seconds: float, elapsed: float, workers: int) -> float:
-    """Wall time of ``n_tasks`` like the first: ``elapsed`` so far, then the tasks not yet started
-    (all but one per worker) at ``first_task_seconds`` each, ``workers`` at a time.
+    """Wall time of ``n_tasks`` like the first.
+
+    ``elapsed`` so far, then the tasks not yet started (all but one per worker) at
+    ``first_task_seconds`` each, ``workers`` at a time.
     """
     return elapsed + first_task_seconds * math.ceil(max(0, n_tasks - workers) / workers)
 

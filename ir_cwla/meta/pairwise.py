@@ -43,7 +43,9 @@ def flipped_means(diffs: np.ndarray, signs: np.ndarray) -> np.ndarray:
 
 
 def count_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
-    """For the matrices ``task.items`` of an ``(M, T, S)`` stack: how many of the task's sign flips
+    """Counts of the task's sign flips that reach each pair's observed range.
+
+    For the matrices ``task.items`` of an ``(M, T, S)`` stack: how many of the task's sign flips
     reach each pair's observed difference, ``(len(task.items), P)``: the unit of work an executor runs.
 
     A trial counts when ``|mean_t s_bt d_tp| >= |mean_t d_tp| - tol``, ``tol`` from the
@@ -62,7 +64,9 @@ def count_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
 
 def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
                    what: str = "randomisation test", progress: bool = False) -> np.ndarray:
-    """Paired randomisation p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an
+    """Paired randomisation p-values of every matrix of an ``(M, T, S)`` stack.
+
+    Paired randomisation p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an
     ``(M, T, S)`` stack (the same sign flips for all), counted chunk by chunk on ``executor``
     (default in-process): memory does not grow with ``trials``.
     """

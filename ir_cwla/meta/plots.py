@@ -66,8 +66,10 @@ assert not ({m for _, m in STANDARD_STYLES} & _AGGREGATION_MARKERS)
 
 
 def aggregation_style(aggregation: str) -> tuple[str, str]:
-    """The colour and marker of an aggregation: Table 1's (:data:`AGGREGATION_STYLES`), else
-    one of :data:`EXTRA_STYLES` by registration order.
+    """The colour and marker of an aggregation.
+
+    Table 1's (:data:`AGGREGATION_STYLES`), else one of :data:`EXTRA_STYLES` by
+    registration order.
     """
     if aggregation in AGGREGATION_STYLES:
         return AGGREGATION_STYLES[aggregation]
@@ -186,7 +188,9 @@ def _colour_ticks(labels, colours: Sequence[str]) -> None:
 
 def plot_similarity(sim: Any, groups: Optional[list[Hashable]] = None, cols: int = 2,
                     digits: int = 2, cmap: str = "viridis", title: Optional[str] = None):
-    """Lower-triangular heat-maps of Kendall's tau with the confidence interval under it, one
+    """Heat maps of Kendall's tau between measures, one panel per family.
+
+    Lower-triangular heat-maps of Kendall's tau with the confidence interval under it, one
     panel per family of two or more measures (the families of one are named under the title).
     """
     asked = list(groups) if groups is not None else list(sim.groups)
@@ -242,8 +246,10 @@ def _asl_extent(curves, top: float) -> int:
 
 
 def _marks(y: np.ndarray, top: float, shown: int, k: int, n: int, per_curve: int = 4) -> list[int]:
-    """Where curve ``k`` of ``n`` puts its markers: where it crosses ``per_curve`` heights
-    between 0 and ``top``, staggered between curves, so curves that coincide show every marker.
+    """Where curve ``k`` of ``n`` puts its markers.
+
+    Where it crosses ``per_curve`` heights between 0 and ``top``, staggered between curves, so
+    curves that coincide show every marker.
     """
     levels = top * (np.arange(per_curve) + (k + 0.5) / n) / per_curve
     found = np.searchsorted(y, levels)
@@ -329,7 +335,9 @@ def plot_consistency(cons: Any, groups: Optional[list[Hashable]] = None, cols: i
 
 def plot_topic_set_sizes(result: Any, groups: Optional[list[Hashable]] = None, cols: int = 3,
                          title: Optional[str] = None):
-    """Bars of the topics a paired t-test needs per measure (:class:`ir_cwla.meta.topic_set_size.TopicSetSize`),
+    """Bars of the topics a paired t-test needs per measure, one panel per family.
+
+    Bars of the topics a paired t-test needs per measure (:class:`ir_cwla.meta.topic_set_size.TopicSetSize`),
     one panel per family, measures in Table 1's order.
     """
     names = list(groups) if groups is not None else list(result.groups)

@@ -118,18 +118,22 @@ class PoolingBias:
         return out.iloc[order].reset_index(drop=True)
 
     def table(self) -> pd.DataFrame:
-        """One row per (depth, measure): mean and max drop of score and of rank position over
-        the runs, ``rel_drop`` (mean drop / mean full score), ``mean_abs_rank_change`` (a rank
-        that rises counts as much as one that falls), the runs affected (with any unique
-        judged document), and tau, tau_ap, rbo of the leave-one-out ranking. ``measure`` is the
-        measure's label (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`.
+        """One row per (depth, measure).
+
+        Mean and max drop of score and of rank position over the runs, ``rel_drop`` (mean drop
+        / mean full score), ``mean_abs_rank_change`` (a rank that rises counts as much as one
+        that falls), the runs affected (with any unique judged document), and tau, tau_ap, rbo
+        of the leave-one-out ranking. ``measure`` is the measure's label
+        (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`.
         """
         out = self._rows()
         return out.assign(measure=out["measure"].map(lambda m: self.labels.get(m, m)))
 
     def robustness(self, statistic: str = "mean_abs_rank_change", depth: Optional[int] = None, *,
                    test_trials: int = 2000, alpha: float = 0.05, seed: Any = 0) -> pd.DataFrame:
-        """Measures of each family, least biased first, by ``statistic`` of :meth:`table` at
+        """Measures of each family, least biased first.
+
+        Measures of each family, least biased first, by ``statistic`` of :meth:`table` at
         ``depth`` (default: the first depth). Drops and changes rank lower-is-better,
         tau/tau_ap/rbo higher-is-better.
 

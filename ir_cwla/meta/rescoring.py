@@ -136,13 +136,17 @@ class Collection:
 
     def means(self, mask: Optional[np.ndarray] = None, systems: Optional[Sequence[int]] = None, *,
               qrels: Optional[Qrels] = None, topics: Optional[Union[Sequence[int], np.ndarray]] = None) -> np.ndarray:
-        """Mean scores ``(measures, systems)`` over the topics (as ``ScoreCube.means``; the
+        """Mean scores ``(measures, systems)`` over the topics.
+
+        Mean scores ``(measures, systems)`` over the topics (as ``ScoreCube.means``; the
         arguments are those of :meth:`cube`).
         """
         return self.cube(mask, systems, qrels=qrels, topics=topics).mean(axis=1)
 
     def pool(self, depth: int, exclude: Optional[int] = None) -> np.ndarray:
-        """The judgments of documents ranked within ``depth`` by at least one run (leaving out
+        """The judgments of documents ranked within ``depth`` by at least one run, as a mask.
+
+        The judgments of documents ranked within ``depth`` by at least one run (leaving out
         the run at position ``exclude``): a boolean mask over judgment ids.
         """
         if self.depth is not None and depth > self.depth:
@@ -155,9 +159,10 @@ class Collection:
         return mask
 
     def qrels_frame(self, mask: Optional[np.ndarray] = None, qrels: Optional[Qrels] = None) -> pd.DataFrame:
-        """The judgments in force as a qrels frame (``query_id, doc_id, relevance``): those of
-        ``qrels`` (a variant of :attr:`qrels`, see :meth:`cube`; default :attr:`qrels`), with only
-        ``mask`` on top of it (None: all).
+        """The judgments in force as a qrels frame (``query_id, doc_id, relevance``).
+
+        Those of ``qrels`` (a variant of :attr:`qrels`, see :meth:`cube`; default :attr:`qrels`),
+        with only ``mask`` on top of it (None: all).
         """
         source = self.qrels if qrels is None else qrels
         keep = np.ones(self.n_judgments, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
@@ -189,8 +194,10 @@ class Collection:
 
 
 def _depth_group(measure: Any, groups: Mapping[Optional[int], Any]) -> Optional[int]:
-    """The depth the runs of a measure that is not C/W/L/A are cut at: the deepest cutoff among
-    the measures with one (the only key that is not None), None for a measure without cutoff.
+    """The depth the runs of a measure that is not C/W/L/A are cut at.
+
+    The deepest cutoff among the measures with one (the only key that is not None), None for
+    a measure without cutoff.
     """
     if measure.params.get("cutoff") is None:
         return None
@@ -254,11 +261,12 @@ def prepare(runs: Runs, qrels: Any, measures: Sequence[Any], depth: int = 0) -> 
 
 
 def top_of_run(run: pd.DataFrame, depth: Optional[int]) -> pd.DataFrame:
-    """The lines of a run that a measure cut at ``depth`` can look at, whatever the evaluator's
-    tie-breaking: per topic, every document scored at least the ``depth``-th best score (compared
-    in float32, as trec_eval does, so a tie at the boundary is kept whole), with all lines of
-    such a document. ``None`` keeps the whole run. Scoring the cut run equals scoring the run,
-    and ir-measures then converts tens, not thousands, of lines per topic.
+    """The lines of a run that a measure cut at ``depth`` can look at, whatever the evaluator's tie-breaking.
+
+    Per topic, every document scored at least the ``depth``-th best score (compared in float32,
+    as trec_eval does, so a tie at the boundary is kept whole), with all lines of such a
+    document. ``None`` keeps the whole run. Scoring the cut run equals scoring the run, and
+    ir-measures then converts tens, not thousands, of lines per topic.
     """
     if depth is None or not len(run):
         return run

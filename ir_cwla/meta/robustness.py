@@ -51,8 +51,9 @@ def compare(full: np.ndarray, reduced: np.ndarray, persistence: float) -> dict[s
 
 
 def check_constant(full: np.ndarray, measures: Sequence[str]) -> None:
-    """A measure that gives every system the same mean on the full qrels has no ranking to
-    compare with: an error naming it.
+    """A measure that gives every system the same mean on the full qrels has no ranking to compare with.
+
+    An error naming it.
     """
     tau = kendall.tau_b_rows(full, full)
     constant = [m for m, t in zip(measures, tau) if np.isnan(t)]
@@ -87,7 +88,9 @@ def check_relevant(relevant: Any) -> float:
 
 
 def rank_positions(values: np.ndarray) -> np.ndarray:
-    """1 + the number of systems with a clearly higher score (ties share the best position),
+    """The rank position of every system, clearly higher scores ranked first.
+
+    1 + the number of systems with a clearly higher score (ties share the best position),
     for every row of ``values`` (``(..., S)``).
     """
     values = np.asarray(values, dtype=np.float64)
@@ -96,7 +99,9 @@ def rank_positions(values: np.ndarray) -> np.ndarray:
 
 
 def rank_if_replaced(values: np.ndarray, replaced: np.ndarray) -> np.ndarray:
-    """For every system ``s``: its :func:`rank_positions` among ``values`` (``(M, S)``) when its
+    """Each system's rank if its values were replaced.
+
+    For every system ``s``: its :func:`rank_positions` among ``values`` (``(M, S)``) when its
     own score is replaced by ``replaced[:, s]`` and the others' are kept, as ``(M, S)``.
 
     Equals ``rank_positions(alone)[m, s, s]`` with ``alone[m, s]`` the row ``values[m]`` with
@@ -142,9 +147,11 @@ def family_ranking(table: pd.DataFrame, column: str, groups: dict[Hashable, list
 
 
 def family_layout(ranking: pd.DataFrame, column: str, digits: int = 3) -> pd.DataFrame:
-    """A :func:`family_ranking` frame laid out like the paper's Table 3: one column per family,
-    best first, cells ``aggregation (k) value`` (``*``: canonical; the label if not C/W/L/A;
-    ``(k)``: significantly better than k measures of its family, when tested).
+    """A :func:`family_ranking` frame laid out like the paper's Table 3.
+
+    One column per family, best first, cells ``aggregation (k) value`` (``*``: canonical;
+    the label if not C/W/L/A; ``(k)``: significantly better than k measures of its family,
+    when tested).
     """
     columns: dict[str, list[str]] = {}
     for group, part in ranking.groupby("group", sort=False):

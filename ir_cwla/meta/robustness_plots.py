@@ -1,5 +1,7 @@
-"""Figures of the robustness analyses: agreement curves against the judgments kept, pooling bias
-bars, agreement with the reference ranking per alternative assessor.
+"""Figures of the robustness analyses.
+
+Agreement curves against the judgments kept, pooling bias bars, agreement with
+the reference ranking per alternative assessor.
 
 One panel per family of measures (e.g. per browsing model), named and styled as every other
 meta-evaluation figure (:class:`ir_cwla.meta.plots._Key`: one colour and marker per
@@ -74,8 +76,10 @@ def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fracti
 
 def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: Optional[list[Hashable]] = None,
                  cols: int = 3, title: Optional[str] = None):
-    """``statistic`` of the pooling-bias table per measure: one bar per measure (in its
-    aggregation's colour), or one bar per pool depth when there are several.
+    """``statistic`` of the pooling-bias table per measure.
+
+    One bar per measure (in its aggregation's colour), or one bar per pool depth
+    when there are several.
     """
     table = result._rows()
     if statistic not in table.columns or statistic in ("depth", "measure", "group"):
@@ -111,7 +115,9 @@ def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: O
 
 def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[list[str]] = None,
                    groups: Optional[list[Hashable]] = None, cols: int = 3, title: Optional[str] = None):
-    """``statistic`` of every measure (one colour and marker per aggregation) under every
+    """``statistic`` of every measure under every alternative, one panel per family.
+
+    ``statistic`` of every measure (one colour and marker per aggregation) under every
     alternative (one slot each along x, in the order given), with the bootstrap interval for
     ``'tau'``; one panel per family.
     """

@@ -35,8 +35,10 @@ from ir_cwla.measure import needs_element_types
 
 
 class ShardTask(NamedTuple):
-    """One shard of one run under a block of measures; ``widths`` (None: the shard's own) are the
-    widths the whole run gives each of the shard's topics, per layout: ``{layout: (topics, widths)}``.
+    """One shard of one run under a block of measures.
+
+    ``widths`` (None: the shard's own) are the widths the whole run gives each of the shard's topics,
+    per layout: ``{layout: (topics, widths)}``.
     """
 
     collection: Any
@@ -47,10 +49,12 @@ class ShardTask(NamedTuple):
 
 
 class ShardResult(NamedTuple):
-    """What a :class:`ShardTask` returns: the topics it ranked (qrels topics of the shard, in qrels
-    order), the ranks each holds per layout and the widths they were scored at, the C/W/L/A values
-    ``{measure name: values}`` over those topics, the other measures' ``(qids, names, values)``,
-    and the shard's lines and distinct topics (qrels topics or not).
+    """What a :class:`ShardTask` returns.
+
+    The topics it ranked (qrels topics of the shard, in qrels order), the ranks each holds per
+    layout and the widths they were scored at, the C/W/L/A values ``{measure name: values}`` over
+    those topics, the other measures' ``(qids, names, values)``, and the shard's lines and
+    distinct topics (qrels topics or not).
     """
 
     task: ShardTask
@@ -64,7 +68,9 @@ class ShardResult(NamedTuple):
 
 
 def dict_of_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads (ir-measures would
+    """A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads.
+
+    A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads (ir-measures would
     build it through a namedtuple per line: 10x slower).
     """
     out: dict[str, dict[str, float]] = {}
@@ -125,7 +131,9 @@ def tasks(collection: Any, name: str, run: sharding.Shards, blocks: Sequence[tup
 
 
 def rescoring(results: Sequence[ShardResult]) -> list[ShardTask]:
-    """Of the results of one run under one block of measures: the tasks to run again with the widths
+    """The tasks to run again for one run under one block of measures, and the results kept.
+
+    Of the results of one run under one block of measures: the tasks to run again with the widths
     the whole run gives (those whose shard was scored at other widths); a topic in two shards is an
     :class:`InputError`.
     """
@@ -157,7 +165,9 @@ def rescoring(results: Sequence[ShardResult]) -> list[ShardTask]:
 
 
 def assemble(results: Sequence[ShardResult], ctx: Any) -> tuple[list, list, list]:
-    """The ``(qids, measure names, values)`` of one run under one block of measures from the results
+    """The values of one run under one block of measures, assembled from its shards.
+
+    The ``(qids, measure names, values)`` of one run under one block of measures from the results
     of its shards (each the last scored), every qrels topic no shard answers at the measure's default.
     """
     block = results[0].task.block

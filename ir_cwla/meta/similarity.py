@@ -45,8 +45,10 @@ class Similarity:
         return len(self.means)
 
     def single_families(self) -> list[Hashable]:
-        """The families that hold one measure: nothing to compare within them (left out of
-        :meth:`table` and :meth:`plot`).
+        """The families that hold one measure.
+
+        Nothing to compare within them (left out of :meth:`table` and
+        :meth:`plot`).
         """
         return [g for g, members in self.groups.items() if len(members) < 2]
 

@@ -80,8 +80,10 @@ def check_trials(trials: int, what: str = "trials") -> int:
 
 
 def trial_chunk(cells: int) -> int:
-    """Trials per chunk for a permuted matrix of ``cells`` entries: :data:`CHUNK`, or fewer for
-    very large matrices. Depends on the data's shape only, never on the executor.
+    """Trials per chunk for a permuted matrix of ``cells`` entries.
+
+    :data:`CHUNK`, or fewer for very large matrices. Depends on the data's shape
+    only, never on the executor.
     """
     return max(1, min(CHUNK, MAX_CHUNK_CELLS // max(1, cells)))
 

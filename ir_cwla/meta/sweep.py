@@ -77,9 +77,10 @@ class Sweep:
         raise AttributeError(f"'Sweep' object has no attribute {name!r}")
 
     def table(self) -> pd.DataFrame:
-        """One row per collection and measure (in the measure order, named by its label, the short
-        name): the summary tables of the criteria that have one row per measure, side by side
-        (a column that two criteria both have and that differs is prefixed with the criterion's name).
+        """One row per collection and measure (in the measure order, named by its label, the short name).
+
+        The summary tables of the criteria that have one row per measure, side by side (a column that
+        two criteria both have and that differs is prefixed with the criterion's name).
         """
         rows = []
         for key, frame in self.per_query.items():

@@ -1,4 +1,6 @@
-"""Topic set size design (Sakai 2016, "Topic set size design", Information Retrieval Journal
+"""Topic set size design (Sakai 2016; Sakai 2018, Ch. 6).
+
+Topic set size design (Sakai 2016, "Topic set size design", Information Retrieval Journal
 19(3):256-283; Sakai 2018, *Laboratory Experiments in IR*, Ch. 6): how many topics a test
 collection needs to meet a statistical requirement, from the variance of a measure.
 
@@ -84,8 +86,9 @@ def _check(alpha: float, beta: Optional[float], method: str, positive: dict[str,
 
 
 def _smallest(ok, start: int, low: int = 2) -> int:
-    """The smallest ``n >= low`` with ``ok(n)`` (``ok`` monotone in ``n``), searched from ``start``:
-    doubling steps away from it, then bisection.
+    """The smallest ``n >= low`` with ``ok(n)`` (``ok`` monotone in ``n``), searched from ``start``.
+
+    Doubling steps away from it, then bisection.
     """
     n = max(low, int(start))
     if ok(n):
@@ -247,7 +250,9 @@ class TopicSetSize:
     labels: dict[str, str]
 
     def table(self) -> pd.DataFrame:
-        """One row per measure, the measures of each family by the topics a paired t-test needs
+        """One row per measure: the topics each statistical requirement needs.
+
+        One row per measure, the measures of each family by the topics a paired t-test needs
         (fewest first): ``group, measure`` (its label), ``sigma2, df, n_t_test, n_anova, n_ci``.
         """
         by_name = self.sizes.set_index("measure")
@@ -272,9 +277,10 @@ class TopicSetSize:
 def topic_set_size(per_query: pd.DataFrame, min_d: float = 0.10, *, beta: float = 0.20, alpha: float = 0.05,
                    groups: Groups = None, labels: naming.Labels = None, topics: TopicPolicy = "strict",
                    method: Method = "exact") -> TopicSetSize:
-    """:func:`topic_set_sizes` of every measure of a per-query frame, by family: which measure
-    of each family needs the fewest topics to detect a difference of ``min_d`` (paired t-test,
-    power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures.
+    """:func:`topic_set_sizes` of every measure of a per-query frame, by family.
+
+    Which measure of each family needs the fewest topics to detect a difference of ``min_d``
+    (paired t-test, power ``1 - beta`` at level ``alpha``), as Sakai (2016) compares measures.
     """
     sizes = topic_set_sizes(per_query, min_d, alpha=alpha, beta=beta, method=method, topics=topics)
     measures = naming.measure_order(sizes["measure"])

@@ -106,8 +106,10 @@ def chunk_ranges(values: np.ndarray, seed: streams.Seed, index: int, size: int,
 
 
 def thresholds(matrix: np.ndarray) -> np.ndarray:
-    """``|mean_a - mean_b| - tol`` of every pair ``a < b`` of columns: a trial counts for the pair
-    when its range reaches this (the tolerance keeps exact ties, see the module docstring).
+    """``|mean_a - mean_b| - tol`` of every pair ``a < b`` of columns.
+
+    A trial counts for the pair when its range reaches this (the tolerance keeps exact
+    ties, see the module docstring).
     """
     matrix = np.asarray(matrix, dtype=np.float64)
     means = matrix.mean(axis=0)
@@ -144,7 +146,9 @@ def count_task(shared: tuple[np.ndarray, np.ndarray], task: montecarlo.Task) -> 
 
 def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
                    what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
-    """Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
+    """Tukey HSD p-values of every matrix of an ``(M, T, S)`` stack, permuted alike.
+
+    Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
     stack, all matrices permuted alike, counted chunk by chunk on ``executor`` (default
     in-process): memory does not grow with ``trials``.
     """
