@@ -186,6 +186,7 @@ def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.
 
 
 def get_aggregation(name: str) -> Aggregation:
+    """The aggregation registered as ``name``, else a :class:`MeasureError` naming the valid ones."""
     try:
         return AGGREGATIONS[name]
     except KeyError:

@@ -176,6 +176,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
 
 
 def get_browsing_model(name: str) -> BrowsingModel:
+    """The browsing model registered as ``name``, else a :class:`MeasureError` naming the valid ones."""
     try:
         return BROWSING_MODELS[name]
     except KeyError:

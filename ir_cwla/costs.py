@@ -189,10 +189,12 @@ class CostSpec:
 
     @property
     def needs_doc_ids(self) -> bool:
+        """True if the costs are priced per document (``'doc:PATH'``), so doc_ids must be kept."""
         return self.kind == "doc"
 
     @property
     def needs_element_types(self) -> bool:
+        """True if costs are priced per element type (``'type:PATH'``): the run's types are read."""
         return self.kind == "type"
 
     def _labels(self) -> dict:

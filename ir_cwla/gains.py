@@ -251,6 +251,7 @@ class Qrels:
         return Grading(grades, mask, ids[np.lexsort((first_line, topic_idx))])
 
     def check_max_rel(self, max_rel: float) -> None:
+        """Refuses a ``max_rel`` below the largest grade in the qrels."""
         if self.x_max > max_rel:
             raise MeasureError(f"max_rel={max_rel:g} is below the largest grade in the qrels ({self.x_max:g}); "
                              "raise max_rel or leave it unset to use the qrels' maximum")
@@ -323,6 +324,7 @@ class Group:
 
     @property
     def width(self) -> int:
+        """The number of ranks of the matrix."""
         return self.judgments.shape[1]
 
     @property
@@ -356,6 +358,7 @@ class CellLabels:
     names: np.ndarray      # object array of the distinct labels
 
     def take(self, selection: np.ndarray) -> CellLabels:
+        """The labels of the cells ``selection``, with the same ``names``."""
         return CellLabels(self.codes[selection], self.names)
 
 
@@ -381,6 +384,7 @@ class Rankings:
 
     @property
     def kept(self) -> np.ndarray:
+        """The number of ranks kept of every row."""
         return np.diff(self.offsets)
 
     def regrade(self, qrels: Qrels) -> Rankings:

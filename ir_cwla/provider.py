@@ -96,6 +96,7 @@ class OrderedEvaluator(providers.Evaluator):
         self.inner = inner
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """The per-query metrics of ``run``, in the order the measures were given."""
         by_measure: dict[Measure, list[Metric]] = {m: [] for m in self.measures}
         for metric in self.inner.iter_calc(run):
             by_measure.setdefault(metric.measure, []).append(metric)
@@ -103,6 +104,7 @@ class OrderedEvaluator(providers.Evaluator):
             yield from metrics
 
     def calc_aggregate(self, run: Any) -> dict[Measure, Any]:
+        """The aggregated values of ``run``, in the order the measures were given."""
         return self._ordered(self.inner.calc_aggregate(run))
 
     def _ordered(self, values: dict) -> dict:
@@ -111,6 +113,7 @@ class OrderedEvaluator(providers.Evaluator):
         return out
 
     def calc(self, run: Any) -> Any:
+        """The aggregated values and per-query metrics of ``run``, in the order the measures were given."""
         aggregated, metrics = self.inner.calc(run)
         rank = {m: i for i, m in enumerate(self.measures)}
         metrics = sorted(metrics, key=lambda metric: rank.get(metric.measure, len(rank)))    # stable
@@ -142,6 +145,7 @@ class CwlaProvider(providers.Provider):
         return [_CWLA(**{k: AnyParam() for k in _CWLA.SUPPORTED_PARAMS})]
 
     def supports(self, measure: Measure) -> bool:
+        """True for a CWLA measure; its parameters are validated (a clear :class:`MeasureError`)."""
         if not is_cwla(measure):
             return False
         measure.validate_params()   # a clear MeasureError for bad parameters

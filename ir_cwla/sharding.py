@@ -82,6 +82,7 @@ class Shard:
 
     @property
     def size(self) -> int:
+        """The bytes the shard's pieces hold."""
         return sum(p.size for p in self.pieces)
 
     @property

@@ -28,6 +28,7 @@ class MeasureList(list):
 
     @property
     def canonical(self) -> list:
+        """The six canonical measures among these."""
         return [m for m in self if is_canonical(m)]
 
 

@@ -120,6 +120,7 @@ class CwlMetric:
     args: tuple = ()
 
     def depth(self, max_depth: int) -> int:
+        """The ranking depth the metric looks at under ``--max_depth`` (at least 1)."""
         return max(max_depth + self.depth_offset, 1)
 
     def measure(self, max_depth: int = 1000, A: str = "ERG") -> Any:
@@ -333,6 +334,7 @@ def read_gain_file(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) ->
 
 
 def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: float, max_depth: int) -> None:
+    """Refuses gain, cost and depth limits that cwl_eval could not use, naming the options."""
     if not (math.isfinite(min_gain) and math.isfinite(max_gain) and 0 <= min_gain <= max_gain):
         raise InputError(f"--min_gain {min_gain:g} and --max_gain {max_gain:g}: need 0 <= min_gain <= max_gain "
                          "(ir_cwla reads negative gains as 0)")

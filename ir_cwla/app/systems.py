@@ -150,6 +150,7 @@ class BM25sRetriever(pt.Transformer):
         return f"BM25sRetriever({self.name!r}, num_results={self.num_results})"
 
     def transform(self, topics: pd.DataFrame) -> pd.DataFrame:
+        """The top ``num_results`` documents of every query, as a PyTerrier results frame."""
         pt.validate.query_frame(topics, extra_columns=["query"])
         k = min(self.num_results, len(self.docnos))
         if not len(topics):

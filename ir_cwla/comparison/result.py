@@ -58,6 +58,7 @@ def letters(k: int) -> str:
 
 
 def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
     return "".join(LATEX_SPECIALS.get(c, c) for c in str(text))
 
 
@@ -88,14 +89,17 @@ class Comparison:
 
     @property
     def measures(self) -> list[str]:
+        """The measures compared, in the cube's order."""
         return list(self.cube.measures)
 
     @property
     def systems(self) -> list[str]:
+        """The systems compared, in the cube's order."""
         return list(self.cube.systems)
 
     @property
     def n_topics(self) -> int:
+        """The number of topics the comparison is over."""
         return len(self.cube.topics)
 
     def table(self) -> pd.DataFrame:
@@ -122,9 +126,11 @@ class Comparison:
     # ------------------------------------------------------------------ text
 
     def describe_test(self) -> str:
+        """The test in words, as the captions name it."""
         return TEST_NAMES[self.test].format(trials=self.trials)
 
     def describe_correction(self) -> str:
+        """The multiple-comparison correction in words, as the captions name it."""
         if self.test in ("tukey", "tukey-hsd"):
             return "the test's own adjustment over all pairs of each measure"
         return CORRECTION_NAMES[self.correction].format(trials=self.trials)

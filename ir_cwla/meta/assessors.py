@@ -419,6 +419,7 @@ class AssessorVariation:
 
 # -- the analysis --------------------------------------------------------------------------
 def check_judged(judged: Any, what: str = "judged") -> str:
+    """``judged`` checked against :data:`JUDGED`; a :class:`ParameterError` otherwise."""
     if judged not in JUDGED:
         raise ParameterError(f"{what} must be one of {JUDGED}, got {judged!r}")
     return str(judged)

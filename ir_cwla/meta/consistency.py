@@ -167,6 +167,7 @@ class Consistency:
 
     @property
     def mean_tau(self) -> pd.Series:
+        """The mean Kendall's tau of every measure over the splits."""
         return self.taus.mean(axis=0)
 
     def outperforms(self) -> dict[str, list[str]]:

@@ -72,9 +72,11 @@ class Option:
 
     @property
     def flag(self) -> str:
+        """The option's command-line flag (``--key-name``)."""
         return "--" + self.key.replace("_", "-")
 
     def reader(self) -> Callable[[str], Any]:
+        """The function that reads the option's command-line text (by default, the type of its default)."""
         return self.parse if self.parse is not None else type(self.default)
 
 
@@ -131,6 +133,7 @@ class Inputs:
     progress: bool = False
 
     def has(self, need: str) -> bool:
+        """True if the inputs hold ``need``."""
         return getattr(self, need) is not None
 
     def available(self) -> set[str]:
@@ -187,6 +190,7 @@ class Criterion:
         return all(n in available for n in self.needs)
 
     def defaults(self) -> dict[str, Any]:
+        """The criterion's options with their default values."""
         return {o.name: o.default for o in self.options}
 
 
@@ -220,6 +224,7 @@ def register_criterion(criterion: Criterion, replace: bool = False) -> Criterion
 
 
 def get_criterion(name: str) -> Criterion:
+    """The criterion registered as ``name``, else a :class:`ParameterError` naming the valid ones."""
     try:
         return CRITERIA[name]
     except KeyError:

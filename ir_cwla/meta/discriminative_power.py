@@ -44,6 +44,7 @@ class DiscriminativePower:
 
     @property
     def measures(self) -> list[str]:
+        """The measures, in the order of the table."""
         return list(dict.fromkeys(self.pairs["measure"]))
 
     def p_values(self, measure: str) -> pd.DataFrame:

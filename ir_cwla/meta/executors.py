@@ -48,10 +48,12 @@ class Executor(Protocol):
 
     @property
     def parallelism(self) -> int:
+        """How many tasks run at once."""
         ...
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
             desc: str = "", progress: bool = True) -> list:
+        """The results of ``fn(shared, task)`` for every task, in task order."""
         ...
 
 
@@ -72,6 +74,7 @@ class StreamingExecutor:
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any], *,
             desc: str = "", progress: bool = True) -> list:
+        """The results of ``fn(shared, task)`` for every task, in task order (from :meth:`stream`)."""
         results: list = [None] * len(tasks)
         with progress_bar(progress=progress, total=len(tasks), desc=desc, leave=False) as bar:
             for index, result in self.stream(fn, shared, tasks):
@@ -110,6 +113,7 @@ class InProcess(StreamingExecutor):
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        """Yields ``(index, fn(shared, task))`` for every task, one after the other, when asked."""
         _window(window, len(tasks))
         for index, task in enumerate(tasks):
             yield index, fn(shared, task)
@@ -146,6 +150,7 @@ class LocalProcesses(StreamingExecutor):
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        """Yields ``(index, fn(shared, task))`` as the local processes finish the tasks, in any order."""
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         window = _window(window, len(tasks))
@@ -190,10 +195,12 @@ class Dask(StreamingExecutor):
 
     @property
     def parallelism(self) -> int:
+        """The number of threads of the Dask cluster's workers (at least 1)."""
         return max(1, sum(self.client.nthreads().values()))
 
     def stream(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Sequence[Any],
                window: Optional[int] = None) -> Iterator[tuple[int, Any]]:
+        """Yields ``(index, fn(shared, task))`` as the Dask workers finish the tasks, in any order."""
         from distributed import as_completed
 
         window = _window(window, len(tasks))

@@ -59,6 +59,7 @@ class ScoreCube:
                             columns=pd.Index(self.measures, name="measure"))
 
     def select(self, measures: Sequence[str]) -> ScoreCube:
+        """The cube restricted to ``measures``, in that order."""
         idx = [self.measures.index(m) for m in measures]
         return ScoreCube(self.values[idx], tuple(measures), self.topics, self.systems)
 
@@ -218,6 +219,7 @@ def to_cube(per_query: pd.DataFrame, topics: TopicPolicy = "strict", *, min_syst
 
 
 def check_sizes(cube: ScoreCube, min_systems: int = 2, min_topics: int = 2, min_measures: int = 1) -> None:
+    """Refuses a cube with fewer systems, topics or measures than the analysis needs."""
     n_m, n_t, n_s = cube.values.shape
     if n_s < min_systems:
         raise DataError(f"need at least {min_systems} systems, got {n_s}: {list(cube.systems)}")

@@ -145,6 +145,7 @@ class Incompleteness:
 
     @property
     def measures(self) -> list[str]:
+        """The measures, in the order of the full-qrels scores."""
         return list(self.full.columns)
 
     def _decorate(self, table: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -226,6 +227,7 @@ class Incompleteness:
 
 
 def check_fractions(fractions: Union[float, Sequence[float]]) -> tuple[float, ...]:
+    """The fractions of judgments to keep, checked, as a tuple."""
     if isinstance(fractions, (int, float, np.floating)):
         fractions = (float(fractions),)
     out = []

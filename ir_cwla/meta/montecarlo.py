@@ -90,6 +90,7 @@ class Task:
 
     @property
     def trials(self) -> int:
+        """The number of trials of the task's chunks."""
         return sum(size for _, size in self.chunks)
 
     def rngs(self):

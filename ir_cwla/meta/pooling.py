@@ -99,6 +99,7 @@ class PoolingBias:
 
     @property
     def measures(self) -> list[str]:
+        """The measures, in the order of the table."""
         return list(dict.fromkeys(self.agreement["measure"]))
 
     def _rows(self) -> pd.DataFrame:

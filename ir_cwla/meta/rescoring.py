@@ -65,10 +65,12 @@ class Collection:
 
     @property
     def topics(self) -> np.ndarray:
+        """The topic ids of the qrels."""
         return self.qrels.topics
 
     @property
     def n_judgments(self) -> int:
+        """The number of judgments of the qrels."""
         return len(self.qrels.grades)
 
     @cached_property

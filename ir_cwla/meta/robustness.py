@@ -63,6 +63,7 @@ def check_constant(full: np.ndarray, measures: Sequence[str]) -> None:
 
 
 def warn_degenerate(count: int, total: int, what: str) -> None:
+    """Warns once when ``count`` of ``total`` rankings tie every system (tau-b counted as 0)."""
     if count:
         warnings.warn(f"{count} of {total} {what} tie every system (tau-b undefined): counted as tau = 0",
                       UndefinedStatisticWarning, stacklevel=3)

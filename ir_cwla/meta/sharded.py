@@ -127,6 +127,7 @@ def _aligned(topics: np.ndarray, given: np.ndarray, widths: np.ndarray, task: Sh
 
 
 def tasks(collection: Any, name: str, run: sharding.Shards, blocks: Sequence[tuple[int, ...]]) -> list[ShardTask]:
+    """One task per shard of ``run`` and block of measures."""
     return [ShardTask(collection, name, shard, block) for shard in run for block in blocks]
 
 

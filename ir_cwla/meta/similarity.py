@@ -42,6 +42,7 @@ class Similarity:
 
     @property
     def n_systems(self) -> int:
+        """The number of systems ranked."""
         return len(self.means)
 
     def single_families(self) -> list[Hashable]:

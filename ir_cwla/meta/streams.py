@@ -72,6 +72,7 @@ def derive(seed: Seed, *key: int) -> np.random.SeedSequence:
 
 
 def check_trials(trials: int, what: str = "trials") -> int:
+    """``trials`` checked as an int >= 1; a :class:`ParameterError` otherwise."""
     if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)):
         raise ParameterError(f"{what} must be an int >= 1, got {shown(trials)}")
     if trials < 1:
