@@ -268,7 +268,8 @@ def tau_ap(reference: Any, other: Any) -> float:
 
     Parameters
     ----------
-    reference, other: scores of the same systems (higher is better), as two arrays of equal
+    reference, other
+        Scores of the same systems (higher is better), as two arrays of equal
         length or two ``pandas.Series`` / mappings ``{system: score}`` over the same systems.
         ``reference`` is the ranking taken as truth.
 
@@ -334,7 +335,8 @@ def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
 
     Parameters
     ----------
-    first, second: each a ranking in one of three forms:
+    first, second
+        Each a ranking in one of three forms:
 
         - a sequence of items, best first, in which a ``set``/``frozenset`` is a group of tied
           items (``['a', {'b', 'c'}, 'd']``);
@@ -344,7 +346,8 @@ def rbo(first: Any, second: Any, p: float = PERSISTENCE) -> float:
           the same items and must have equal length).
 
         The two rankings may hold different items and have different lengths.
-    p: persistence in (0, 1): the probability that the user comparing the lists goes on to
+    p
+        Persistence in (0, 1): the probability that the user comparing the lists goes on to
         the next depth (0.9 weighs about the top 10).
 
     Returns

@@ -134,13 +134,17 @@ def combine_qrels(qrels: Any, method: Method = "majority", *, ties: str = "lower
 
     Parameters
     ----------
-    qrels: a list (or tuple) of qrels, or a mapping name -> qrels, in order of precedence
+    qrels
+        A list (or tuple) of qrels, or a mapping name -> qrels, in order of precedence
         (``'first'``, ``ties='first'``); each anything :func:`ir_cwla.io.as_qrels_frame`
         reads (TREC files, ``-``, DataFrames, ``irds:`` ids).
-    method: ``'majority'``, ``'mean'``, ``'median'`` or ``'first'`` (module docstring).
-    ties: how a tie is broken: ``'lower'`` (default) or ``'higher'`` grade; ``'first'``
+    method
+        ``'majority'``, ``'mean'``, ``'median'`` or ``'first'`` (module docstring).
+    ties
+        How a tie is broken: ``'lower'`` (default) or ``'higher'`` grade; ``'first'``
         (majority only): the tied grade of the qrels that comes first.
-    pairs: ``'union'`` (every pair some qrels judged, combined over the qrels that judged it) or
+    pairs
+        ``'union'`` (every pair some qrels judged, combined over the qrels that judged it) or
         ``'intersection'`` (only the pairs every qrels judged).
 
     Returns

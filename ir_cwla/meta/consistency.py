@@ -222,25 +222,35 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
 
     Parameters
     ----------
-    per_query: ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
-    trials: number B of random splits (the paper: 1000). The B x |M| taus are kept (with two
+    per_query
+        ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
+    trials
+        Number B of random splits (the paper: 1000). The B x |M| taus are kept (with two
         copies), so B is refused up front beyond
         :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES` (2 GiB: 9 million splits of 10 measures).
-    seed: int or ``SeedSequence``; splits and test are exactly reproducible from it.
-    test_trials: permutations of the randomised Tukey HSD test over the B x |M| taus (2000).
-    alpha: significance level of the test.
-    groups: families compared by the test (the paper: aggregations within a browsing model,
+    seed
+        Int or ``SeedSequence``; splits and test are exactly reproducible from it.
+    test_trials
+        Permutations of the randomised Tukey HSD test over the B x |M| taus (2000).
+    alpha
+        Significance level of the test.
+    groups
+        Families compared by the test (the paper: aggregations within a browsing model,
         ``groups=meta.browsing_model``); default one family of all measures.
-    topics: ``'strict'`` or ``'intersection'``.
-    agreement: what compares the two halves' rankings: ``'tau'`` (Kendall's tau-b, the paper's,
+    topics
+        ``'strict'`` or ``'intersection'``.
+    agreement
+        What compares the two halves' rankings: ``'tau'`` (Kendall's tau-b, the paper's,
         default), ``'tau_ap'`` (averaged over both directions, as neither half is the truth)
         or ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`.
-    executor, n_jobs, scheduler: where the chunks of splits and of test trials run (default
+    executor, n_jobs, scheduler
+        Where the chunks of splits and of test trials run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). The test's trials are only
         counted, chunk by chunk (memory independent of ``test_trials``); either phase
         estimated to take longer than :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says
         so with a warning after its first task.
-    progress: show tqdm progress bars (in trials).
+    progress
+        Show tqdm progress bars (in trials).
     """
     trials = streams.check_trials(trials)
     test_trials = streams.check_trials(test_trials, "test_trials")

@@ -112,20 +112,29 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
 
     Parameters
     ----------
-    per_query: ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
-    trials: permutations of the randomised tests (the paper: 2000); ignored by the t-test.
-    alpha: significance level.
-    seed: int or ``SeedSequence``; exactly reproducible.
-    test: ``'tukey'`` (randomised Tukey HSD, the paper's), ``'randomisation'`` (paired
+    per_query
+        ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
+    trials
+        Permutations of the randomised tests (the paper: 2000); ignored by the t-test.
+    alpha
+        Significance level.
+    seed
+        Int or ``SeedSequence``; exactly reproducible.
+    test
+        ``'tukey'`` (randomised Tukey HSD, the paper's), ``'randomisation'`` (paired
         randomisation test per pair) or ``'t-test'`` (paired t-test per pair).
-    groups: families for the table and the ASL panels (e.g. ``meta.browsing_model``).
-    topics: ``'strict'`` or ``'intersection'``.
-    executor, n_jobs, scheduler: where the (measure block, trial chunks) tasks run (default
+    groups
+        Families for the table and the ASL panels (e.g. ``meta.browsing_model``).
+    topics
+        ``'strict'`` or ``'intersection'``.
+    executor, n_jobs, scheduler
+        Where the (measure block, trial chunks) tasks run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). Trials are only counted, chunk by
         chunk, so memory does not grow with ``trials``; a run estimated to take longer than
         :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
         first task.
-    progress: show a tqdm progress bar (in trials).
+    progress
+        Show a tqdm progress bar (in trials).
     """
     alpha = check_alpha(alpha)
     if test not in TESTS:

@@ -351,21 +351,28 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
 
     Parameters
     ----------
-    runs: ``{name: run}`` (a run is a TREC file path, a DataFrame with ``query_id, doc_id,
+    runs
+        ``{name: run}`` (a run is a TREC file path, a DataFrame with ``query_id, doc_id,
         score`` or PyTerrier's ``qid, docno, score``, or anything ir-measures accepts), a list
         of TREC run files (named by :func:`run_name`), or a directory of run files.
-    qrels: a TREC qrels file, a DataFrame (``query_id, doc_id, relevance`` or PyTerrier's
+    qrels
+        A TREC qrels file, a DataFrame (``query_id, doc_id, relevance`` or PyTerrier's
         ``qid, docno, label``) or anything ir-measures accepts.
-    measures: ir-measures Measure objects (e.g. ``ir_cwla.table1()``) or their names.
-    executor, n_jobs, scheduler: where the (run, block of measures) tasks run (default
+    measures
+        ir-measures Measure objects (e.g. ``ir_cwla.table1()``) or their names.
+    executor, n_jobs, scheduler
+        Where the (run, block of measures) tasks run (default
         in-process; see :func:`ir_cwla.meta.get_executor`); run files must be readable there.
-    progress: show a tqdm progress bar.
-    missing_topics: ``'warn'`` (default): one :class:`~ir_cwla.errors.MissingTopicsWarning` per
+    progress
+        Show a tqdm progress bar.
+    missing_topics
+        ``'warn'`` (default): one :class:`~ir_cwla.errors.MissingTopicsWarning` per
         run that misses some qrels topics (they score the measure's default, 0, as in
         ir-measures and ``pt.Experiment``); ``'ignore'``: no warning. Whatever its value, an
         empty run and a run that shares no topic with the qrels are an
         :class:`~ir_cwla.errors.InputError` naming the run (:func:`ir_cwla.io.topic_coverage`).
-    ties: the precision scores are compared in when runs are ranked: ``'float32'`` (default),
+    ties
+        The precision scores are compared in when runs are ranked: ``'float32'`` (default),
         as trec_eval up to 9.0.8, pytrec_eval and ir-measures; ``'float64'`` as trec_eval 10.0
         (for every measure: the ir-measures ones are given the ranks of the float64 order as
         scores, :func:`ir_cwla.io.rank_scores`).

@@ -249,24 +249,36 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
 
     Parameters
     ----------
-    runs: ``{name: run}``, a list of TREC run files or a directory of them (as
+    runs
+        ``{name: run}``, a list of TREC run files or a directory of them (as
         :func:`ir_cwla.meta.evaluate`).
-    qrels: a TREC qrels file or frame (as :func:`ir_cwla.meta.evaluate`).
-    measures: ir-measures measures or their names; C/W/L/A measures are re-scored by the
+    qrels
+        A TREC qrels file or frame (as :func:`ir_cwla.meta.evaluate`).
+    measures
+        ir-measures measures or their names; C/W/L/A measures are re-scored by the
         engine without ranking again, others (e.g. ``nDCG@10``) by ir-measures.
-    fractions: shares of each topic's judgments kept, in (0, 1].
-    trials: random subsets per fraction (nested across fractions within a trial). Every trial's
+    fractions
+        Shares of each topic's judgments kept, in (0, 1].
+    trials
+        Random subsets per fraction (nested across fractions within a trial). Every trial's
         scores are kept, so ``trials`` is refused up front when they would exceed
         :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES`; the first trial is timed and a
         :class:`~ir_cwla.errors.LongRunWarning` gives the estimated wall time when it is long.
-    seed: int or ``SeedSequence``; trial ``t`` draws from its own stream, so the result is
+    seed
+        Int or ``SeedSequence``; trial ``t`` draws from its own stream, so the result is
         the same on every executor and for every row order of the inputs.
-    depths: pool depths of the deterministic variant (``()`` to skip it).
-    relevant: the grade from which a judgment counts as relevant for the stratified sampling.
-    persistence: RBO's ``p``.
-    groups: families of measures for the tables and panels (e.g. ``meta.browsing_model``).
-    executor, n_jobs, scheduler: where the trials run (default in-process).
-    progress: show tqdm progress bars.
+    depths
+        Pool depths of the deterministic variant (``()`` to skip it).
+    relevant
+        The grade from which a judgment counts as relevant for the stratified sampling.
+    persistence
+        RBO's ``p``.
+    groups
+        Families of measures for the tables and panels (e.g. ``meta.browsing_model``).
+    executor, n_jobs, scheduler
+        Where the trials run (default in-process).
+    progress
+        Show tqdm progress bars.
 
     Raises
     ------

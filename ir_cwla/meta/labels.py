@@ -95,8 +95,10 @@ def confusion_matrices(reference: np.ndarray, other: np.ndarray, groups: np.ndar
 
     Parameters
     ----------
-    reference, other: int arrays of category codes in ``[0, n_categories)``, one per item.
-    groups: int array of group codes in ``[0, n_groups)`` (e.g. the topic of each pair).
+    reference, other
+        Int arrays of category codes in ``[0, n_categories)``, one per item.
+    groups
+        Int array of group codes in ``[0, n_groups)`` (e.g. the topic of each pair).
 
     Returns
     -------
@@ -203,9 +205,12 @@ def krippendorff_alpha(coincidence: np.ndarray, metric: str = "ordinal",
 
     Parameters
     ----------
-    coincidence: coincidence matrices (:func:`coincidence_matrix`), categories sorted.
-    metric: ``'ordinal'``, ``'interval'`` or ``'nominal'``.
-    values: the category values of the interval metric (default ``0, 1, ..., K-1``).
+    coincidence
+        Coincidence matrices (:func:`coincidence_matrix`), categories sorted.
+    metric
+        ``'ordinal'``, ``'interval'`` or ``'nominal'``.
+    values
+        The category values of the interval metric (default ``0, 1, ..., K-1``).
 
     Returns
     -------
@@ -456,15 +461,21 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
 
     Parameters
     ----------
-    reference: qrels (a TREC file, ``-``, a DataFrame, a dict, an ``irds:`` id: anything
+    reference
+        Qrels (a TREC file, ``-``, a DataFrame, a dict, an ``irds:`` id: anything
         :func:`ir_cwla.io.as_qrels_frame` reads), e.g. NIST's.
-    other: qrels of the same kind, or a mapping name -> qrels to compare several alternatives
+    other
+        Qrels of the same kind, or a mapping name -> qrels to compare several alternatives
         (each with the reference, on the pairs the two share).
-    level: level of the percentile bootstrap intervals, in (0, 1).
-    trials: bootstrap replicates (>= 1).
-    seed: int or ``SeedSequence``; the intervals are exactly reproducible from it, whatever the
+    level
+        Level of the percentile bootstrap intervals, in (0, 1).
+    trials
+        Bootstrap replicates (>= 1).
+    seed
+        Int or ``SeedSequence``; the intervals are exactly reproducible from it, whatever the
         row order of the inputs (the module docstring gives the recipe).
-    reference_name, name: names of the reference and of a single ``other`` in the result
+    reference_name, name
+        Names of the reference and of a single ``other`` in the result
         (default: the file name, or ``'reference'`` / ``'other'``).
 
     Returns

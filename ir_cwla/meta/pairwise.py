@@ -84,10 +84,14 @@ def paired_randomisation_test(matrix: np.ndarray, trials: int = 2000, seed: stre
 
     Parameters
     ----------
-    matrix: topics x systems scores.
-    trials: random sign flips B per pair (the same flips for every pair).
-    seed:   int or ``numpy.random.SeedSequence``.
-    progress: show a progress bar.
+    matrix
+        Topics x systems scores.
+    trials
+        Random sign flips B per pair (the same flips for every pair).
+    seed
+        Int or ``numpy.random.SeedSequence``.
+    progress
+        Show a progress bar.
 
     Returns
     -------

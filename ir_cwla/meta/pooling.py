@@ -178,13 +178,20 @@ def pooling_bias(runs: Runs, qrels: Any, measures: Sequence[Any], depths: Sequen
 
     Parameters
     ----------
-    runs, qrels, measures: as :func:`ir_cwla.meta.incompleteness`.
-    depths: pool depths ``d``: a run's unique documents are those no other run ranks within ``d``.
-    relevant: the grade from which a unique judged document counts as relevant (reported only).
-    persistence: RBO's ``p``.
-    groups, labels: families and display names for the tables and panels.
-    executor, n_jobs, scheduler: where the (depth, run) tasks run (default in-process).
-    progress: show a tqdm progress bar.
+    runs, qrels, measures
+        As :func:`ir_cwla.meta.incompleteness`.
+    depths
+        Pool depths ``d``: a run's unique documents are those no other run ranks within ``d``.
+    relevant
+        The grade from which a unique judged document counts as relevant (reported only).
+    persistence
+        RBO's ``p``.
+    groups, labels
+        Families and display names for the tables and panels.
+    executor, n_jobs, scheduler
+        Where the (depth, run) tasks run (default in-process).
+    progress
+        Show a tqdm progress bar.
     """
     depths = robustness.check_depths(depths)
     if not depths:

@@ -112,13 +112,19 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
 
     Parameters
     ----------
-    per_query: ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
-    level: confidence level of the intervals (Fisher z, Fieller-Hartley-Pearson variance).
-    groups: families for :meth:`Similarity.table` / :meth:`Similarity.plot` (e.g.
+    per_query
+        ``pt.Experiment(..., perquery=True)`` frame (``name, qid, measure, value``).
+    level
+        Confidence level of the intervals (Fisher z, Fieller-Hartley-Pearson variance).
+    groups
+        Families for :meth:`Similarity.table` / :meth:`Similarity.plot` (e.g.
         :func:`ir_cwla.meta.browsing_model`); tau is computed for all pairs regardless.
-    topics: ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.meta.frame.to_cube`).
-    labels: display names (default: :func:`ir_cwla.short_name`).
-    agreement: ``'tau'`` (Kendall's tau-b, the paper's, default), or the top-weighted
+    topics
+        ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.meta.frame.to_cube`).
+    labels
+        Display names (default: :func:`ir_cwla.short_name`).
+    agreement
+        ``'tau'`` (Kendall's tau-b, the paper's, default), or the top-weighted
         ``'tau_ap'`` (averaged over both directions, as neither measure is the truth) or
         ``'rbo'`` (RBO_ext with ``persistence``); :mod:`ir_cwla.meta.agreement`. The
         confidence intervals exist for tau only (NaN otherwise).

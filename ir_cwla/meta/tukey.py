@@ -184,10 +184,14 @@ def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.S
 
     Parameters
     ----------
-    matrix: topics x systems array (rows are paired observations, e.g. topics or trials).
-    trials: number of random permutations B.
-    seed:   int or ``numpy.random.SeedSequence``; the same seed gives the same p-values.
-    progress: show a progress bar (trials are counted chunk by chunk, in memory independent
+    matrix
+        Topics x systems array (rows are paired observations, e.g. topics or trials).
+    trials
+        Number of random permutations B.
+    seed
+        Int or ``numpy.random.SeedSequence``; the same seed gives the same p-values.
+    progress
+        Show a progress bar (trials are counted chunk by chunk, in memory independent
         of ``trials``; a run estimated to take long is announced, see
         :mod:`ir_cwla.meta.montecarlo`).
 
