@@ -1077,7 +1077,7 @@ def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
 def order_tau(second: str, models: Sequence[str], sign: int, flip: bool = False) -> Check:
     """Kendall's tau between the consistency order and ``second``'s, per family and seed.
 
-    Of the sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of
+    Checks that it has the sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of
     ``models``.
     """
     def check(v: Numbers) -> tuple[str, str]:
