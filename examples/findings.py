@@ -1077,8 +1077,8 @@ def paper_ends(expect: Mapping[str, Sequence[str]], agree: bool) -> Check:
 def order_tau(second: str, models: Sequence[str], sign: int, flip: bool = False) -> Check:
     """Kendall's tau between the consistency order and ``second``'s, per family and seed.
 
-    Checks that it has the sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3) in every family of
-    ``models``.
+    Checks that it has the sign ``sign`` (+1 positive, -1 negative, 0: near zero, |tau| < 0.3)
+    in every family of ``models``.
     """
     def check(v: Numbers) -> tuple[str, str]:
         statuses, parts = [], []
