@@ -119,7 +119,8 @@ def test_no_google_style_sections_in_the_package():
     offenders = [f"{path.relative_to(ROOT)}:{line}: {header}"
                  for path in _package_files() for line, doc in _docstrings(path)
                  for header in google_sections(doc)]
-    assert not offenders, "numpydoc sections (Parameters\\n----------), not Google's:\n" + "\n".join(offenders)
+    assert not offenders, ("numpydoc sections (Parameters\\n----------), not Google's:\n"
+                           + "\n".join(offenders))
 
 
 def test_no_name_colon_parameters_in_the_package():
@@ -132,7 +133,8 @@ def test_no_name_colon_parameters_in_the_package():
 def test_the_checks_find_what_they_look_for():
     google = "Sums.\n\nArgs:\n    x: the values.\n\nReturns:\n    The sum.\n"
     assert google_sections(google) == ["Args:", "Returns:"]
-    numpy = "Sums.\n\nParameters\n----------\nx : array\n    The values.\ny\n    More.\n\nReturns\n-------\nfloat\n"
+    numpy = ("Sums.\n\nParameters\n----------\nx : array\n    The values.\ny\n    More.\n\n"
+             "Returns\n-------\nfloat\n")
     assert google_sections(numpy) == []
     assert short_items(numpy) == []
     assert short_items("Sums.\n\nParameters\n----------\nx: the values.\ny, z: more.\n") == \

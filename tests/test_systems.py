@@ -101,7 +101,10 @@ def test_runs_are_well_formed(probe, name):
 
 
 def test_bm25s_lucene_matches_the_formula(probe):
-    """The bm25s Lucene formula: idf = ln(1 + (N - df + .5) / (df + .5)); tf part = tf / (tf + k1 (1 - b + b dl / avgdl))."""
+    """The bm25s Lucene formula, term by term.
+
+    idf = ln(1 + (N - df + .5) / (df + .5)); tf part = tf / (tf + k1 (1 - b + b dl / avgdl)).
+    """
     out, _, _ = probe
     tokens = json.loads((out / "tokens.json").read_text())
     docnos = list(tokens["docs"])
