@@ -52,6 +52,12 @@ pytestmark = [pytest.mark.filterwarnings("ignore::ir_cwla.errors.DuplicateWarnin
 TOL = 1e-9          # two means closer than this are tied (real differences here are >= 1e-4)
 
 
+def by_measure(table, result):
+    """A table of the criterion (measures named by label) with ``measure`` as ``str(measure)``."""
+    by_label = {label: m for m, label in result.labels.items()}
+    return table.assign(measure=table["measure"].map(by_label))
+
+
 def quiet(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedStatisticWarning)
@@ -225,7 +231,7 @@ def test_regrading_equals_scoring_each_qrels_from_scratch(dl19):
 def test_ranking_agreement_and_correlations_equal_a_direct_loop_on_dl19(dl19, results, judged):
     nist, runs, alternatives = dl19
     result = results[judged]
-    table = result.table().set_index(["alternative", "measure"])
+    table = by_measure(result.table(), result).set_index(["alternative", "measure"])
     assert set(table["judged"]) == {judged}
     moves = result.moves.set_index(["alternative", "measure", "system"])
     checked_moves = 0
@@ -265,7 +271,7 @@ def test_ranking_agreement_and_correlations_equal_a_direct_loop_on_dl19(dl19, re
 def test_discriminative_power_and_consistency_under_both_equal_the_criteria(dl19, results):
     nist, runs, alternatives = dl19
     result = results[SHARED]
-    table = result.table().set_index(["alternative", "measure"])
+    table = by_measure(result.table(), result).set_index(["alternative", "measure"])
     for name in ("g1a", "a"):
         ref_qrels, alt_qrels, topics = compared_qrels(nist, alternatives[name], SHARED)
         for side, qrels in (("reference", ref_qrels), ("alternative", alt_qrels)):
@@ -304,7 +310,7 @@ def test_bootstrap_follows_the_documented_recipe(dl19, results):
                 expected[b, j] = 0.0 if np.isnan(tau) else tau
     order = [result.measures.index(m) for m in NAMES]
     np.testing.assert_allclose(result.replicates[name][:, order], expected, atol=1e-12)
-    table = result.table(name).set_index("measure")
+    table = by_measure(result.table(name), result).set_index("measure")
     z = stats.norm.ppf(0.975)
     for j, m in enumerate(NAMES):
         se = np.std(expected[:, j], ddof=1)
@@ -348,25 +354,25 @@ def test_simultaneous_test_equals_a_slow_loop_and_controls_ties():
 def test_the_family_ranking_uses_the_test(results):
     result = results[SHARED]
     ranking = result.robustness()
-    assert list(ranking.columns[:9]) == ["group", "rank", "measure", "tau", "tau_se", "tau_low", "tau_high",
-                                         "outperforms", "better_than"]
+    # measures named by their labels, as in every table of ir_cwla.meta (issue 19)
+    assert list(ranking.columns[:8]) == ["group", "rank", "measure", "tau", "tau_se", "tau_low", "tau_high",
+                                         "outperforms"]
     assert set(ranking["judged"]) == {SHARED} and set(ranking["alternatives"]) == {3}
-    mean = result.agreement.groupby("measure")["tau"].mean()
-    by_label = {label: m for m, label in result.labels.items()}       # the ranking names measures by label
+    mean = result.agreement.groupby("measure")["tau"].mean().rename(index=result.labels)
     for _, row in ranking.iterrows():
-        assert row["tau"] == pytest.approx(mean[by_label[row["measure"]]])
+        assert row["tau"] == pytest.approx(mean[row["measure"]])
     for group, members in result.groups.items():
         part = ranking[ranking["group"] == group]
         assert list(part["tau"]) == sorted(part["tau"], reverse=True)
         p = result.p_values(group)
         labels = [result.labels[m] for m in members]
         for _, row in part.iterrows():
-            beaten = [b for b in labels if b != row["measure"] and mean[members[labels.index(b)]] < row["tau"]
+            beaten = [b for b in labels if b != row["measure"] and mean[b] < row["tau"]
                       and p.at[row["measure"], b] < 0.05]
             assert row["outperforms"] == len(beaten) and row["better_than"] == ", ".join(beaten)
     # one alternative alone: its own taus
     alone = result.robustness(alternative="g1a").set_index("measure")
-    assert alone["tau"].to_dict() == result.table("g1a").set_index("label")["tau"].to_dict()
+    assert alone["tau"].to_dict() == result.table("g1a").set_index("measure")["tau"].to_dict()
 
 
 def test_judged_pairs_are_handled_as_said(dl19, results):
@@ -449,10 +455,10 @@ def test_bad_input_is_refused(synthetic):
         meta.assessor_variation(runs, qrels, other, MEASURES[:2], **{**kwargs, "bootstrap": 0})
     elsewhere = other.assign(doc_id="X" + other["doc_id"].astype(str))
     with pytest.raises(DataError, match="share no judged"):
-        meta.assessor_variation(runs, qrels, {"x": elsewhere}, MEASURES[:2], **kwargs)
+        quiet(meta.assessor_variation, runs, qrels, {"x": elsewhere}, MEASURES[:2], **kwargs)
     one_topic = other[other["query_id"] == other["query_id"].iloc[0]]
     with pytest.raises(DataError, match="judge 1 topic"):
-        meta.assessor_variation(runs, qrels, {"x": one_topic}, MEASURES[:2], **kwargs)
+        quiet(meta.assessor_variation, runs, qrels, {"x": one_topic}, MEASURES[:2], **kwargs)
     new_topic = pd.concat([other, pd.DataFrame({"query_id": ["zz"], "doc_id": ["D1"], "relevance": [1]})])
     with pytest.warns(InputWarning, match="1 topic.* left out"):
         quiet(meta.assessor_variation, runs, qrels, {"x": new_topic}, MEASURES[:2], **kwargs)

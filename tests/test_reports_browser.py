@@ -93,11 +93,11 @@ def test_assessor_report_shows_the_criterion_and_its_csv_numbers(assessor_report
     assert list(dict.fromkeys(detail["alternative"])) == ["group1-assessor-a", "g1b"]
     for width, found in tables.items():
         table = table_by_caption(found, "robustness to a change of assessor")
-        assert [r[table["head"].index("label")] for r in table["rows"]] == summary["label"].tolist()
+        assert [r[table["head"].index("measure")] for r in table["rows"]] == summary["measure"].tolist()
         shown = [float(r[table["head"].index("tau")]) for r in table["rows"]]
         assert shown == pytest.approx(summary["tau"].tolist(), abs=5e-4)
         assert {r[table["head"].index("judged")] for r in table["rows"]} == {JUDGED[0]}
-        assert visible_columns(table, width)[:5] == ["group", "rank", "measure", "label", "tau"]
+        assert visible_columns(table, width)[:4] == ["group", "rank", "measure", "tau"]   # measures by label
         per = table_by_caption(found, "agreement with the reference, per alternative")
         for column in ("tau", "tau_ap", "rbo", "pearson", "spearman"):
             shown = [float(r[per["head"].index(column)]) for r in per["rows"]]

@@ -308,8 +308,20 @@ class AssessorVariation:
     def _decorate(self, table: pd.DataFrame) -> pd.DataFrame:
         family = {m: g for g, members in self.groups.items() for m in members}
         table.insert(1, "group", table["measure"].map(family))
-        table.insert(3, "label", table["measure"].map(lambda m: self.labels.get(m, m)))
         return table
+
+    def _named(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` with its measures named by their labels, as every table of :mod:`ir_cwla.meta`."""
+        return table.assign(measure=table["measure"].map(lambda m: self.labels.get(m, m)))
+
+    def _measure(self, name: str) -> str:
+        """A measure given by its name (``str(measure)``) or its label."""
+        if name in self.measures:
+            return name
+        by_label = {self.labels.get(m, m): m for m in self.measures}
+        if name not in by_label:
+            raise NotFoundError(f"no measure {name!r}; the measures are {list(by_label)}")
+        return by_label[name]
 
     def table(self, alternative: Any = None) -> pd.DataFrame:
         """One row per (alternative, measure): agreement of the rankings with the reference.
@@ -318,8 +330,12 @@ class AssessorVariation:
         canonical order: ``judged`` (how the pairs were handled), ``topics`` (compared), the
         ranking agreement with the reference (``tau`` and its interval, ``tau_ap``, ``rbo``), the
         change of the means, the per-topic correlations, the rank moves, and the significant
-        pairs and consistency under the reference and the alternative.
+        pairs and consistency under the reference and the alternative. ``measure`` is the
+        measure's label (:func:`ir_cwla.short_name`), as in every table of :mod:`ir_cwla.meta`.
         """
+        return self._named(self._rows(alternative))
+
+    def _rows(self, alternative: Any = None) -> pd.DataFrame:
         chosen = self._chosen(alternative)
         part = self.agreement[self.agreement["alternative"].isin(chosen)]
         rank = {a: i for i, a in enumerate(chosen)}
@@ -333,13 +349,12 @@ class AssessorVariation:
         """One row per (alternative, measure, system).
 
         Mean score and rank under both, and the move, the systems of each (alternative,
-        measure) sorted by ``|move|``, largest first.
+        measure) sorted by ``|move|``, largest first (``measure``: the label; the argument may
+        be the label or ``str(measure)``).
         """
         part = self.moves[self.moves["alternative"].isin(self._chosen(alternative))]
         if measure is not None:
-            if measure not in self.measures:
-                raise NotFoundError(f"no measure {measure!r}; the measures are {self.measures}")
-            part = part[part["measure"] == measure]
+            part = part[part["measure"] == self._measure(measure)]
         part = part.assign(_abs=part["move"].abs())
         keys = ["alternative", "measure"]
         ordered = part.sort_values(keys + ["_abs", "system"], ascending=[True, True, False, True], kind="stable")
@@ -347,7 +362,7 @@ class AssessorVariation:
         position = {m: i for i, m in enumerate(self.measures)}
         order = np.lexsort((-ordered["_abs"].to_numpy(), ordered["measure"].map(position).to_numpy(),
                             ordered["alternative"].map(rank).to_numpy()))
-        return ordered.iloc[order].drop(columns="_abs").reset_index(drop=True)
+        return self._named(ordered.iloc[order].drop(columns="_abs").reset_index(drop=True))
 
     def robustness(self, statistic: str = "tau", alternative: Any = None) -> pd.DataFrame:
         """Measures of each family, most assessor-robust first.
@@ -367,15 +382,14 @@ class AssessorVariation:
         means = part.groupby("measure")[[statistic]].mean()
         higher = statistic not in LOWER_IS_BETTER
         out = robustness.family_ranking(means, statistic, self.groups, self.labels, higher)
+        raw = [self._measure(label) for label in out["measure"]]          # the table names them by label
         if statistic == "tau":
-            by_label = {label: m for m, label in self.labels.items()}
-            names = [by_label.get(label, label) for label in out["measure"]]     # the table names them by label
             position = {m: i for i, m in enumerate(self.measures)}
             rows = np.mean([self.replicates[a] for a in chosen], axis=0)               # (B, M)
             estimate = means.loc[self.measures, "tau"].to_numpy()
             se, low, high = normal_interval(estimate, rows, self.level)
             for offset, (column, values) in enumerate((("tau_se", se), ("tau_low", low), ("tau_high", high)), 1):
-                out.insert(out.columns.get_loc("tau") + offset, column, [values[position[m]] for m in names])
+                out.insert(out.columns.get_loc("tau") + offset, column, [values[position[m]] for m in raw])
             beats: dict[str, list[str]] = {}
             for members in self.groups.values():
                 cols = [position[m] for m in members]
@@ -383,8 +397,8 @@ class AssessorVariation:
                 p = simultaneous_p_values(rows[:, cols], observed)
                 for i, m in enumerate(members):
                     beats[m] = [o for j, o in enumerate(members) if observed[i] > observed[j] and p[i, j] < self.alpha]
-            out["outperforms"] = [len(beats[m]) for m in names]
-            out["better_than"] = [", ".join(self.labels.get(b, b) for b in beats[m]) for m in names]
+            out["outperforms"] = [len(beats[m]) for m in raw]
+            out["better_than"] = [", ".join(self.labels.get(b, b) for b in beats[m]) for m in raw]
         out["judged"] = self.judged
         out["alternatives"] = len(chosen)
         return out

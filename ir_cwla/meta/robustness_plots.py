@@ -122,7 +122,7 @@ def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[l
     ``'tau'``; one panel per family.
     """
     chosen = result._chosen(alternatives)
-    table = result.table(chosen).set_index(["alternative", "measure"])
+    table = result._rows(chosen).set_index(["alternative", "measure"])
     numeric = [c for c in table.columns if c in NAMES or c in ("significant_alternative", "consistency_alternative")]
     if statistic not in numeric:
         raise ParameterError(f"statistic must be one of {numeric}, got {statistic!r}")
