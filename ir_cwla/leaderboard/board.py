@@ -206,6 +206,13 @@ class Leaderboard:
                                 "those of the board's accuracy")
         return frame
 
+    def with_per_query(self, per_query: Optional[pd.DataFrame]) -> Leaderboard:
+        """The same board with the per-topic scores ``per_query`` (checked as in :meth:`from_frame`;
+        None: without any)."""
+        return Leaderboard(self.results, columns=self.columns, directions=self.directions,
+                           environment=self.environment, latencies=self.latencies, throughputs=self.throughputs,
+                           per_query=per_query)
+
     def accuracy_per_query(self) -> Optional[pd.DataFrame]:
         """The per-topic scores of the accuracy measure (``name, qid, measure, value``), or None
         when the board has none (a board from numbers without ``per_query=``, or an accuracy
