@@ -63,9 +63,10 @@ def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, meas
     per-topic scores (``qid, measure, value``, as ``pt.Experiment(perquery=True)`` gives them;
     without the NaN it gives topics that have no judgments, which its averages leave out too)."""
     import pyterrier as pt
-    result = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False)
-    by_topic = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False,
-                             perquery=True)
+
+    # one evaluation: pyterrier (>= 1.0) averages the per-topic scores it returns beside them
+    result, by_topic = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False,
+                                     perquery="both")
     by_topic = by_topic[by_topic["value"].notna()][["qid", "measure", "value"]]
     return {str(m): float(result[str(m)].iloc[0]) for m in measures}, by_topic
 
