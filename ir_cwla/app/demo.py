@@ -410,7 +410,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     page.code("\n".join(commands))
     page.text("Files beside this page: the tables as CSV, the figures as PNG, per_query.csv.gz (every score of "
               "every system, topic and measure), leaderboard/ (results.csv, environment.json, "
-              "latency_per_query.csv)" + (", runs/ (the TREC runs)." if save_runs else "."), note=True)
+              "latency_per_query.csv, per_query.csv: the per-topic accuracy behind the rank intervals)" + (", runs/ (the TREC runs)." if save_runs else "."), note=True)
     page.text("Wall time per step: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items()) + ".",
               note=True)
     return page
