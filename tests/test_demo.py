@@ -170,9 +170,16 @@ def test_demo_report_in_a_browser(demo, browser, artifacts):
             assert float(row[1]) == pytest.approx(expected["nDCG@10"], abs=5e-5)
             assert float(row[2]) == pytest.approx(expected["dynascore"], abs=5e-5)
             assert int(row[3]) == expected["rank"]
-        means = table_by_caption(found, "mean scores")
+        means = table_by_caption(found, "mean scores (best")
         for row in means["rows"]:
             assert [float(v) for v in row[1:]] == pytest.approx(headline.loc[row[0]].tolist(), abs=5e-5)
+        compared = table_by_caption(found, "every pair: differences")
+        pairs = pd.read_csv(out / "comparison.csv")
+        k = compared["head"].index("p_adjusted")
+        assert [float(r[k]) for r in compared["rows"]] == pytest.approx(pairs["p_adjusted"].tolist(), abs=5e-5)
+        for column in ("rank_low", "rank_high"):
+            k = board["head"].index(column)
+            assert [int(r[k]) for r in board["rows"]] == csv[column].tolist()
 
 
 def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, browser, artifacts):

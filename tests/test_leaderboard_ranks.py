@@ -319,3 +319,47 @@ def test_cli_page_shows_the_intervals_in_a_browser(capsys, tmp_path, eval_files,
         assert [r[0] for r in shown["rows"]] == pairs["system"].tolist()
         k = shown["head"].index("share_above")
         assert [float(r[k]) for r in shown["rows"]] == pytest.approx(pairs["share_above"].tolist(), abs=5e-5)
+
+
+def test_resamples_without_a_dynascore_are_left_out_and_said(published, scores):
+    """'monoT5b' is monoT5 but on one topic: on the resamples that miss that topic the two are equally
+    accurate, and cost, which only monoT5b has higher, then has no rate of substitution: lb.dynascore
+    refuses such a table, and those resamples are left out (the definition below skips them too)."""
+    twin = scores[scores["name"] == "monoT5"].copy()
+    twin["name"] = "monoT5b"
+    twin.loc[twin.index[0], "value"] += 0.05
+    both = pd.concat([scores, twin], ignore_index=True)
+    table = pd.concat([published.assign(usd=0.01), pd.DataFrame({"name": ["monoT5b"], "nDCG@10": [
+        twin["value"].mean()], "latency_ms": [95.0], "usd": [0.02]})], ignore_index=True)
+    board = board_of(table, both)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lb.RankingWarning)
+        tables = report.leaderboard_tables(board, resamples=300, seed=1)
+    ranks = tables[0].ranks
+    left_out = 300 - ranks.resamples
+    assert 50 < left_out < 200                                  # (59/60)^60 = 37% of them miss the topic
+    assert tables[0].notes[1] == (f"{left_out} of 300 resamples left out: on them a weighted metric differs only "
+                                  "between systems whose resampled accuracies are equal, so no Dynascore is defined.")
+    from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM
+    from ir_cwla.meta import streams
+
+    matrix = both.pivot(index="qid", columns="name", values="value").sort_index()
+    draws = np.concatenate([streams.chunk_rng(1, BOOTSTRAP_INTERVAL_STREAM, i).integers(0, 60, size=(s, 60))
+                            for i, s in enumerate(streams.chunk_sizes(300))])
+    metrics = table.set_index("name").rename(columns={"latency_ms": "latency", "usd": "cost"})[["latency", "cost"]]
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for idx in draws:
+            accuracy = pd.Series(matrix.to_numpy()[idx].mean(axis=0), index=matrix.columns)
+            try:
+                ranked = lb.dynascore(metrics.assign(accuracy=accuracy.loc[metrics.index].to_numpy()))
+            except DataError:
+                continue
+            rows.append(ranked["dynascore"].rank(method="min", ascending=False).reindex(metrics.index))
+    assert len(rows) == ranks.resamples
+    sample = np.array(rows)
+    got = tables[0].frame
+    for k, name in enumerate(metrics.index):
+        lo, hi = np.quantile(sample[:, k], [0.025, 0.975], method="inverted_cdf")
+        assert (got.loc[name, "rank_low"], got.loc[name, "rank_high"]) == (lo, hi)

@@ -596,6 +596,18 @@ def separable_sentence(ranks: Any) -> str:
     return f"{ranks.summary()}" + (f": {which}" if which else "") + "."
 
 
+def _rank_notes(ranks: Any, resamples: int) -> list[str]:
+    """The sentence of separable ranks and, if some resamples had no Dynascore, how many were left out."""
+    if ranks is None:
+        return []
+    notes = [separable_sentence(ranks)]
+    left_out = resamples - ranks.resamples
+    if left_out:
+        notes.append(f"{left_out:,} of {resamples:,} resamples left out: on them a weighted metric differs only "
+                     "between systems whose resampled accuracies are equal, so no Dynascore is defined.")
+    return notes
+
+
 def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None,
                        budget: Optional[Mapping[str, float]] = None,
                        min_accuracy: Optional[float] = None, *, level: float = 0.95, resamples: int = 2000,
@@ -634,7 +646,7 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
     precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
     out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
                        set(frame.index[frame["rank"] == 1]),
-                       notes=[separable_sentence(ranks)] if ranks is not None else [], ranks=ranks)]
+                       notes=_rank_notes(ranks, resamples), ranks=ranks)]
     roles = list(dict.fromkeys([cols["accuracy"], cols["latency"], cols["cost"]]))
 
     def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str, empty: str) -> ReportTable:
@@ -653,7 +665,7 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
     return out                       # every table shares ``precision``: one number of decimals per column
 
 
-def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str) -> None:
+def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str, notes: Sequence[str]) -> None:
     """What ``rank_low`` and ``rank_high`` are, which adjacent ranks are separable, and the table of
     adjacent pairs (``rank_separability.csv``)."""
     seed = ranks.seed if isinstance(ranks.seed, (int, np.integer)) else repr(ranks.seed)
@@ -664,7 +676,8 @@ def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str) -> None:
                 "Two adjacent systems are separable when the one above scores higher on more than "
                 f"{(1 + ranks.level) / 2:.1%} of the resamples (ir_cwla.comparison.dynascore_rank_uncertainty).",
                 note=True)
-    report.text(separable_sentence(ranks))
+    for note in notes:
+        report.text(note)
     pairs = ranks.adjacent.rename(columns={"upper": "system", "lower": "next"})
     report.table(pairs, "adjacent pairs of the ranking: share of resamples in which the system scores above the "
                  "next, and whether the two are separable", index=False, precision={"share_above": 4},
@@ -701,7 +714,7 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
         else:
             report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
         if t.ranks is not None:
-            _add_rank_intervals(report, t.ranks, cols["accuracy"])
+            _add_rank_intervals(report, t.ranks, cols["accuracy"], t.notes)
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
     metrics = board.metrics()[["accuracy", "latency", "cost"]]
