@@ -440,13 +440,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if uncertain and board.accuracy_per_query() is None:
         raise UsageError(f"{', '.join(uncertain)} {'sets' if len(uncertain) == 1 else 'set'} the bootstrap intervals of the ranks, which need the per-topic "
                          f"accuracy scores: give them with --per-query FILE (ir-cwla eval -q --format csv)")
-    intervals = {"level": 0.95 if args.level is None else args.level,
-                 "resamples": 2000 if args.resamples is None else args.resamples,
-                 "seed": 0 if args.seed is None else args.seed}
+    level = 0.95 if args.level is None else float(args.level)
+    resamples = 2000 if args.resamples is None else int(args.resamples)
+    seed = 0 if args.seed is None else int(args.seed)
     budget = {k: v for k, v in (("latency", args.max_latency), ("cost", args.max_cost)) if v is not None}
     with warnings.catch_warnings(record=True) as caught:   # tables, figures and page before any output
         warnings.simplefilter("always", lb.RankingWarning)
-        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy, **intervals)
+        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy, level=level,
+                                           resamples=resamples, seed=seed)
         if args.out:
             with report.staged(args.out, inputs=inputs) as directory:
                 source = f"{len(board.results)} systems from {args.csv}" + \
