@@ -58,8 +58,8 @@ def test_report_is_self_contained(demo):
     assert not external_references(page)
     tags = parse_tags(page)
     assert "script" not in {t for t, _ in tags}
-    assert sum(t == "img" for t, _ in tags) == 10
-    for heading in ("Effectiveness", "Meta-evaluation 1: system ranking similarity", "Meta-evaluation 2: "
+    assert sum(t == "img" for t, _ in tags) == 11
+    for heading in ("Effectiveness", "Comparison of systems", "Meta-evaluation 1: system ranking similarity", "Meta-evaluation 2: "
                     "system ranking consistency", "Meta-evaluation 3: discriminative power",
                     "Meta-evaluation 4: topic set size", "Meta-evaluation 5: robustness to incomplete judgments",
                     "Meta-evaluation 6: pooling bias (leave one run out)", "Efficiency-aware leaderboard"):
@@ -102,6 +102,61 @@ def test_pyterrier_example_runs_as_is_offline(demo, tmp_path):
     assert "Holm-corrected p-values" in proc.stdout
 
 
+def test_comparison_section_is_the_stated_design(demo):
+    """Every system against the first under nDCG@10 and the six canonical measures, Student's t, Holm
+    over all 4 x 7 hypotheses: the p-values are scipy's paired t-test on the saved per-query scores,
+    adjusted by Holm's step-down written out here."""
+    import numpy as np
+    from scipy import stats
+
+    import ir_cwla
+
+    out, _ = demo
+    table = pd.read_csv(out / "comparison.csv")
+    per_query = pd.read_csv(out / "per_query.csv.gz", dtype={"qid": str})
+    baseline = pd.read_csv(out / "systems.csv")["system"].iloc[0]          # the first system of the demo
+    measures = ["nDCG@10", *(str(m) for m in ir_cwla.canonical())]
+    assert set(table["baseline"]) == {baseline}
+    assert sorted(table["system"].unique()) == sorted(set(SMOKE_SYSTEMS) - {baseline})
+    assert len(table) == (len(SMOKE_SYSTEMS) - 1) * len(measures) == 28
+    wide = per_query.pivot_table(index="qid", columns=["measure", "name"], values="value")
+    raw = {}
+    for measure in measures:
+        for system in set(SMOKE_SYSTEMS) - {baseline}:
+            raw[(measure, system)] = stats.ttest_rel(wide[(measure, system)], wide[(measure, baseline)]).pvalue
+    keys = sorted(raw, key=raw.get)
+    holm, running = {}, 0.0
+    for k, key in enumerate(keys):
+        running = max(running, min(1.0, (len(keys) - k) * raw[key]))
+        holm[key] = running
+    from ir_cwla.meta import naming
+
+    for row in table.itertuples():
+        key = next(m for m in measures if naming.label(m) == naming.label(row.measure))
+        assert row.p_value == pytest.approx(raw[(key, row.system)], rel=1e-9, abs=1e-15)
+        assert row.p_adjusted == pytest.approx(holm[(key, row.system)], rel=1e-9, abs=1e-15)
+    assert np.isfinite(table["ci_low"]).all()
+
+
+def test_demo_leaderboard_rank_intervals_are_the_bootstrap_of_its_per_query_scores(demo):
+    from ir_cwla.comparison import dynascore_rank_uncertainty
+
+    out, _ = demo
+    board = pd.read_csv(out / "leaderboard.csv", index_col="system")
+    assert list(board.columns[:5]) == ["nDCG@10", "dynascore", "rank", "rank_low", "rank_high"]
+    per_query = pd.read_csv(out / "leaderboard" / "per_query.csv", dtype={"name": str, "qid": str})
+    assert sorted(per_query["name"].unique()) == sorted(SMOKE_SYSTEMS) and set(per_query["measure"]) == {"nDCG@10"}
+    metrics = board.rename(columns={"nDCG@10": "accuracy", "latency_p50_ms": "latency",
+                                    "usd_per_1M_q_from_qps": "cost"})[["accuracy", "latency", "cost"]]
+    direct = dynascore_rank_uncertainty(metrics, per_query, "nDCG@10", seed=0, resamples=2000).systems
+    direct = direct.set_index("system").loc[board.index]
+    assert board["rank_low"].tolist() == direct["rank_low"].tolist()
+    assert board["rank_high"].tolist() == direct["rank_high"].tolist()
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "2,000 resamples of the 225 topics (drawn with replacement, seed 0)" in page
+    assert "adjacent pairs of the Dynascore (nDCG@10) ranking are separable at level 0.95" in page
+
+
 def test_demo_report_in_a_browser(demo, browser, artifacts):
     out, _ = demo
     tables = check_report(browser, out / "index.html", "demo", artifacts, section="Efficiency-aware leaderboard")
@@ -115,9 +170,16 @@ def test_demo_report_in_a_browser(demo, browser, artifacts):
             assert float(row[1]) == pytest.approx(expected["nDCG@10"], abs=5e-5)
             assert float(row[2]) == pytest.approx(expected["dynascore"], abs=5e-5)
             assert int(row[3]) == expected["rank"]
-        means = table_by_caption(found, "mean scores")
+        means = table_by_caption(found, "mean scores (best")
         for row in means["rows"]:
             assert [float(v) for v in row[1:]] == pytest.approx(headline.loc[row[0]].tolist(), abs=5e-5)
+        compared = table_by_caption(found, "every pair: differences")
+        pairs = pd.read_csv(out / "comparison.csv")
+        k = compared["head"].index("p_adjusted")
+        assert [float(r[k]) for r in compared["rows"]] == pytest.approx(pairs["p_adjusted"].tolist(), abs=5e-5)
+        for column in ("rank_low", "rank_high"):
+            k = board["head"].index(column)
+            assert [int(r[k]) for r in board["rows"]] == csv[column].tolist()
 
 
 def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, browser, artifacts):
@@ -127,7 +189,9 @@ def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, brows
                         str(report)], tmp_path)
     assert proc.returncode == 0, proc.stderr
     header = proc.stdout.splitlines()[0].split()
-    assert header == ["system", "nDCG@10", "dynascore", "rank", "latency_p50_ms", "usd_per_1M_q_from_qps"]
+    # the per-topic scores board.save() wrote beside results.csv come with it: the rank intervals too
+    assert header == ["system", "nDCG@10", "dynascore", "rank", "rank_low", "rank_high", "latency_p50_ms",
+                      "usd_per_1M_q_from_qps"]
     demo_board = pd.read_csv(out / "leaderboard.csv", index_col="system")
     ranked = [line.split()[0] for line in proc.stdout.splitlines()[1:1 + len(SMOKE_SYSTEMS)]]
     assert ranked == list(demo_board.index)                   # the same ranking as the demo's page
@@ -136,6 +200,9 @@ def test_leaderboard_reads_the_demos_results_without_flags(demo, tmp_path, brows
     board = table_by_caption(tables[800], "leaderboard")
     assert [r[0] for r in board["rows"]] == list(written.index) == ranked
     assert [float(r[2]) for r in board["rows"]] == pytest.approx(written["dynascore"].tolist(), abs=5e-5)
+    for column in ("rank_low", "rank_high"):           # the same intervals as the demo's (same seed, resamples)
+        assert written[column].tolist() == demo_board.loc[written.index, column].tolist()
+        assert [int(r[board["head"].index(column)]) for r in board["rows"]] == written[column].tolist()
 
 
 def test_demo_writes_runs_only_when_asked_and_replaces_its_report(tmp_path):

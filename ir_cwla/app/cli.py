@@ -6,7 +6,7 @@
                               [--ties float32|float64] [--runid] [--format trec|csv|json|jsonl] [-p PLACES]
     ir-cwla measures QRELS RUN MEASURE... [-p N] [-q] [-n] [-o tsv|jsonl] [--provider P]
     ir-cwla meta (QRELS RUNDIR | PER_QUERY) [-m MEASURE...] [--trials N] [--alt-qrels FILE...] [--out REPORT]
-    ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--out REPORT]
+    ir-cwla leaderboard CSV [--weights accuracy=0.5,latency=0.25,cost=0.25] [--per-query FILE] [--out REPORT]
     ir-cwla cwl GAIN_FILE RESULT_FILE [-m METRICS_FILE] [-c COST_FILE] [-n] [-r] [--max_depth N]
     ir-cwla demo [--out REPORT] [--systems smoke] [--save-runs]
     ir-cwla --version
@@ -67,7 +67,7 @@ from ir_cwla.app.evaluate import (
     with_relevance_level,
 )
 from ir_cwla.costs import allow_cost_files
-from ir_cwla.errors import IrCwlaError, UsageError
+from ir_cwla.errors import DataError, IrCwlaError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -417,18 +417,42 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                         ("--min-accuracy", args.min_accuracy)):
         if value is not None and not math.isfinite(value):
             raise UsageError(f"{flag} must be a finite number, got {value}")
+    if args.resamples is not None and (isinstance(args.resamples, bool) or args.resamples < 1):
+        raise UsageError(f"--resamples must be a positive number of bootstrap resamples, got {args.resamples}")
+    if args.level is not None and not 0 < args.level < 1:
+        raise UsageError(f"--level must lie in (0, 1), got {args.level}")
+    inputs = [args.csv] + ([args.per_query] if args.per_query else [])
     if args.out:
-        report.check_output(args.out, inputs=[args.csv])
+        report.check_output(args.out, inputs=inputs)
+    per_query = None
+    if args.per_query:
+        check_stdin_once(inputs)
+        per_query = read_per_query(args.per_query)
     board = lb.Leaderboard.read_csv(args.csv, accuracy=args.accuracy, latency=args.latency, cost=args.cost,
                                     name=args.name)
+    if per_query is not None:
+        try:
+            board = board.with_per_query(per_query)
+        except DataError as ex:
+            raise DataError(f"--per-query {args.per_query} does not fit {args.csv}: {ex}") from None
+    uncertain = {k: v for k, v in (("--seed", args.seed), ("--resamples", args.resamples), ("--level", args.level))
+                 if v is not None}
+    if uncertain and board.accuracy_per_query() is None:
+        raise UsageError(f"{', '.join(uncertain)} {'sets' if len(uncertain) == 1 else 'set'} the bootstrap intervals of the ranks, which need the per-topic "
+                         f"accuracy scores: give them with --per-query FILE (ir-cwla eval -q --format csv)")
+    level = 0.95 if args.level is None else float(args.level)
+    resamples = 2000 if args.resamples is None else int(args.resamples)
+    seed = 0 if args.seed is None else int(args.seed)
     budget = {k: v for k, v in (("latency", args.max_latency), ("cost", args.max_cost)) if v is not None}
     with warnings.catch_warnings(record=True) as caught:   # tables, figures and page before any output
         warnings.simplefilter("always", lb.RankingWarning)
-        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy)
+        tables = report.leaderboard_tables(board, weights, budget, args.min_accuracy, level=level,
+                                           resamples=resamples, seed=seed)
         if args.out:
-            with report.staged(args.out, inputs=[args.csv]) as directory:
-                page = report.HtmlReport("ir_cwla leaderboard", f"{len(board.results)} systems from {args.csv}",
-                                         directory=directory)
+            with report.staged(args.out, inputs=inputs) as directory:
+                source = f"{len(board.results)} systems from {args.csv}" + \
+                    (f", per-topic scores from {args.per_query}" if args.per_query else "")
+                page = report.HtmlReport("ir_cwla leaderboard", source, directory=directory)
                 report.add_leaderboard_sections(page, board, weights, tables=tables)
                 page.write()
     for w in caught:
@@ -654,6 +678,15 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--max-latency", type=float, help="also rank the systems within this latency budget")
     p.add_argument("--max-cost", type=float, help="also rank the systems within this cost budget")
     p.add_argument("--min-accuracy", type=float, help="also rank the systems above this accuracy by cost")
+    p.add_argument("--per-query", metavar="FILE",
+                   help="per-topic scores of the accuracy measure (ir-cwla eval -q --format csv: name,qid,measure,"
+                        "value); adds rank_low, rank_high (bootstrap interval over topics of each Dynascore rank) "
+                        "and which adjacent ranks are separable. Default: the per_query.csv that board.save() (and "
+                        "the demo) wrote beside the CSV, if any")
+    p.add_argument("--level", type=float, help="level of the rank intervals (default 0.95)")
+    p.add_argument("--resamples", type=int, help="bootstrap resamples of the topics for the rank intervals "
+                                                 "(default 2000)")
+    p.add_argument("--seed", type=int, help="random seed of the rank intervals (default 0)")
     p.add_argument("--out", metavar="REPORT", help="write an HTML report with figures to this directory")
     p.set_defaults(func=cmd_leaderboard)
 

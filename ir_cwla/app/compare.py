@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 FORMATS = ("table", "csv", "markdown", "latex")
 
@@ -137,13 +137,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems") -> Any:
+def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems",
+                           intro: Optional[str] = None) -> Any:
     """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`:
     the means with significance marks, the caption (test, correction, family), every pair's row,
-    and the per-topic differences of the most significant pair of the first measure."""
+    and the per-topic differences of the most significant pair of the first measure. ``intro``: a
+    note under the heading (what is compared and why)."""
     from ir_cwla.meta import naming
 
     page.section(title)
+    if intro:
+        page.text(intro, note=True)
     page.text(comparison.caption(bold=False))
     page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
     rows = comparison.table()

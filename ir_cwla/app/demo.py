@@ -9,8 +9,13 @@
 4. the meta-evaluation of the Table-1 measures (:mod:`ir_cwla.meta`): similarity,
    consistency and discriminative power, aggregations compared within each browsing model;
 5. latency, throughput and cost of every system, and the Dynascore leaderboard
-   (:mod:`ir_cwla.leaderboard`);
-6. one self-contained HTML report (:mod:`ir_cwla.app.report`) with its tables (CSV) and
+   (:mod:`ir_cwla.leaderboard`) with bootstrap intervals of its ranks over the topics
+   (:func:`ir_cwla.comparison.dynascore_rank_uncertainty`, 2000 resamples from ``seed``);
+6. the comparison of systems (:func:`ir_cwla.compare`): every system against the first (the
+   baseline) under nDCG@10 and the six canonical C/W/L/A measures, Student's paired t-test,
+   Holm's correction over all those hypotheses together, intervals from 2000 bootstrap
+   resamples from ``seed``;
+7. one self-contained HTML report (:mod:`ir_cwla.app.report`) with its tables (CSV) and
    figures (PNG), and a short text summary.
 
 ``run_demo(out='report')`` returns a :class:`DemoResult` with every table it computed.
@@ -43,6 +48,7 @@ class DemoResult:
     meta: Any                  # ir_cwla.meta.criteria.Run: every criterion's result and summary
     leaderboard: Any
     weights: dict
+    comparison: Any = None     # ir_cwla.comparison.Comparison: every system against the baseline
     timings: dict[str, float] = field(default_factory=dict)
     collection: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -304,9 +310,10 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean", sort=False)
         means = means.rename(columns=meta.label).loc[list(built)]
         means.index.name = "system"
+        comparison = _compare(per_query, list(built), seed)
         result = DemoResult(out / "index.html", spec_table, per_query, means, criteria_run, board, weights,
-                            dict(steps.timings), collection)
-        tables = report.leaderboard_tables(board, weights)   # its RankingWarnings join the notes
+                            comparison, dict(steps.timings), collection)
+        tables = report.leaderboard_tables(board, weights, seed=seed)   # its RankingWarnings join the notes
         result.notes = _notes(caught)
         page = _build_report(result, out, directory, standard, table1, len(topics), save_runs, tables)
         csv_safe(per_query).to_csv(directory / "per_query.csv.gz", index=False)
@@ -314,6 +321,20 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
         page.write()
         steps.stop()
     return result
+
+
+#: The comparison of the demo's report: its design, stated on the page by the comparison's caption.
+COMPARISON = {"test": "t", "correction": "holm", "family": "all", "resamples": 2000}
+
+
+def _compare(per_query: pd.DataFrame, systems: list[str], seed: int) -> Any:
+    """Every system against the first (the baseline) under nDCG@10 and the six canonical C/W/L/A
+    measures (the measures the report's effectiveness figure shows): :data:`COMPARISON`."""
+    import ir_cwla
+
+    measures = ["nDCG@10", *(str(m) for m in ir_cwla.canonical())]
+    return ir_cwla.compare(per_query, baseline=systems[0], measures=measures, systems=systems, seed=seed,
+                           **COMPARISON)
 
 
 def _winners(table: pd.DataFrame) -> str:
@@ -362,6 +383,17 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     page.table(result.means[t1_names].T.rename_axis("measure"),
                "all 39 Table-1 measures (rows) for every system (columns)", filename="means_table1.csv")
 
+    if result.comparison is not None:
+        from ir_cwla.app.compare import add_comparison_section
+
+        baseline = result.comparison.table()["baseline"].iloc[0]
+        intro = (f"Is a system better than the baseline {baseline} (the first system), and by how much? Every other "
+                  "system against it under nDCG@10 and the six canonical C/W/L/A measures: Student's paired t-test "
+                  "over the topics, p-values adjusted with Holm's correction over all these hypotheses together, "
+                  "mean differences with 95% t and bootstrap intervals (2,000 resamples of the topics, seed "
+                  f"{result.comparison.seed}), Cohen's d_z, wins and losses (ir_cwla.compare).")
+        add_comparison_section(page, result.comparison, intro=intro)
+
     report.add_meta_sections(page, result.meta)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)
 
@@ -378,7 +410,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
     page.code("\n".join(commands))
     page.text("Files beside this page: the tables as CSV, the figures as PNG, per_query.csv.gz (every score of "
               "every system, topic and measure), leaderboard/ (results.csv, environment.json, "
-              "latency_per_query.csv)" + (", runs/ (the TREC runs)." if save_runs else "."), note=True)
+              "latency_per_query.csv, per_query.csv: the per-topic accuracy behind the rank intervals)" + (", runs/ (the TREC runs)." if save_runs else "."), note=True)
     page.text("Wall time per step: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items()) + ".",
               note=True)
     return page

@@ -537,12 +537,17 @@ class ReportTable:
     key: list[str]
     highlight: set = dataclasses.field(default_factory=set)
     empty: str = "no system"
+    #: Sentences printed under the table (the leaderboard's: which adjacent ranks are separable).
+    notes: list[str] = dataclasses.field(default_factory=list)
+    #: The bootstrap rank intervals of the ranking (a :class:`ir_cwla.comparison.RankUncertainty`), if computed.
+    ranks: Any = None
 
     def text(self) -> str:
-        """The key columns as aligned text, numbers as on the page (a sentence when there is no row)."""
+        """The key columns as aligned text, numbers as on the page (a sentence when there is no row),
+        then the :attr:`notes`."""
         if self.frame.empty:
             return self.empty
-        return text_table(self.frame[self.key], self.precision)
+        return "\n".join([text_table(self.frame[self.key], self.precision), *self.notes])
 
 
 def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
@@ -561,9 +566,52 @@ def _decimals(column: str) -> int:
     return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
 
 
+def rank_intervals(board: Any, weights: Optional[Mapping[str, float]] = None, *, level: float = 0.95,
+                   resamples: int = 2000, seed: Any = 0) -> Any:
+    """The bootstrap intervals of the board's Dynascore ranks: :func:`ir_cwla.comparison.dynascore_rank_uncertainty`
+    on the board's metrics, weights and directions (:meth:`~ir_cwla.leaderboard.Leaderboard.dynascore_inputs`)
+    and the per-topic scores of its accuracy measure; None when the board has none. The warnings of
+    the observed ranking are the board's own (:meth:`~ir_cwla.leaderboard.Leaderboard.table` gives them)
+    and are not repeated."""
+    per_query = board.accuracy_per_query() if hasattr(board, "accuracy_per_query") else None
+    if per_query is None:
+        return None
+    from ir_cwla.comparison import dynascore_rank_uncertainty
+    from ir_cwla.errors import ConstantMetricWarning, RankingWarning
+
+    frame, role_weights, directions = board.dynascore_inputs(weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankingWarning)
+        warnings.simplefilter("ignore", ConstantMetricWarning)
+        return dynascore_rank_uncertainty(frame, per_query, str(per_query["measure"].iloc[0]), weights=role_weights,
+                                          directions=directions, perf="accuracy", level=level, resamples=resamples,
+                                          seed=seed)
+
+
+def separable_sentence(ranks: Any) -> str:
+    """The summary of a :class:`ir_cwla.comparison.RankUncertainty` and the adjacent pairs it can
+    tell apart (``'A' above 'B'``)."""
+    pairs = ranks.adjacent[ranks.adjacent["separable"].astype(bool)]
+    which = "; ".join(f"{u} above {lo}" for u, lo in zip(pairs["upper"], pairs["lower"]))
+    return f"{ranks.summary()}" + (f": {which}" if which else "") + "."
+
+
+def _rank_notes(ranks: Any, resamples: int) -> list[str]:
+    """The sentence of separable ranks and, if some resamples had no Dynascore, how many were left out."""
+    if ranks is None:
+        return []
+    notes = [separable_sentence(ranks)]
+    left_out = resamples - ranks.resamples
+    if left_out:
+        notes.append(f"{left_out:,} of {resamples:,} resamples left out: on them a weighted metric differs only "
+                     "between systems whose resampled accuracies are equal, so no Dynascore is defined.")
+    return notes
+
+
 def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None,
                        budget: Optional[Mapping[str, float]] = None,
-                       min_accuracy: Optional[float] = None) -> list[ReportTable]:
+                       min_accuracy: Optional[float] = None, *, level: float = 0.95, resamples: int = 2000,
+                       seed: Any = 0) -> list[ReportTable]:
     """The tables of a leaderboard, for the terminal and the page alike: the Dynascore ranking
     (key columns first: accuracy, Dynascore, rank, latency, cost and every other weighted
     metric; then every other column; ``frame.attrs['notes']`` holds the ranking's warnings),
@@ -571,18 +619,34 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
     ``min_accuracy`` cheapest first, when asked for (a sentence when no system qualifies).
     Columns keep the board's names. One precision per column across all the tables: the most
     decimals any of them needs, so that the column that ranks tells apart systems of
-    different rank (:func:`score_decimals`)."""
+    different rank (:func:`score_decimals`).
+
+    Where the board has per-topic scores of its accuracy measure, the ranking gets the columns
+    ``rank_low`` and ``rank_high`` right after ``rank``: the ``level`` percentile bootstrap
+    interval over topics of each system's Dynascore rank (:func:`rank_intervals`, ``resamples``
+    resamples from ``seed``), and a sentence under it of which adjacent ranks are separable
+    (:func:`separable_sentence`; the table's ``ranks`` keeps the whole result)."""
     cols = board.columns
     weights = dict(weights or DEFAULT_WEIGHTS)
     table = board.table(weights)
+    attrs = dict(table.attrs)
+    ranks = rank_intervals(board, weights, level=level, resamples=resamples, seed=seed)
     weighted = [cols.get(k, k) for k in weights if weights[k] > 0]
-    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", cols["latency"], cols["cost"], *weighted]))
+    interval = ["rank_low", "rank_high"] if ranks is not None else []
+    key = list(dict.fromkeys([cols["accuracy"], "dynascore", "rank", *interval, cols["latency"], cols["cost"],
+                              *weighted]))
+    if ranks is not None:
+        by_name = ranks.systems.set_index("system")
+        names = [str(n) for n in table.index]
+        table = table.assign(rank_low=by_name.loc[names, "rank_low"].to_numpy(),
+                             rank_high=by_name.loc[names, "rank_high"].to_numpy())
     frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
-    frame.attrs = dict(table.attrs)
+    frame.attrs = attrs
     precision = {str(c): _decimals(c) for c in frame.columns}
     precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
     out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
-                       set(frame.index[frame["rank"] == 1]))]
+                       set(frame.index[frame["rank"] == 1]),
+                       notes=_rank_notes(ranks, resamples), ranks=ranks)]
     roles = list(dict.fromkeys([cols["accuracy"], cols["latency"], cols["cost"]]))
 
     def strategy(ranked: pd.DataFrame, caption: str, by: str, filename: str, empty: str) -> ReportTable:
@@ -601,21 +665,42 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
     return out                       # every table shares ``precision``: one number of decimals per column
 
 
+def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str, notes: Sequence[str]) -> None:
+    """What ``rank_low`` and ``rank_high`` are, which adjacent ranks are separable, and the table of
+    adjacent pairs (``rank_separability.csv``)."""
+    seed = ranks.seed if isinstance(ranks.seed, (int, np.integer)) else repr(ranks.seed)
+    report.text(f"rank_low and rank_high: the {ranks.level:g} percentile bootstrap interval of each system's "
+                f"Dynascore rank over {ranks.resamples:,} resamples of the {ranks.n_topics} topics (drawn with "
+                f"replacement, seed {seed}): on each resample {accuracy} is the mean of the resampled per-topic "
+                "scores, latency and cost stay as measured, and the Dynascore is recomputed with the same weights. "
+                "Two adjacent systems are separable when the one above scores higher on more than "
+                f"{(1 + ranks.level) / 2:.1%} of the resamples (ir_cwla.comparison.dynascore_rank_uncertainty).",
+                note=True)
+    for note in notes:
+        report.text(note)
+    pairs = ranks.adjacent.rename(columns={"upper": "system", "lower": "next"})
+    report.table(pairs, "adjacent pairs of the ranking: share of resamples in which the system scores above the "
+                 "next, and whether the two are separable", index=False, precision={"share_above": 4},
+                 filename="rank_separability.csv")
+
+
 def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[Mapping[str, float]] = None,
                              budget: Optional[Mapping[str, float]] = None, min_accuracy: Optional[float] = None,
-                             tables: Optional[list[ReportTable]] = None) -> None:
+                             tables: Optional[list[ReportTable]] = None, *, level: float = 0.95,
+                             resamples: int = 2000, seed: Any = 0) -> None:
     """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): the tables of
     :func:`leaderboard_tables` (or ``tables``, already built), every warning about the ranking,
+    the rank intervals (where the board has per-topic scores: what they are, their level,
+    resamples and seed, which adjacent ranks are separable, and the table of adjacent pairs),
     the frontier and the winner map."""
-    import warnings
-
     from ir_cwla.errors import RankingWarning
 
     weights = dict(weights or DEFAULT_WEIGHTS)
     if tables is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankingWarning)     # shown in the page instead
-            tables = leaderboard_tables(board, weights, budget, min_accuracy)
+            tables = leaderboard_tables(board, weights, budget, min_accuracy, level=level, resamples=resamples,
+                                        seed=seed)
     cols = board.columns
     report.section("Efficiency-aware leaderboard")
     shown = ", ".join(f"{k} {v:g}" for k, v in weights.items())
@@ -628,6 +713,8 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
             report.text(f"{t.caption}: {t.empty}.")
         else:
             report.table(t.frame, t.caption, precision=t.precision, highlight=t.highlight, filename=t.filename)
+        if t.ranks is not None:
+            _add_rank_intervals(report, t.ranks, cols["accuracy"], t.notes)
     report.figure(board.plot_frontier(), "accuracy against latency, with the Pareto frontier",
                   filename="frontier.png")
     metrics = board.metrics()[["accuracy", "latency", "cost"]]

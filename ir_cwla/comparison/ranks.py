@@ -26,7 +26,11 @@ accuracy column is the mean per-topic score of the resample, the other metrics (
 cost, ...) are kept as measured, and the Dynascore is recomputed
 (:func:`ir_cwla.leaderboard.dynascore.dynascore_kernel`, the weights and directions that
 :func:`ir_cwla.leaderboard.dynascore` uses on the observed table; the rates of substitution
-are recomputed on each resample, as the Dynascore's definition requires).
+are recomputed on each resample, as the Dynascore's definition requires). A resample on which the
+Dynascore is undefined -- every system equally accurate, or a weighted metric that differs only
+between systems whose resampled accuracies the rates of substitution cannot tell apart (its AMRS
+is 0; :func:`ir_cwla.leaderboard.dynascore` refuses such a table) -- is left out, and the
+result's ``resamples`` counts the resamples used.
 """
 from __future__ import annotations
 
@@ -201,7 +205,8 @@ def dynascore_rank_uncertainty(board: pd.DataFrame, per_query: pd.DataFrame, mea
     table[perf] = observed_acc
     ranked = dynascore(table, weights=weights, directions=directions, perf=perf)
     used = ranked.attrs["weights"]
-    metrics = [perf] + [m for m in used if m != perf]
+    # metrics the observed Dynascore weights (one it dropped as constant has weight 0 and stays out)
+    metrics = [perf] + [m for m in used if m != perf and used[m] > 0]
     w = np.array([used.get(m, 0.0) for m in metrics])
     d = np.array([(directions or {}).get(m, default_direction(m)) for m in metrics], dtype=np.float64)
     fixed = table[metrics].to_numpy(dtype=np.float64)
@@ -212,9 +217,14 @@ def dynascore_rank_uncertainty(board: pd.DataFrame, per_query: pd.DataFrame, mea
     for r in range(resamples):
         values[:, 0] = acc[r]
         try:
-            samples[r], _ = dynascore_kernel(values, w, d, np.zeros(len(metrics)))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                samples[r], amrs = dynascore_kernel(values, w, d, np.zeros(len(metrics)))
         except DataError:                      # every system equally accurate on this resample
             samples[r] = np.nan
+            continue
+        if not np.all(amrs[1:] != 0):          # a metric that differs only between systems whose resampled
+            samples[r] = np.nan                # accuracies the AMRS cannot tell apart: no Dynascore (as the
+                                               # observed ranking refuses it), the resample left out
     bad = np.isnan(samples).any(axis=1)
     if bad.all():
         raise DataError("the Dynascore cannot be computed on any resample (accuracy ties every system)")

@@ -15,6 +15,12 @@ For a measured board:
 * ``cost`` is USD per million queries from throughput (``cost_basis='throughput'``), or
   USD per query from mean latency (``cost_basis='latency'``). Both columns are always in
   the table, named by what they are computed from.
+
+A measured board also keeps the per-topic scores of its accuracy measures
+(:attr:`Leaderboard.per_query`, the long frame ``name, qid, measure, value`` of
+``pt.Experiment(perquery=True)``); a board from numbers may be given them (``per_query=``),
+checked against the board. With them, the app layer puts bootstrap intervals of the
+Dynascore ranks next to the ranking (:func:`ir_cwla.comparison.dynascore_rank_uncertainty`).
 """
 from __future__ import annotations
 
@@ -44,11 +50,66 @@ _NA_STRINGS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-n
                "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
+#: Columns of a per-query frame (``pt.Experiment(perquery=True)``, ``ir-cwla eval -q --format csv``).
+PER_QUERY_COLUMNS = ("name", "qid", "measure", "value")
+#: A board's accuracy and the mean of its per-topic scores may differ by this much, relative to
+#: ``max(1, |mean|)``: numbers published with 3 decimals still match their per-topic scores.
+MEAN_TOLERANCE = 5e-4
+
+
 def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, measures: list[Any]
-              ) -> dict[str, float]:
+              ) -> tuple[dict[str, float], pd.DataFrame]:
+    """The aggregate score of ``run`` under each measure (as ``pt.Experiment`` reports it) and its
+    per-topic scores (``qid, measure, value``, as ``pt.Experiment(perquery=True)`` gives them;
+    without the NaN it gives topics that have no judgments, which its averages leave out too)."""
     import pyterrier as pt
-    result = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False)
-    return {str(m): float(result[str(m)].iloc[0]) for m in measures}
+
+    # one evaluation: pyterrier (>= 1.0) averages the per-topic scores it returns beside them
+    result, by_topic = pt.Experiment([run], topics, qrels, eval_metrics=measures, names=["system"], verbose=False,
+                                     perquery="both")
+    by_topic = by_topic[by_topic["value"].notna()][["qid", "measure", "value"]]
+    return {str(m): float(result[str(m)].iloc[0]) for m in measures}, by_topic
+
+
+def _per_query_frame(per_query: Any) -> pd.DataFrame:
+    """A copy of a long per-query frame with ``name, qid, measure`` as text and ``value`` as
+    float, sorted by name, measure and qid (stable: nothing depends on the input's row order)."""
+    if not isinstance(per_query, pd.DataFrame):
+        raise ArgumentTypeError(f"per_query must be a DataFrame with columns {', '.join(PER_QUERY_COLUMNS)} "
+                                f"(pt.Experiment(perquery=True)), got {type(per_query).__name__}")
+    missing = [c for c in PER_QUERY_COLUMNS if c not in per_query.columns]
+    if missing:
+        raise InputError(f"per-query scores lack columns {missing} (found {list(per_query.columns)}); give the "
+                         "frame of pt.Experiment(perquery=True) or the file of ir-cwla eval -q --format csv")
+    frame = per_query[list(PER_QUERY_COLUMNS)].astype({"name": str, "qid": str, "measure": str})
+    try:
+        frame["value"] = pd.to_numeric(frame["value"]).astype("float64")
+    except (ValueError, TypeError) as ex:
+        raise InputError(f"per-query scores: column 'value' is not numeric ({ex})") from None
+    if len(frame) == 0:
+        raise DataError("per-query scores hold no row")
+    return frame.sort_values(["name", "measure", "qid"], kind="stable").reset_index(drop=True)
+
+
+def accuracy_measure(measures: list[str], column: str, fallback: bool = True) -> Optional[str]:
+    """The measure of ``measures`` (as a per-query frame names them) that the accuracy ``column``
+    holds: the same name; else the same measure read by :func:`ir_cwla.parse_measure` (the short
+    ``RBP_ERG@10`` and ``CWLA(C='RBP',A='ERG')@10`` are one); else, with ``fallback``, when the
+    column is not named after a measure (``accuracy``) and there is one measure, that one; else None."""
+    if column in measures:
+        return column
+    from ir_cwla.names import parse_measure
+
+    def parsed(name: str) -> Any:
+        try:
+            return parse_measure(name)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+
+    wanted = parsed(column)
+    if wanted is None:
+        return measures[0] if fallback and len(measures) == 1 else None
+    return next((m for m in measures if parsed(m) == wanted), None)
 
 
 def _measures(accuracy: Any) -> list[Any]:
@@ -67,6 +128,21 @@ def _measures(accuracy: Any) -> list[Any]:
     return measures
 
 
+def _read_saved_per_query(path: Path) -> pd.DataFrame:
+    """The ``per_query.csv`` that :meth:`Leaderboard.save` wrote (names, topics and measures as text)."""
+    try:
+        frame = pd.read_csv(path, dtype={"name": str, "qid": str, "measure": str}, keep_default_na=False,
+                            na_values={"value": ["", "nan", "NaN"]})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as ex:
+        raise InputError(f"malformed per-query file {path}: {' '.join(str(ex).split())}") from None
+    missing = [c for c in PER_QUERY_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"per-query file {path} lacks columns {missing} (found {list(frame.columns)})")
+    for column in ("name", "qid", "measure"):
+        frame[column] = frame[column].map(csv_unescape)
+    return frame
+
+
 class Leaderboard:
     """Systems with their accuracy, latency and cost, and the ways to rank them.
 
@@ -80,7 +156,8 @@ class Leaderboard:
     def __init__(self, results: pd.DataFrame, columns: Optional[Mapping[str, str]] = None,
                  directions: Optional[Mapping[str, int]] = None, environment: Optional[dict] = None,
                  latencies: Optional[dict[str, LatencyResult]] = None,
-                 throughputs: Optional[dict[str, ThroughputResult]] = None):
+                 throughputs: Optional[dict[str, ThroughputResult]] = None,
+                 per_query: Optional[pd.DataFrame] = None):
         self.results = results
         self.columns = {alias: alias for alias in ALIASES}
         self.columns.update(columns or {})
@@ -95,6 +172,58 @@ class Leaderboard:
         self.environment = environment or {}
         self.latencies = latencies or {}
         self.throughputs = throughputs or {}
+        #: Per-topic scores (``name, qid, measure, value``) of the accuracy measure(s), or None.
+        self.per_query = None if per_query is None else self._check_per_query(per_query)
+
+    def _check_per_query(self, per_query: Any) -> pd.DataFrame:
+        """``per_query`` checked against the board: the same systems, the accuracy measure among its
+        measures, and the mean of every system's per-topic scores equal to its accuracy (to
+        :data:`MEAN_TOLERANCE`); a :class:`DataError` names what differs."""
+        frame = _per_query_frame(per_query)
+        board_names = [str(n) for n in self.results.index]
+        found = list(dict.fromkeys(frame["name"]))
+        only_scores = sorted(set(found) - set(board_names))
+        only_board = sorted(set(board_names) - set(found))
+        if only_scores or only_board:
+            parts = ([f"only in the per-query scores: {shown(only_scores[:5])}"] if only_scores else []) + \
+                    ([f"only in the board: {shown(only_board[:5])}"] if only_board else [])
+            raise DataError("the board and its per-query scores name different systems (" + "; ".join(parts) +
+                            "); give the per-query scores of the board's systems, named as in the board")
+        measures = list(dict.fromkeys(frame["measure"]))
+        measure = accuracy_measure(measures, self.measure)
+        if measure is None:
+            raise DataError(f"the per-query scores have no scores of the accuracy measure {self.measure!r} (they have "
+                            f"{', '.join(measures[:6])}{', ...' if len(measures) > 6 else ''}); name the accuracy "
+                            "column after the measure of the scores, or give the scores of the accuracy measure")
+        means = frame[frame["measure"] == measure].groupby("name", sort=True)["value"].agg(["mean", "size"])
+        accuracy = self.results[self.measure]
+        for name, value in zip(board_names, accuracy.to_numpy(dtype=float)):
+            if name not in means.index:
+                raise DataError(f"the per-query scores have no {measure} score of system {shown(name)}")
+            mean, size = means.loc[name, "mean"], int(means.loc[name, "size"])
+            if not abs(mean - value) <= MEAN_TOLERANCE * max(1.0, abs(mean)):
+                raise DataError(f"{self.measure} of system {shown(name)} is {value:.6g} on the board but the mean of "
+                                f"its per-query {measure} scores is {mean:.6g} ({size} topics): the scores are not "
+                                "those of the board's accuracy")
+        return frame
+
+    def with_per_query(self, per_query: Optional[pd.DataFrame]) -> Leaderboard:
+        """The same board with the per-topic scores ``per_query`` (checked as in :meth:`from_frame`;
+        None: without any)."""
+        return Leaderboard(self.results, columns=self.columns, directions=self.directions,
+                           environment=self.environment, latencies=self.latencies, throughputs=self.throughputs,
+                           per_query=per_query)
+
+    def accuracy_per_query(self) -> Optional[pd.DataFrame]:
+        """The per-topic scores of the accuracy measure (``name, qid, measure, value``), or None
+        when the board has none (a board from numbers without ``per_query=``, or an accuracy
+        column switched to one without per-topic scores)."""
+        if self.per_query is None:
+            return None
+        measure = accuracy_measure(list(dict.fromkeys(self.per_query["measure"])), self.measure)
+        if measure is None:
+            return None
+        return self.per_query[self.per_query["measure"] == measure].reset_index(drop=True)
 
     def _check_values(self) -> None:
         """Accuracy, latency and cost finite for every system; no resource column negative."""
@@ -156,12 +285,13 @@ class Leaderboard:
             instances = {name: one for name in systems}
 
         env = environment()                        # before measuring: the load average says how busy
-        scores = {}
+        scores, per_topic = {}, []
         for name, system in systems.items():
             if verbose:
                 print(f"[leaderboard] accuracy: {name}", flush=True)
             run = system.transform(topics) if hasattr(system, "transform") else system(topics)
-            scores[name] = _evaluate(run, topics, qrels, measures)
+            scores[name], topic_scores = _evaluate(run, topics, qrels, measures)
+            per_topic.append(topic_scores.assign(name=str(name)))
         thr_parts: dict[str, list[ThroughputResult]] = {name: [] for name in systems}
         lat_parts: dict[str, list[LatencyResult]] = {name: [] for name in systems}
         from ir_cwla.progress import progress_bar
@@ -200,29 +330,40 @@ class Leaderboard:
                            "instances": {n: i.as_dict() for n, i in instances.items()}}
         columns = {"accuracy": str(measures[0]), "latency": LATENCY_STATS[latency_stat],
                    "cost": COST_BASES[cost_basis]}
-        return cls(results, columns=columns, environment=env, latencies=latencies, throughputs=throughputs)
+        per_query = pd.concat(per_topic, ignore_index=True)[list(PER_QUERY_COLUMNS)]
+        return cls(results, columns=columns, environment=env, latencies=latencies, throughputs=throughputs,
+                   per_query=per_query)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, accuracy: str = "accuracy", latency: str = "latency",
                    cost: str = "cost", name: Optional[str] = None,
-                   directions: Optional[Mapping[str, int]] = None) -> Leaderboard:
+                   directions: Optional[Mapping[str, int]] = None,
+                   per_query: Optional[pd.DataFrame] = None) -> Leaderboard:
         """A board from numbers already measured (e.g. a paper's table): one row per system.
 
         ``accuracy``, ``latency`` and ``cost`` name the columns that play those roles; the
         system names are the index, or the column ``name``. Other numeric columns (memory,
         throughput, ...) can be weighted too; give their ``directions`` (default +1, -1 for
         names starting with latency, cost, usd or memory).
+
+        ``per_query``: the per-topic scores of the accuracy measure (long frame ``name, qid,
+        measure, value``), for the rank intervals; checked: the same systems as the board (else a
+        :class:`DataError` naming the difference), the accuracy measure among its measures (found
+        by :func:`accuracy_measure`), and each system's mean equal to its accuracy to within
+        :data:`MEAN_TOLERANCE` x max(1, |mean|).
         """
         if not isinstance(df, pd.DataFrame):
             raise ArgumentTypeError(f"expected a DataFrame, got {type(df).__name__}")
         results = df.set_index(name) if name is not None else df.copy()
         if len(results) < 2:
             raise DataError(f"a leaderboard needs at least 2 systems, got {len(results)}")
-        return cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost}, directions=directions)
+        return cls(results, columns={"accuracy": accuracy, "latency": latency, "cost": cost}, directions=directions,
+                   per_query=per_query)
 
     @classmethod
     def read_csv(cls, path: Union[str, os.PathLike], accuracy: Optional[str] = None, latency: Optional[str] = None,
-                 cost: Optional[str] = None, name: Optional[str] = None) -> Leaderboard:
+                 cost: Optional[str] = None, name: Optional[str] = None,
+                 per_query: Optional[pd.DataFrame] = None) -> Leaderboard:
         """A board from a CSV file: one row per system, a name column and numeric columns.
 
         Columns not given are found the way the project writes them: the ``columns`` of an
@@ -233,6 +374,10 @@ class Leaderboard:
         column as accuracy; a role no column plays is an :class:`InputError` that says how to
         name it. ``name`` defaults to the column ``name``, else the first column; system names
         are read as text, whatever they look like (``1.10``, ``+3``, ``NA``).
+
+        ``per_query``: per-topic scores of the accuracy measure, checked as in :meth:`from_frame`.
+        Without it, the per-topic scores :meth:`save` wrote beside the file (``per_query.csv``,
+        named in ``environment.json``) are read, and kept if they hold the accuracy measure.
         """
         path = Path(path)
         if not path.is_file():
@@ -255,10 +400,13 @@ class Leaderboard:
         if empty:
             raise InputError(f"{path}:{empty[0] + 2}: empty system name in column {name!r}; every system needs one")
         saved: dict = {}
+        saved_scores: Optional[str] = None
         meta = path.with_name("environment.json")
         if meta.is_file():
             try:
-                saved = dict(json.loads(meta.read_text()).get("columns") or {})
+                written = json.loads(meta.read_text())
+                saved = dict(written.get("columns") or {})
+                saved_scores = written.get("per_query")
             except (ValueError, AttributeError) as ex:
                 raise InputError(f"malformed {meta}: {ex}") from None
         found: dict[str, Any] = {"accuracy": accuracy, "latency": latency, "cost": cost}
@@ -280,7 +428,11 @@ class Leaderboard:
             elif found[alias] not in df.columns:
                 raise InputError(f"{path}: no column {found[alias]!r} for {alias} "
                                  f"(columns: {', '.join(map(str, df.columns))})")
-        return cls.from_frame(df, name=name, **found)
+        if per_query is None and isinstance(saved_scores, str) and path.with_name(saved_scores).is_file():
+            scores = _read_saved_per_query(path.with_name(saved_scores))
+            if accuracy_measure(list(dict.fromkeys(scores["measure"])), found["accuracy"]) is not None:
+                per_query = scores
+        return cls.from_frame(df, name=name, per_query=per_query, **found)
 
     # ------------------------------------------------------------------ views
 
@@ -314,8 +466,13 @@ class Leaderboard:
             columns["latency"] = LATENCY_STATS.get(latency, latency)
         if cost is not None:
             columns["cost"] = COST_BASES.get(cost, cost)
+        per_query = self.per_query
+        if per_query is not None and columns["accuracy"] != self.columns["accuracy"] and \
+                accuracy_measure(list(dict.fromkeys(per_query["measure"])), columns["accuracy"], fallback=False) is None:
+            per_query = None                    # no per-topic scores of the new accuracy column
         return Leaderboard(self.results, columns=columns, directions=self.directions,
-                           environment=self.environment, latencies=self.latencies, throughputs=self.throughputs)
+                           environment=self.environment, latencies=self.latencies, throughputs=self.throughputs,
+                           per_query=per_query)
 
     def metrics(self) -> pd.DataFrame:
         """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names
@@ -358,6 +515,15 @@ class Leaderboard:
         found = {c: default_direction(c) for c in frame.columns}     # roles: latency and cost -1, accuracy +1
         found.update({self.role_of(k): v for k, v in self.directions.items() if self.role_of(k) in frame.columns})
         return found
+
+    def dynascore_inputs(self, weights: Optional[Mapping[str, float]] = None
+                         ) -> tuple[pd.DataFrame, dict[str, float], dict[str, int]]:
+        """What :meth:`dynascore` computes on: the :meth:`metrics` frame (roles ``accuracy``,
+        ``latency``, ``cost`` and the other numeric columns), the weights and the directions keyed
+        as its columns are (for :func:`ir_cwla.comparison.dynascore_rank_uncertainty`, with
+        ``perf='accuracy'``)."""
+        frame = self.metrics()
+        return frame, self._weights(weights), self._directions(frame)
 
     def dynascore(self, weights: Optional[Mapping[str, float]] = None,
                   offsets: Optional[Mapping[str, float]] = None, **kwargs) -> pd.DataFrame:
@@ -438,13 +604,16 @@ class Leaderboard:
     # ------------------------------------------------------------------ output
 
     def save(self, directory: str) -> None:
-        """Writes ``results.csv``, ``environment.json`` and (if measured) ``latency_per_query.csv``."""
-        from pathlib import Path
-
+        """Writes ``results.csv``, ``environment.json``, (if measured) ``latency_per_query.csv`` and
+        (with per-topic scores) ``per_query.csv``; :meth:`read_csv` of ``results.csv`` reads the
+        board back, per-topic scores included."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         csv_safe(self.results).to_csv(out / "results.csv")
-        meta = {"measure": self.measure, "columns": self.columns, "environment": self.environment}
+        meta: dict[str, Any] = {"measure": self.measure, "columns": self.columns, "environment": self.environment}
+        if self.per_query is not None:
+            meta["per_query"] = "per_query.csv"
+            csv_safe(self.per_query).to_csv(out / "per_query.csv", index=False)
         (out / "environment.json").write_text(json.dumps(meta, indent=2, default=str))
         if self.latencies:
             self.per_query_latency().to_csv(out / "latency_per_query.csv", index=False)
