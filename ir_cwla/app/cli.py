@@ -118,7 +118,8 @@ def _ints(text: str) -> list[int]:
 
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
     """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`, the cost files they name
-    allowed: :func:`ir_cwla.app.evaluate.command_line_measures`); ``default`` if none."""
+    allowed: :func:`ir_cwla.app.evaluate.command_line_measures`); ``default`` if none.
+    """
     return command_line_measures(list(texts)) if texts else list(default)
 
 
@@ -159,7 +160,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, measures: list) -> int:
     """``ir-cwla eval --scheduler ADDR`` / ``--n-jobs N``: each RUN (a file, a directory of run files by
     topic, a Hive-partitioned Parquet dataset) read shard by shard on the workers
-    (:func:`ir_cwla.sharding.shards`), never whole; the output is that of the runs scored whole."""
+    (:func:`ir_cwla.sharding.shards`), never whole; the output is that of the runs scored whole.
+    """
     from ir_cwla import sharding
     from ir_cwla.meta.executors import get_executor
 
@@ -181,7 +183,8 @@ def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, meas
 
 def cmd_measures(args: argparse.Namespace) -> int:
     """``ir-cwla measures``: ir_measures' command line (same arguments, same output), with the
-    C/W/L/A measures registered and ir_cwla's readers (streams, checks, one duplicate policy)."""
+    C/W/L/A measures registered and ir_cwla's readers (streams, checks, one duplicate policy).
+    """
     import ir_measures
     from ir_measures.__main__ import OUTPUT_FORMATS
     from ir_measures.util import Metric
@@ -219,7 +222,8 @@ def cmd_measures(args: argparse.Namespace) -> int:
 
 def criteria_arg(text: Optional[str], available: Sequence[str]) -> Optional[list[str]]:
     """``--criteria`` as a list of names (None: every criterion the inputs allow), each known and
-    given what it needs (``available``: the inputs there are), before any work."""
+    given what it needs (``available``: the inputs there are), before any work.
+    """
     from ir_cwla.meta import criteria
 
     if text is None:
@@ -262,7 +266,8 @@ def run_files_arg(specs: Sequence[str]) -> Any:
 
 def alt_qrels_arg(specs: Optional[Sequence[str]]) -> dict[str, str]:
     """``--alt-qrels``: ``{name: qrels}`` from ``FILE`` (named by the file's name without its
-    extensions: ``group1-assessor-a.txt`` -> ``group1-assessor-a``), ``NAME=FILE`` or ``irds:ID``."""
+    extensions: ``group1-assessor-a.txt`` -> ``group1-assessor-a``), ``NAME=FILE`` or ``irds:ID``.
+    """
     out: dict[str, str] = {}
     for spec in specs or ():
         name, path = None, spec
@@ -375,7 +380,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
 def groups_arg(text: str, measures: Sequence[Any]) -> Any:
     """``--groups``: 'model' (the aggregations of each browsing model compared with each other,
     as the paper does; other measures each a family of their own), 'all' (one family), or 'auto'
-    ('model' when every measure is C/W/L/A, else 'all')."""
+    ('model' when every measure is C/W/L/A, else 'all').
+    """
     import ir_cwla
     from ir_cwla import meta
 
@@ -532,7 +538,8 @@ AVERAGING = ("every qrels topic counts, 0 where a run has none\n  (the default, 
 
 def registered_text(width: int = 86) -> str:
     """The browsing models and aggregations registered now, each with its parameters and their
-    defaults (``RBP(p=0.8)``), for ``--help`` (built from the registries: plugins included)."""
+    defaults (``RBP(p=0.8)``), for ``--help`` (built from the registries: plugins included).
+    """
     import textwrap
 
     from ir_cwla.aggregation import AGGREGATIONS
@@ -590,7 +597,6 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     are then built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
     imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
     """
-
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
     parser.add_argument("--traceback", action="store_true",
@@ -812,7 +818,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _command(argv: Sequence[str]) -> Optional[str]:
     """The sub-command ``argv`` runs: its first word that is not an option (the top level has only
     options without values); ``''`` if there is none (``--version``), None for ``--help`` without
-    one (which lists every sub-command)."""
+    one (which lists every sub-command).
+    """
     for arg in argv:
         if not arg.startswith("-"):
             return arg

@@ -142,7 +142,8 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`:
     the means with significance marks, the caption (test, correction, family), every pair's row,
     and the per-topic differences of the most significant pair of the first measure. ``intro``: a
-    note under the heading (what is compared and why)."""
+    note under the heading (what is compared and why).
+    """
     from ir_cwla.meta import naming
 
     page.section(title)

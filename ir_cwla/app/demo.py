@@ -63,7 +63,8 @@ class DemoResult:
 
     def summary(self) -> str:
         """A few lines for the terminal: best systems, best measures, the leaderboard winner
-        (the warnings about the ranking are in :attr:`notes`)."""
+        (the warnings about the ranking are in :attr:`notes`).
+        """
         key = "nDCG@10" if "nDCG@10" in self.means.columns else self.means.columns[0]
         best = self.means[key].sort_values(ascending=False, kind="stable")
         cons = self.consistency.table()
@@ -111,7 +112,8 @@ _MODEL_MARKERS = {"P": "o", "DCG": "s", "RBP": "^", "INST": "D", "AP": "v", "ERR
 def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
     """Systems (sorted by the first column) under each measure of ``columns``: C/W/L/A
     measures in their aggregation's colour (as in every meta-evaluation figure) with a marker
-    per browsing model; other measures in black."""
+    per browsing model; other measures in black.
+    """
     import matplotlib.pyplot as plt
 
     from ir_cwla.meta import naming
@@ -329,7 +331,8 @@ COMPARISON = {"test": "t", "correction": "holm", "family": "all", "resamples": 2
 
 def _compare(per_query: pd.DataFrame, systems: list[str], seed: int) -> Any:
     """Every system against the first (the baseline) under nDCG@10 and the six canonical C/W/L/A
-    measures (the measures the report's effectiveness figure shows): :data:`COMPARISON`."""
+    measures (the measures the report's effectiveness figure shows): :data:`COMPARISON`.
+    """
     import ir_cwla
 
     measures = ["nDCG@10", *(str(m) for m in ir_cwla.canonical())]

@@ -216,7 +216,8 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
 
 def _signature(path: Path) -> Optional[list[int]]:
     """What tells a file the report wrote from one changed since: its size and modification time
-    (None for a directory)."""
+    (None for a directory).
+    """
     if path.is_dir() and not path.is_symlink():
         return None
     info = path.lstat()
@@ -225,7 +226,8 @@ def _signature(path: Path) -> Optional[list[int]]:
 
 def _tree(root: Path) -> dict[str, Optional[list[int]]]:
     """Every file and directory under ``root`` (not following links) by relative POSIX path,
-    directories with a trailing ``/``, with its :func:`_signature`."""
+    directories with a trailing ``/``, with its :func:`_signature`.
+    """
     out = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
@@ -236,7 +238,8 @@ def _tree(root: Path) -> dict[str, Optional[list[int]]]:
 
 def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
     """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them
-    (None for a report of an older ir_cwla, whose marker lists nothing)."""
+    (None for a report of an older ir_cwla, whose marker lists nothing).
+    """
     try:
         head, _, body = (out / MARKER).read_text(encoding="utf-8").partition("\n")
         files = json.loads(body) if head == _MARKER_HEAD else None
@@ -249,7 +252,8 @@ def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
 
 def report_files(out: Union[str, Path]) -> Optional[list[str]]:
     """The files and directories the report in ``out`` wrote (as its :data:`MARKER` lists them;
-    directories end with ``/``), or None for a report of an older ir_cwla, whose marker lists nothing."""
+    directories end with ``/``), or None for a report of an older ir_cwla, whose marker lists nothing.
+    """
     listed = _listed(Path(out))
     return None if listed is None else sorted(listed)
 
@@ -257,7 +261,8 @@ def report_files(out: Union[str, Path]) -> Optional[list[str]]:
 def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
     """What of ``out`` the earlier report wrote and nobody changed since (same size and time):
     what rewriting it may replace. For a report of an older ir_cwla, which lists nothing: the
-    paths the new report writes again."""
+    paths the new report writes again.
+    """
     listed = _listed(out)
     if listed is None:
         return set(written)
@@ -274,7 +279,8 @@ def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
 
 def _foreign(out: Path, owned: set[str]) -> list[str]:
     """What ``out`` holds that is not the report's (``owned``: its files and directories): the
-    topmost such entries, sorted."""
+    topmost such entries, sorted.
+    """
     found = []
 
     def walk(directory: Path, prefix: str) -> None:
@@ -357,7 +363,8 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
 
 def _remove_owned(root: Path, owned: set[str]) -> None:
     """Deletes the files and (then empty) directories of ``root`` that ``owned`` lists, the marker,
-    and ``root`` itself if that empties it; anything else stays."""
+    and ``root`` itself if that empties it; anything else stays.
+    """
     for rel in sorted(owned | {MARKER}, key=lambda r: -r.rstrip("/").count("/")):       # deepest first
         path = root / rel.rstrip("/")
         with contextlib.suppress(OSError):
@@ -426,7 +433,8 @@ class HtmlReport:
               highlight: Optional[set] = None, filename: Optional[str] = None) -> HtmlReport:
         """A DataFrame as an escaped table (see :func:`table_html`), also saved as ``filename``
         (CSV with full precision; text cells that a spreadsheet would run as formulas get a
-        leading ``'``, :func:`ir_cwla.text.csv_safe`)."""
+        leading ``'``, :func:`ir_cwla.text.csv_safe`).
+        """
         self._parts.append(table_html(df, caption, index, precision, highlight))
         path = self._file(filename)
         if path is not None:
@@ -435,7 +443,8 @@ class HtmlReport:
 
     def figure(self, fig: Any, caption: str, close: bool = True, filename: Optional[str] = None) -> HtmlReport:
         """A matplotlib Figure or Axes, embedded as a base64 PNG (and saved as ``filename``);
-        closed afterwards by default."""
+        closed afterwards by default.
+        """
         try:
             png = figure_png(fig)
         finally:
@@ -495,7 +504,8 @@ def add_blocks(report: HtmlReport, blocks: Sequence[Any]) -> None:
 
 def add_meta_sections(report: HtmlReport, run: Any) -> None:
     """One section per criterion of ``run`` (:func:`ir_cwla.meta.criteria.run`), in report order
-    (:data:`ir_cwla.meta.CRITERIA`): what it answers, then its own text, figures and tables."""
+    (:data:`ir_cwla.meta.CRITERIA`): what it answers, then its own text, figures and tables.
+    """
     from ir_cwla.meta.criteria import CRITERIA
 
     for k, name in enumerate([c for c in CRITERIA if c in run.results], start=1):
@@ -528,7 +538,8 @@ def add_timings(report: HtmlReport, timings: dict[str, float]) -> None:
 class ReportTable:
     """A table as the terminal prints it and the page shows it (``key``: the columns the
     terminal prints; the page and the CSV file ``filename`` have them all; ``empty``: what to
-    say instead of a table without rows)."""
+    say instead of a table without rows).
+    """
 
     caption: str
     frame: pd.DataFrame
@@ -544,7 +555,8 @@ class ReportTable:
 
     def text(self) -> str:
         """The key columns as aligned text, numbers as on the page (a sentence when there is no row),
-        then the :attr:`notes`."""
+        then the :attr:`notes`.
+        """
         if self.frame.empty:
             return self.empty
         return "\n".join([text_table(self.frame[self.key], self.precision), *self.notes])
@@ -552,7 +564,8 @@ class ReportTable:
 
 def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
     """The fewest decimals (from ``start``, at most ``most``) that print every two scores of
-    different rank differently: two systems never look tied unless they share a rank."""
+    different rank differently: two systems never look tied unless they share a rank.
+    """
     pairs = [(round(float(s), most + 2), r) for s, r in zip(scores, ranks)]
     for decimals in range(start, most + 1):
         shown: dict[str, int] = {}
@@ -572,7 +585,8 @@ def rank_intervals(board: Any, weights: Optional[Mapping[str, float]] = None, *,
     on the board's metrics, weights and directions (:meth:`~ir_cwla.leaderboard.Leaderboard.dynascore_inputs`)
     and the per-topic scores of its accuracy measure; None when the board has none. The warnings of
     the observed ranking are the board's own (:meth:`~ir_cwla.leaderboard.Leaderboard.table` gives them)
-    and are not repeated."""
+    and are not repeated.
+    """
     per_query = board.accuracy_per_query() if hasattr(board, "accuracy_per_query") else None
     if per_query is None:
         return None
@@ -590,7 +604,8 @@ def rank_intervals(board: Any, weights: Optional[Mapping[str, float]] = None, *,
 
 def separable_sentence(ranks: Any) -> str:
     """The summary of a :class:`ir_cwla.comparison.RankUncertainty` and the adjacent pairs it can
-    tell apart (``'A' above 'B'``)."""
+    tell apart (``'A' above 'B'``).
+    """
     pairs = ranks.adjacent[ranks.adjacent["separable"].astype(bool)]
     which = "; ".join(f"{u} above {lo}" for u, lo in zip(pairs["upper"], pairs["lower"]))
     return f"{ranks.summary()}" + (f": {which}" if which else "") + "."
@@ -625,7 +640,8 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
     ``rank_low`` and ``rank_high`` right after ``rank``: the ``level`` percentile bootstrap
     interval over topics of each system's Dynascore rank (:func:`rank_intervals`, ``resamples``
     resamples from ``seed``), and a sentence under it of which adjacent ranks are separable
-    (:func:`separable_sentence`; the table's ``ranks`` keeps the whole result)."""
+    (:func:`separable_sentence`; the table's ``ranks`` keeps the whole result).
+    """
     cols = board.columns
     weights = dict(weights or DEFAULT_WEIGHTS)
     table = board.table(weights)
@@ -667,7 +683,8 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
 
 def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str, notes: Sequence[str]) -> None:
     """What ``rank_low`` and ``rank_high`` are, which adjacent ranks are separable, and the table of
-    adjacent pairs (``rank_separability.csv``)."""
+    adjacent pairs (``rank_separability.csv``).
+    """
     seed = ranks.seed if isinstance(ranks.seed, (int, np.integer)) else repr(ranks.seed)
     report.text(f"rank_low and rank_high: the {ranks.level:g} percentile bootstrap interval of each system's "
                 f"Dynascore rank over {ranks.resamples:,} resamples of the {ranks.n_topics} topics (drawn with "
@@ -692,7 +709,8 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
     :func:`leaderboard_tables` (or ``tables``, already built), every warning about the ranking,
     the rank intervals (where the board has per-topic scores: what they are, their level,
     resamples and seed, which adjacent ranks are separable, and the table of adjacent pairs),
-    the frontier and the winner map."""
+    the frontier and the winner map.
+    """
     from ir_cwla.errors import RankingWarning
 
     weights = dict(weights or DEFAULT_WEIGHTS)

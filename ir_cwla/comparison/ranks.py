@@ -50,7 +50,8 @@ from ir_cwla.text import shown
 
 def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:
     """Ranks (1 = best) of every row of ``scores (R, S)``; scores within ``tol`` of the best of
-    their group share its rank ("min" ranking)."""
+    their group share its rank ("min" ranking).
+    """
     scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
     # rank = 1 + number of systems whose score is higher by more than tol
     higher = (scores[:, None, :] > scores[:, :, None] + tol).sum(axis=2)
@@ -61,7 +62,8 @@ def rank_kernel(samples: np.ndarray, observed: np.ndarray, level: float, tol: fl
     """Rank intervals and adjacent separability from resampled scores ``(R, S)`` and the observed
     scores ``(S,)`` (see the module docstring). Returns arrays by system (``rank``, ``low``,
     ``high``, ``median``) and, for the ``S - 1`` adjacent pairs in observed order, ``order``
-    (system indices by observed rank), ``share_above`` and ``separable``."""
+    (system indices by observed rank), ``share_above`` and ``separable``.
+    """
     observed = np.asarray(observed, dtype=np.float64)
     ranks = min_ranks(samples, tol)
     lo_q, hi_q = (1.0 - level) / 2.0, (1.0 + level) / 2.0
@@ -95,7 +97,8 @@ class RankUncertainty:
 
     def table(self) -> pd.DataFrame:
         """The systems in observed order with their rank intervals and, for each but the last,
-        whether it is separable from the next (``separable_from_next``)."""
+        whether it is separable from the next (``separable_from_next``).
+        """
         out = self.systems.copy()
         out["separable_from_next"] = list(self.adjacent["separable"]) + [pd.NA]
         return out

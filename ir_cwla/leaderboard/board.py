@@ -61,7 +61,8 @@ def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, meas
               ) -> tuple[dict[str, float], pd.DataFrame]:
     """The aggregate score of ``run`` under each measure (as ``pt.Experiment`` reports it) and its
     per-topic scores (``qid, measure, value``, as ``pt.Experiment(perquery=True)`` gives them;
-    without the NaN it gives topics that have no judgments, which its averages leave out too)."""
+    without the NaN it gives topics that have no judgments, which its averages leave out too).
+    """
     import pyterrier as pt
 
     # one evaluation: pyterrier (>= 1.0) averages the per-topic scores it returns beside them
@@ -73,7 +74,8 @@ def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, meas
 
 def _per_query_frame(per_query: Any) -> pd.DataFrame:
     """A copy of a long per-query frame with ``name, qid, measure`` as text and ``value`` as
-    float, sorted by name, measure and qid (stable: nothing depends on the input's row order)."""
+    float, sorted by name, measure and qid (stable: nothing depends on the input's row order).
+    """
     if not isinstance(per_query, pd.DataFrame):
         raise ArgumentTypeError(f"per_query must be a DataFrame with columns {', '.join(PER_QUERY_COLUMNS)} "
                                 f"(pt.Experiment(perquery=True)), got {type(per_query).__name__}")
@@ -95,7 +97,8 @@ def accuracy_measure(measures: list[str], column: str, fallback: bool = True) ->
     """The measure of ``measures`` (as a per-query frame names them) that the accuracy ``column``
     holds: the same name; else the same measure read by :func:`ir_cwla.parse_measure` (the short
     ``RBP_ERG@10`` and ``CWLA(C='RBP',A='ERG')@10`` are one); else, with ``fallback``, when the
-    column is not named after a measure (``accuracy``) and there is one measure, that one; else None."""
+    column is not named after a measure (``accuracy``) and there is one measure, that one; else None.
+    """
     if column in measures:
         return column
     from ir_cwla.names import parse_measure
@@ -178,7 +181,8 @@ class Leaderboard:
     def _check_per_query(self, per_query: Any) -> pd.DataFrame:
         """``per_query`` checked against the board: the same systems, the accuracy measure among its
         measures, and the mean of every system's per-topic scores equal to its accuracy (to
-        :data:`MEAN_TOLERANCE`); a :class:`DataError` names what differs."""
+        :data:`MEAN_TOLERANCE`); a :class:`DataError` names what differs.
+        """
         frame = _per_query_frame(per_query)
         board_names = [str(n) for n in self.results.index]
         found = list(dict.fromkeys(frame["name"]))
@@ -209,7 +213,8 @@ class Leaderboard:
 
     def with_per_query(self, per_query: Optional[pd.DataFrame]) -> Leaderboard:
         """The same board with the per-topic scores ``per_query`` (checked as in :meth:`from_frame`;
-        None: without any)."""
+        None: without any).
+        """
         return Leaderboard(self.results, columns=self.columns, directions=self.directions,
                            environment=self.environment, latencies=self.latencies, throughputs=self.throughputs,
                            per_query=per_query)
@@ -217,7 +222,8 @@ class Leaderboard:
     def accuracy_per_query(self) -> Optional[pd.DataFrame]:
         """The per-topic scores of the accuracy measure (``name, qid, measure, value``), or None
         when the board has none (a board from numbers without ``per_query=``, or an accuracy
-        column switched to one without per-topic scores)."""
+        column switched to one without per-topic scores).
+        """
         if self.per_query is None:
             return None
         measure = accuracy_measure(list(dict.fromkeys(self.per_query["measure"])), self.measure)
@@ -477,7 +483,8 @@ class Leaderboard:
     def metrics(self) -> pd.DataFrame:
         """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names
         (the view the rankings are computed on; what they return carries the board's own
-        column names, :meth:`named`)."""
+        column names, :meth:`named`).
+        """
         numeric = self.results.select_dtypes("number")
         out = pd.DataFrame({alias: self.results[col] for alias, col in self.columns.items()},
                            index=self.results.index)
@@ -487,7 +494,8 @@ class Leaderboard:
     def named(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` (of :meth:`metrics`' columns) with ``accuracy``, ``latency`` and ``cost``
         named as the board's columns are (``nDCG@10``, ``latency_p50_ms``, ...): the rankings
-        keep the names the user gave."""
+        keep the names the user gave.
+        """
         renamed = frame.rename(columns=dict(self.columns))
         out = renamed.loc[:, ~renamed.columns.duplicated()]       # one column playing two roles: once
         out.attrs = dict(frame.attrs)
@@ -495,7 +503,8 @@ class Leaderboard:
 
     def role_of(self, name: str) -> str:
         """``name`` as :meth:`metrics` calls it: a role (``accuracy``), or the column playing one
-        (``nDCG@10`` -> ``accuracy``), or another column as it is."""
+        (``nDCG@10`` -> ``accuracy``), or another column as it is.
+        """
         if name in self.columns:
             return name
         roles = [alias for alias, column in self.columns.items() if column == name]
@@ -521,7 +530,8 @@ class Leaderboard:
         """What :meth:`dynascore` computes on: the :meth:`metrics` frame (roles ``accuracy``,
         ``latency``, ``cost`` and the other numeric columns), the weights and the directions keyed
         as its columns are (for :func:`ir_cwla.comparison.dynascore_rank_uncertainty`, with
-        ``perf='accuracy'``)."""
+        ``perf='accuracy'``).
+        """
         frame = self.metrics()
         return frame, self._weights(weights), self._directions(frame)
 
@@ -556,13 +566,15 @@ class Leaderboard:
                       by: str = "accuracy") -> pd.DataFrame:
         """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy
         (``by``: a role or a column). Columns under the board's own names; no system within
-        the budget gives an empty frame."""
+        the budget gives an empty frame.
+        """
         budget = {k: v for k, v in {"latency": latency, "cost": cost}.items() if v is not None}
         return self.named(strategies.rank_within_budget(self.metrics(), budget, by=self.role_of(by)))
 
     def above_accuracy(self, min_accuracy: float, by: str = "cost") -> pd.DataFrame:
         """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` (cost/latency, or a
-        column) first. Columns under the board's own names."""
+        column) first. Columns under the board's own names.
+        """
         frame = self.metrics()
         by = self.role_of(by)
         return self.named(strategies.rank_above_accuracy(frame, min_accuracy, by=by,
@@ -570,7 +582,8 @@ class Leaderboard:
 
     def pareto(self, x: str = "latency") -> pd.DataFrame:
         """Systems no other system beats on both accuracy and ``x`` (latency or cost, or their
-        columns). Columns under the board's own names."""
+        columns). Columns under the board's own names.
+        """
         return self.named(strategies.pareto_frontier(self.metrics(), x=self.role_of(x), y="accuracy"))
 
     def winner_map(self, metrics: tuple[str, ...] = ("accuracy", "latency", "cost"),
@@ -606,7 +619,8 @@ class Leaderboard:
     def save(self, directory: str) -> None:
         """Writes ``results.csv``, ``environment.json``, (if measured) ``latency_per_query.csv`` and
         (with per-topic scores) ``per_query.csv``; :meth:`read_csv` of ``results.csv`` reads the
-        board back, per-topic scores included."""
+        board back, per-topic scores included.
+        """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         csv_safe(self.results).to_csv(out / "results.csv")

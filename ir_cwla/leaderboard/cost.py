@@ -136,7 +136,8 @@ def as_instance(spec: Union[Instance, str]) -> Instance:
 
 def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
     """``values`` as floats, or an error naming the first bad entry (negative, zero if
-    ``positive``, NaN or infinite)."""
+    ``positive``, NaN or infinite).
+    """
     x = np.asarray(values, dtype=np.float64)
     bad = ~np.isfinite(x) | ((x <= 0) if positive else (x < 0))
     if bad.any():

@@ -89,7 +89,8 @@ def is_non_negative(column: str) -> bool:
 
 def check_metric_values(df: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     """The values of ``columns`` as floats, or an error naming the column and the system:
-    every value must be a finite number, and resources (:func:`is_non_negative`) >= 0."""
+    every value must be a finite number, and resources (:func:`is_non_negative`) >= 0.
+    """
     columns = list(columns)
     try:
         values = df[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
@@ -168,7 +169,8 @@ def dynascore_kernel(values: np.ndarray, weights: np.ndarray, directions: np.nda
 
 def tie_ranks(scores: np.ndarray, scale: np.ndarray, tolerance: float = SCORE_TIE_TOLERANCE) -> np.ndarray:
     """Ranks (1 = best) of ``scores`` sorted descending, equal for neighbours within
-    ``tolerance * max(scale_a, scale_b)`` (the "min" method of competition ranking)."""
+    ``tolerance * max(scale_a, scale_b)`` (the "min" method of competition ranking).
+    """
     scores = np.asarray(scores, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
     ranks = np.arange(1, len(scores) + 1)
@@ -215,7 +217,8 @@ def weight_simplex(k: int, step: float = 0.02) -> np.ndarray:
 
 def _by_name(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its rows in the order of the system names (ties are then never broken by
-    the row order of the input)."""
+    the row order of the input).
+    """
     order = np.argsort(np.asarray([str(n) for n in df.index], dtype=object), kind="stable")
     return df.iloc[order]
 
@@ -347,7 +350,8 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
         cutoff: pairs of neighbours closer than ``cutoff * max accuracy`` are skipped.
         on_constant: what to do with a weighted metric that is the same for every system.
 
-    Returns:
+    Returns
+    -------
         ``df`` with a ``dynascore`` column and a ``rank`` column (1 = best; tied systems share
         a rank and are listed by name), sorted by Dynascore descending. ``result.attrs`` holds
         ``amrs``, the normalised ``weights`` actually used, and ``notes``: the messages of the

@@ -50,7 +50,8 @@ def _marker_size(n: int) -> float:
 
 def _axes(ax: Any, figsize: tuple[float, float]):
     """``ax``, or the axes of a new figure whose layout never moves them: labels are placed
-    in pixels, and a legend outside the axes is kept by saving with ``bbox_inches='tight'``."""
+    in pixels, and a legend outside the axes is kept by saving with ``bbox_inches='tight'``.
+    """
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -63,7 +64,8 @@ def _plain_number(value: float, _pos: Any = None) -> str:
 
 def _x_scale(ax: Any, xs: np.ndarray, logx: Union[bool, str]) -> None:
     """Log x when asked (``True``) or when the data span :data:`LOG_SPAN` (``'auto'``), with
-    ticks at 1, 2 and 5 times powers of ten labelled as plain numbers (``0.5``, not ``5x10^-1``)."""
+    ticks at 1, 2 and 5 times powers of ten labelled as plain numbers (``0.5``, not ``5x10^-1``).
+    """
     from matplotlib import ticker
 
     if logx not in (True, False, "auto"):

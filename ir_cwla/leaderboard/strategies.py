@@ -99,7 +99,8 @@ def rank_by_dynascore(table: pd.DataFrame, weights: Optional[Mapping[str, float]
                       minimum: Optional[Mapping[str, float]] = None,
                       maximum: Optional[Mapping[str, float]] = None, **kwargs) -> pd.DataFrame:
     """Strategy 3: Dynascore ranking (:func:`~ir_cwla.leaderboard.dynascore.dynascore`),
-    after keeping only the systems within ``minimum``/``maximum`` thresholds."""
+    after keeping only the systems within ``minimum``/``maximum`` thresholds.
+    """
     kept = eligible(table, minimum=minimum, maximum=maximum)
     if len(kept) < 2:
         raise DataError(f"{len(kept)} system(s) pass the thresholds; a Dynascore needs at least 2")
@@ -129,7 +130,8 @@ def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def pareto_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy") -> pd.DataFrame:
     """Systems on the Pareto frontier of ``y`` (larger is better) against ``x`` (smaller is
-    better), sorted by ``x``."""
+    better), sorted by ``x``.
+    """
     _check_columns(table, [x, y])
     mask = pareto_mask(table[x].to_numpy(dtype=float), table[y].to_numpy(dtype=float))
     return table[mask].sort_values(x, kind="stable")
