@@ -103,9 +103,11 @@ def test_pyterrier_example_runs_as_is_offline(demo, tmp_path):
 
 
 def test_comparison_section_is_the_stated_design(demo):
-    """Every system against the first under nDCG@10 and the six canonical measures, Student's t, Holm
-    over all 4 x 7 hypotheses: the p-values are scipy's paired t-test on the saved per-query scores,
-    adjusted by Holm's step-down written out here."""
+    """Every system against the first under nDCG@10 and the six canonical measures, as stated.
+
+    Student's t, Holm over all 4 x 7 hypotheses: the p-values are scipy's paired t-test on the
+    saved per-query scores, adjusted by Holm's step-down written out here.
+    """
     import numpy as np
     from scipy import stats
 

@@ -1,5 +1,7 @@
-"""Rank intervals on the leaderboard (issue 20, items 5 and 7): the per-topic scores a board keeps,
-the ``rank_low``/``rank_high`` columns of its tables, ``ir-cwla leaderboard --per-query`` and the page.
+"""Rank intervals on the leaderboard (issue 20, items 5 and 7).
+
+The per-topic scores a board keeps, the ``rank_low``/``rank_high`` columns of its tables,
+``ir-cwla leaderboard --per-query`` and the page.
 
 The intervals are checked against a direct :func:`ir_cwla.comparison.dynascore_rank_uncertainty`
 call and against their definition written out here: on each bootstrap resample of the topics (the
@@ -212,8 +214,11 @@ def test_a_measured_board_keeps_the_per_topic_scores_of_pt_experiment():
 
 @pytest.fixture(scope="module")
 def eval_files(synthetic_files, tmp_path_factory):
-    """A per-query file as ``ir-cwla eval -q --format csv`` writes it (nDCG@10 and RBP_ERG@10 of the six
-    synthetic runs) and a board CSV of those systems, accuracy named by the short name RBP_ERG@10."""
+    """A per-query file as ``ir-cwla eval -q --format csv`` writes it, and a board CSV of its systems.
+
+    The per-query file holds nDCG@10 and RBP_ERG@10 of the six synthetic runs; the board names its
+    accuracy by the short name RBP_ERG@10.
+    """
     import contextlib
     import io
 
@@ -322,9 +327,12 @@ def test_cli_page_shows_the_intervals_in_a_browser(capsys, tmp_path, eval_files,
 
 
 def test_resamples_without_a_dynascore_are_left_out_and_said(published, scores):
-    """'monoT5b' is monoT5 but on one topic: on the resamples that miss that topic the two are equally
+    """Resamples on which the Dynascore is undefined are left out, and the result says so.
+
+    'monoT5b' is monoT5 but on one topic: on the resamples that miss that topic the two are equally
     accurate, and cost, which only monoT5b has higher, then has no rate of substitution: lb.dynascore
-    refuses such a table, and those resamples are left out (the definition below skips them too)."""
+    refuses such a table, and those resamples are left out (the definition below skips them too).
+    """
     twin = scores[scores["name"] == "monoT5"].copy()
     twin["name"] = "monoT5b"
     twin.loc[twin.index[0], "value"] += 0.05

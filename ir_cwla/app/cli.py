@@ -117,8 +117,10 @@ def _ints(text: str) -> list[int]:
 
 
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
-    """Measures from ``-m`` arguments (:func:`ir_cwla.parse_measures`, the cost files they name
-    allowed: :func:`ir_cwla.app.evaluate.command_line_measures`); ``default`` if none.
+    """Measures from ``-m`` arguments, or ``default`` if there are none.
+
+    The arguments are read by :func:`ir_cwla.parse_measures`, the cost files they name allowed
+    (:func:`ir_cwla.app.evaluate.command_line_measures`).
     """
     return command_line_measures(list(texts)) if texts else list(default)
 
@@ -158,9 +160,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, measures: list) -> int:
-    """``ir-cwla eval --scheduler ADDR`` / ``--n-jobs N``: each RUN (a file, a directory of run files by
-    topic, a Hive-partitioned Parquet dataset) read shard by shard on the workers
-    (:func:`ir_cwla.sharding.shards`), never whole; the output is that of the runs scored whole.
+    """``ir-cwla eval --scheduler ADDR`` / ``--n-jobs N``: the runs scored shard by shard on the workers.
+
+    Each RUN (a file, a directory of run files by topic, a Hive-partitioned Parquet dataset) is
+    read shard by shard on the workers (:func:`ir_cwla.sharding.shards`), never whole; the output
+    is that of the runs scored whole.
     """
     from ir_cwla import sharding
     from ir_cwla.meta.executors import get_executor
@@ -182,8 +186,10 @@ def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, meas
 
 
 def cmd_measures(args: argparse.Namespace) -> int:
-    """``ir-cwla measures``: ir_measures' command line (same arguments, same output), with the
-    C/W/L/A measures registered and ir_cwla's readers (streams, checks, one duplicate policy).
+    """``ir-cwla measures``: ir_measures' command line, with the C/W/L/A measures registered.
+
+    Same arguments and same output as ir_measures, read with ir_cwla's readers (streams, checks,
+    one duplicate policy).
     """
     import ir_measures
     from ir_measures.__main__ import OUTPUT_FORMATS
@@ -221,8 +227,21 @@ def cmd_measures(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- meta
 
 def criteria_arg(text: Optional[str], available: Sequence[str]) -> Optional[list[str]]:
-    """``--criteria`` as a list of names (None: every criterion the inputs allow), each known and
-    given what it needs (``available``: the inputs there are), before any work.
+    """``--criteria`` as a list of names, each checked before any work.
+
+    Each name must be a known criterion, and the inputs it needs must be ``available``.
+
+    Parameters
+    ----------
+    text
+        The ``--criteria`` argument: names separated by commas.
+    available
+        The inputs there are (names of :data:`ir_cwla.meta.criteria.NEEDS`).
+
+    Returns
+    -------
+    list of str or None
+        The criteria asked for; None (no ``--criteria``): every criterion the inputs allow.
     """
     from ir_cwla.meta import criteria
 
@@ -265,8 +284,10 @@ def run_files_arg(specs: Sequence[str]) -> Any:
 
 
 def alt_qrels_arg(specs: Optional[Sequence[str]]) -> dict[str, str]:
-    """``--alt-qrels``: ``{name: qrels}`` from ``FILE`` (named by the file's name without its
-    extensions: ``group1-assessor-a.txt`` -> ``group1-assessor-a``), ``NAME=FILE`` or ``irds:ID``.
+    """``--alt-qrels`` as ``{name: qrels}``, from ``FILE``, ``NAME=FILE`` or ``irds:ID`` arguments.
+
+    A ``FILE`` is named by the file's name without its extensions (``group1-assessor-a.txt`` ->
+    ``group1-assessor-a``).
     """
     out: dict[str, str] = {}
     for spec in specs or ():
@@ -378,9 +399,11 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 
 def groups_arg(text: str, measures: Sequence[Any]) -> Any:
-    """``--groups``: 'model' (the aggregations of each browsing model compared with each other,
-    as the paper does; other measures each a family of their own), 'all' (one family), or 'auto'
-    ('model' when every measure is C/W/L/A, else 'all').
+    """``--groups``: 'model', 'all' or 'auto', as the families of measures compared.
+
+    'model': the aggregations of each browsing model compared with each other, as the paper does
+    (other measures each a family of their own); 'all': one family; 'auto': 'model' when every
+    measure is C/W/L/A, else 'all'.
     """
     import ir_cwla
     from ir_cwla import meta
@@ -537,8 +560,10 @@ AVERAGING = ("every qrels topic counts, 0 where a run has none\n  (the default, 
 
 
 def registered_text(width: int = 86) -> str:
-    """The browsing models and aggregations registered now, each with its parameters and their
-    defaults (``RBP(p=0.8)``), for ``--help`` (built from the registries: plugins included).
+    """The browsing models and aggregations registered now, for ``--help``.
+
+    Each is listed with its parameters and their defaults (``RBP(p=0.8)``), built from the
+    registries (plugins included).
     """
     import textwrap
 
@@ -592,10 +617,13 @@ def _add_criteria_options(p: argparse.ArgumentParser) -> None:
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The ``ir-cwla`` argument parser (one sub-command per verb).
 
-    ``command``: the sub-command about to run (``''``: none, e.g. ``--version``); ``meta`` and
-    ``compare``, whose options are built from :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`,
-    are then built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
-    imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
+    Parameters
+    ----------
+    command : str, optional
+        The sub-command about to run (``''``: none, e.g. ``--version``); ``meta`` and ``compare``,
+        whose options are built from :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`, are then
+        built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
+        imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
     """
     parser = _Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                  "leaderboards for ir-measures and PyTerrier.")
@@ -816,9 +844,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _command(argv: Sequence[str]) -> Optional[str]:
-    """The sub-command ``argv`` runs: its first word that is not an option (the top level has only
-    options without values); ``''`` if there is none (``--version``), None for ``--help`` without
-    one (which lists every sub-command).
+    """The sub-command ``argv`` runs: its first word that is not an option.
+
+    The top level has only options without values. ``''`` if there is no sub-command
+    (``--version``), None for ``--help`` without one (which lists every sub-command).
     """
     for arg in argv:
         if not arg.startswith("-"):

@@ -139,10 +139,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems",
                            intro: Optional[str] = None) -> Any:
-    """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`:
-    the means with significance marks, the caption (test, correction, family), every pair's row,
-    and the per-topic differences of the most significant pair of the first measure. ``intro``: a
-    note under the heading (what is compared and why).
+    """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`.
+
+    The section shows the means with significance marks, the caption (test, correction, family),
+    every pair's row, and the per-topic differences of the most significant pair of the first
+    measure.
+
+    Parameters
+    ----------
+    page
+        The :class:`ir_cwla.app.report.HtmlReport` to add the section to.
+    comparison
+        The :class:`ir_cwla.comparison.Comparison` to render.
+    title
+        The section's heading.
+    intro
+        A note under the heading (what is compared and why).
     """
     from ir_cwla.meta import naming
 

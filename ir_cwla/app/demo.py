@@ -55,15 +55,18 @@ class DemoResult:
 
     @property
     def consistency(self) -> Any:
+        """The consistency criterion's result (of :attr:`meta`)."""
         return self.meta.results["consistency"]
 
     @property
     def discriminative_power(self) -> Any:
+        """The discriminative power criterion's result (of :attr:`meta`)."""
         return self.meta.results["discriminative_power"]
 
     def summary(self) -> str:
-        """A few lines for the terminal: best systems, best measures, the leaderboard winner
-        (the warnings about the ranking are in :attr:`notes`).
+        """A few lines for the terminal: best systems, best measures, the leaderboard winner.
+
+        The warnings about the ranking are in :attr:`notes`.
         """
         key = "nDCG@10" if "nDCG@10" in self.means.columns else self.means.columns[0]
         best = self.means[key].sort_values(ascending=False, kind="stable")
@@ -110,9 +113,10 @@ _MODEL_MARKERS = {"P": "o", "DCG": "s", "RBP": "^", "INST": "D", "AP": "v", "ERR
 
 
 def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
-    """Systems (sorted by the first column) under each measure of ``columns``: C/W/L/A
-    measures in their aggregation's colour (as in every meta-evaluation figure) with a marker
-    per browsing model; other measures in black.
+    """The systems' scores under each measure of ``columns``, systems sorted by the first column.
+
+    C/W/L/A measures are drawn in their aggregation's colour (as in every meta-evaluation figure)
+    with a marker per browsing model; other measures in black.
     """
     import matplotlib.pyplot as plt
 
@@ -214,17 +218,27 @@ def run_demo(out: Union[str, Path] = "report", systems: Optional[Sequence[str]] 
              save_runs: bool = False, progress: bool = True) -> DemoResult:
     """Runs the whole demo and writes ``out/index.html`` with its tables and figures.
 
-    systems: names from :data:`ir_cwla.app.systems.SYSTEMS` (default: all 15).
-    trials / test_trials / alpha / seed: of the consistency and discriminative-power analyses
-        (``trials`` random topic splits and permutations; the paper uses 1000 and 2000).
-    warmup / repeats / instance: the latency protocol and the priced cloud instance.
-    accuracy / weights: the leaderboard's accuracy measure and Dynascore weights.
-    save_runs: also keep every system's TREC run in ``out/runs`` (9 MB per system).
-    progress: print the steps on stderr, and progress bars where stderr is a terminal.
+    Every argument is checked before any work. The report is written whole or not at all: into a
+    temporary directory beside ``out``, which replaces ``out`` at the end
+    (:func:`ir_cwla.app.report.staged`).
 
-    Every argument (and ``out``: new, empty or an earlier report) is checked before any work.
-    The report is written whole or not at all: into a temporary directory beside ``out``,
-    which replaces ``out`` at the end (:func:`ir_cwla.app.report.staged`).
+    Parameters
+    ----------
+    out
+        The report's directory: new, empty or an earlier report.
+    systems
+        Names from :data:`ir_cwla.app.systems.SYSTEMS` (default: all 15).
+    trials, test_trials, alpha, seed
+        Of the consistency and discriminative-power analyses (``trials`` random topic splits and
+        permutations; the paper uses 1000 and 2000).
+    warmup, repeats, instance
+        The latency protocol and the priced cloud instance.
+    accuracy, weights
+        The leaderboard's accuracy measure and Dynascore weights.
+    save_runs
+        Also keep every system's TREC run in ``out/runs`` (9 MB per system).
+    progress
+        Print the steps on stderr, and progress bars where stderr is a terminal.
     """
     weights = dict(weights or DEFAULT_WEIGHTS)
     out = Path(out)
@@ -330,8 +344,10 @@ COMPARISON = {"test": "t", "correction": "holm", "family": "all", "resamples": 2
 
 
 def _compare(per_query: pd.DataFrame, systems: list[str], seed: int) -> Any:
-    """Every system against the first (the baseline) under nDCG@10 and the six canonical C/W/L/A
-    measures (the measures the report's effectiveness figure shows): :data:`COMPARISON`.
+    """Every system compared with the first (the baseline), as :data:`COMPARISON` designs it.
+
+    The measures are nDCG@10 and the six canonical C/W/L/A measures (the measures the report's
+    effectiveness figure shows).
     """
     import ir_cwla
 

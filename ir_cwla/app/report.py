@@ -145,8 +145,9 @@ def text_table(df: pd.DataFrame, precision: Precision = 4, index: bool = True) -
 
 def table_html(df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: Precision = 4,
                highlight: Optional[set] = None) -> str:
-    """An escaped HTML table of ``df`` (index as the first column when ``index``), inside a box
-    that scrolls sideways when the table is wider than the page (the first column stays put).
+    """An escaped HTML table of ``df``, inside a box that scrolls sideways when it is wider than the page.
+
+    The index is the first column when ``index``; when the box scrolls, the first column stays put.
 
     Numbers are right-aligned with one format per column (:func:`column_formatter`;
     ``precision`` is an int or a mapping column -> decimals). Rows whose index label is in
@@ -215,8 +216,9 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
 
 
 def _signature(path: Path) -> Optional[list[int]]:
-    """What tells a file the report wrote from one changed since: its size and modification time
-    (None for a directory).
+    """What tells a file the report wrote from one changed since: its size and modification time.
+
+    None for a directory.
     """
     if path.is_dir() and not path.is_symlink():
         return None
@@ -225,8 +227,9 @@ def _signature(path: Path) -> Optional[list[int]]:
 
 
 def _tree(root: Path) -> dict[str, Optional[list[int]]]:
-    """Every file and directory under ``root`` (not following links) by relative POSIX path,
-    directories with a trailing ``/``, with its :func:`_signature`.
+    """Every file and directory under ``root`` (not following links), with its :func:`_signature`.
+
+    The keys are relative POSIX paths, directories with a trailing ``/``.
     """
     out = {}
     for path in sorted(root.rglob("*")):
@@ -237,8 +240,9 @@ def _tree(root: Path) -> dict[str, Optional[list[int]]]:
 
 
 def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
-    """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them
-    (None for a report of an older ir_cwla, whose marker lists nothing).
+    """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them.
+
+    None for a report of an older ir_cwla, whose marker lists nothing.
     """
     try:
         head, _, body = (out / MARKER).read_text(encoding="utf-8").partition("\n")
@@ -251,17 +255,20 @@ def _listed(out: Path) -> Optional[dict[str, Optional[list[int]]]]:
 
 
 def report_files(out: Union[str, Path]) -> Optional[list[str]]:
-    """The files and directories the report in ``out`` wrote (as its :data:`MARKER` lists them;
-    directories end with ``/``), or None for a report of an older ir_cwla, whose marker lists nothing.
+    """The files and directories the report in ``out`` wrote, as its :data:`MARKER` lists them.
+
+    Directories end with ``/``. None for a report of an older ir_cwla, whose marker lists nothing.
     """
     listed = _listed(Path(out))
     return None if listed is None else sorted(listed)
 
 
 def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
-    """What of ``out`` the earlier report wrote and nobody changed since (same size and time):
-    what rewriting it may replace. For a report of an older ir_cwla, which lists nothing: the
-    paths the new report writes again.
+    """What rewriting the report in ``out`` may replace.
+
+    That is what of ``out`` the earlier report wrote and nobody changed since (same size and
+    time). For a report of an older ir_cwla, which lists nothing: the paths the new report
+    writes again.
     """
     listed = _listed(out)
     if listed is None:
@@ -278,8 +285,9 @@ def _owned(out: Path, written: dict[str, Optional[list[int]]]) -> set[str]:
 
 
 def _foreign(out: Path, owned: set[str]) -> list[str]:
-    """What ``out`` holds that is not the report's (``owned``: its files and directories): the
-    topmost such entries, sorted.
+    """What ``out`` holds that is not the report's: the topmost such entries, sorted.
+
+    ``owned`` holds the report's files and directories.
     """
     found = []
 
@@ -362,8 +370,10 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
 
 
 def _remove_owned(root: Path, owned: set[str]) -> None:
-    """Deletes the files and (then empty) directories of ``root`` that ``owned`` lists, the marker,
-    and ``root`` itself if that empties it; anything else stays.
+    """Deletes what of ``root`` the report owns; anything else stays.
+
+    That is the files and (then empty) directories of ``root`` that ``owned`` lists, the marker,
+    and ``root`` itself if that empties it.
     """
     for rel in sorted(owned | {MARKER}, key=lambda r: -r.rstrip("/").count("/")):       # deepest first
         path = root / rel.rstrip("/")
@@ -431,9 +441,10 @@ class HtmlReport:
 
     def table(self, df: pd.DataFrame, caption: Optional[str] = None, index: bool = True, precision: Precision = 4,
               highlight: Optional[set] = None, filename: Optional[str] = None) -> HtmlReport:
-        """A DataFrame as an escaped table (see :func:`table_html`), also saved as ``filename``
-        (CSV with full precision; text cells that a spreadsheet would run as formulas get a
-        leading ``'``, :func:`ir_cwla.text.csv_safe`).
+        """A DataFrame as an escaped table (see :func:`table_html`), also saved as ``filename``.
+
+        The file is a CSV with full precision; text cells that a spreadsheet would run as formulas
+        get a leading ``'`` (:func:`ir_cwla.text.csv_safe`).
         """
         self._parts.append(table_html(df, caption, index, precision, highlight))
         path = self._file(filename)
@@ -442,8 +453,9 @@ class HtmlReport:
         return self
 
     def figure(self, fig: Any, caption: str, close: bool = True, filename: Optional[str] = None) -> HtmlReport:
-        """A matplotlib Figure or Axes, embedded as a base64 PNG (and saved as ``filename``);
-        closed afterwards by default.
+        """A matplotlib Figure or Axes, embedded as a base64 PNG (and saved as ``filename``).
+
+        The figure is closed afterwards by default (``close``).
         """
         try:
             png = figure_png(fig)
@@ -503,8 +515,10 @@ def add_blocks(report: HtmlReport, blocks: Sequence[Any]) -> None:
 
 
 def add_meta_sections(report: HtmlReport, run: Any) -> None:
-    """One section per criterion of ``run`` (:func:`ir_cwla.meta.criteria.run`), in report order
-    (:data:`ir_cwla.meta.CRITERIA`): what it answers, then its own text, figures and tables.
+    """One section per criterion of ``run`` (:func:`ir_cwla.meta.criteria.run`), in report order.
+
+    The order is that of :data:`ir_cwla.meta.CRITERIA`. Each section says what the criterion
+    answers, then shows its own text, figures and tables.
     """
     from ir_cwla.meta.criteria import CRITERIA
 
@@ -536,9 +550,14 @@ def add_timings(report: HtmlReport, timings: dict[str, float]) -> None:
 
 @dataclasses.dataclass
 class ReportTable:
-    """A table as the terminal prints it and the page shows it (``key``: the columns the
-    terminal prints; the page and the CSV file ``filename`` have them all; ``empty``: what to
-    say instead of a table without rows).
+    """A table as the terminal prints it and the page shows it.
+
+    Attributes
+    ----------
+    key
+        The columns the terminal prints; the page and the CSV file ``filename`` have them all.
+    empty
+        What to say instead of a table without rows.
     """
 
     caption: str
@@ -554,8 +573,9 @@ class ReportTable:
     ranks: Any = None
 
     def text(self) -> str:
-        """The key columns as aligned text, numbers as on the page (a sentence when there is no row),
-        then the :attr:`notes`.
+        """The key columns as aligned text, numbers as on the page, then the :attr:`notes`.
+
+        A sentence (:attr:`empty`) when there is no row.
         """
         if self.frame.empty:
             return self.empty
@@ -563,8 +583,9 @@ class ReportTable:
 
 
 def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4, most: int = 8) -> int:
-    """The fewest decimals (from ``start``, at most ``most``) that print every two scores of
-    different rank differently: two systems never look tied unless they share a rank.
+    """The fewest decimals that print every two scores of different rank differently.
+
+    Counted from ``start``, at most ``most``: two systems never look tied unless they share a rank.
     """
     pairs = [(round(float(s), most + 2), r) for s, r in zip(scores, ranks)]
     for decimals in range(start, most + 1):
@@ -581,11 +602,12 @@ def _decimals(column: str) -> int:
 
 def rank_intervals(board: Any, weights: Optional[Mapping[str, float]] = None, *, level: float = 0.95,
                    resamples: int = 2000, seed: Any = 0) -> Any:
-    """The bootstrap intervals of the board's Dynascore ranks: :func:`ir_cwla.comparison.dynascore_rank_uncertainty`
-    on the board's metrics, weights and directions (:meth:`~ir_cwla.leaderboard.Leaderboard.dynascore_inputs`)
-    and the per-topic scores of its accuracy measure; None when the board has none. The warnings of
-    the observed ranking are the board's own (:meth:`~ir_cwla.leaderboard.Leaderboard.table` gives them)
-    and are not repeated.
+    """The bootstrap intervals of the board's Dynascore ranks, or None without per-topic scores.
+
+    :func:`ir_cwla.comparison.dynascore_rank_uncertainty` on the board's metrics, weights and
+    directions (:meth:`~ir_cwla.leaderboard.Leaderboard.dynascore_inputs`) and the per-topic scores
+    of its accuracy measure; None when the board has none. The warnings of the observed ranking are
+    the board's own (:meth:`~ir_cwla.leaderboard.Leaderboard.table` gives them) and are not repeated.
     """
     per_query = board.accuracy_per_query() if hasattr(board, "accuracy_per_query") else None
     if per_query is None:
@@ -603,8 +625,9 @@ def rank_intervals(board: Any, weights: Optional[Mapping[str, float]] = None, *,
 
 
 def separable_sentence(ranks: Any) -> str:
-    """The summary of a :class:`ir_cwla.comparison.RankUncertainty` and the adjacent pairs it can
-    tell apart (``'A' above 'B'``).
+    """The summary of a :class:`ir_cwla.comparison.RankUncertainty` and the adjacent pairs it can tell apart.
+
+    Each pair is written ``'A' above 'B'``.
     """
     pairs = ranks.adjacent[ranks.adjacent["separable"].astype(bool)]
     which = "; ".join(f"{u} above {lo}" for u, lo in zip(pairs["upper"], pairs["lower"]))
@@ -627,13 +650,14 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
                        budget: Optional[Mapping[str, float]] = None,
                        min_accuracy: Optional[float] = None, *, level: float = 0.95, resamples: int = 2000,
                        seed: Any = 0) -> list[ReportTable]:
-    """The tables of a leaderboard, for the terminal and the page alike: the Dynascore ranking
-    (key columns first: accuracy, Dynascore, rank, latency, cost and every other weighted
-    metric; then every other column; ``frame.attrs['notes']`` holds the ranking's warnings),
-    then the systems within ``budget`` (latency/cost -> maximum) by accuracy and those above
-    ``min_accuracy`` cheapest first, when asked for (a sentence when no system qualifies).
-    Columns keep the board's names. One precision per column across all the tables: the most
-    decimals any of them needs, so that the column that ranks tells apart systems of
+    """The tables of a leaderboard, for the terminal and the page alike.
+
+    First the Dynascore ranking (key columns first: accuracy, Dynascore, rank, latency, cost and
+    every other weighted metric; then every other column; ``frame.attrs['notes']`` holds the
+    ranking's warnings), then the systems within ``budget`` (latency/cost -> maximum) by accuracy
+    and those above ``min_accuracy`` cheapest first, when asked for (a sentence when no system
+    qualifies). Columns keep the board's names. One precision per column across all the tables:
+    the most decimals any of them needs, so that the column that ranks tells apart systems of
     different rank (:func:`score_decimals`).
 
     Where the board has per-topic scores of its accuracy measure, the ranking gets the columns
@@ -682,8 +706,10 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
 
 
 def _add_rank_intervals(report: HtmlReport, ranks: Any, accuracy: str, notes: Sequence[str]) -> None:
-    """What ``rank_low`` and ``rank_high`` are, which adjacent ranks are separable, and the table of
-    adjacent pairs (``rank_separability.csv``).
+    """The rank intervals on the page: what they are, which ranks are separable, the adjacent pairs.
+
+    A note says what ``rank_low`` and ``rank_high`` are, the ``notes`` which adjacent ranks are
+    separable, and the table of adjacent pairs is also saved as ``rank_separability.csv``.
     """
     seed = ranks.seed if isinstance(ranks.seed, (int, np.integer)) else repr(ranks.seed)
     report.text(f"rank_low and rank_high: the {ranks.level:g} percentile bootstrap interval of each system's "
@@ -705,11 +731,12 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
                              budget: Optional[Mapping[str, float]] = None, min_accuracy: Optional[float] = None,
                              tables: Optional[list[ReportTable]] = None, *, level: float = 0.95,
                              resamples: int = 2000, seed: Any = 0) -> None:
-    """An efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`): the tables of
-    :func:`leaderboard_tables` (or ``tables``, already built), every warning about the ranking,
-    the rank intervals (where the board has per-topic scores: what they are, their level,
-    resamples and seed, which adjacent ranks are separable, and the table of adjacent pairs),
-    the frontier and the winner map.
+    """The sections of an efficiency-aware leaderboard (:mod:`ir_cwla.leaderboard`).
+
+    They show the tables of :func:`leaderboard_tables` (or ``tables``, already built), every
+    warning about the ranking, the rank intervals (where the board has per-topic scores: what they
+    are, their level, resamples and seed, which adjacent ranks are separable, and the table of
+    adjacent pairs), the frontier and the winner map.
     """
     from ir_cwla.errors import RankingWarning
 

@@ -49,8 +49,9 @@ from ir_cwla.text import shown
 
 
 def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:
-    """Ranks (1 = best) of every row of ``scores (R, S)``; scores within ``tol`` of the best of
-    their group share its rank ("min" ranking).
+    """Ranks (1 = best) of the systems in every row of ``scores (R, S)``, "min" ranking.
+
+    Scores within ``tol`` of the best of their group share its rank.
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
     # rank = 1 + number of systems whose score is higher by more than tol
@@ -59,10 +60,27 @@ def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:
 
 
 def rank_kernel(samples: np.ndarray, observed: np.ndarray, level: float, tol: float) -> dict[str, np.ndarray]:
-    """Rank intervals and adjacent separability from resampled scores ``(R, S)`` and the observed
-    scores ``(S,)`` (see the module docstring). Returns arrays by system (``rank``, ``low``,
-    ``high``, ``median``) and, for the ``S - 1`` adjacent pairs in observed order, ``order``
-    (system indices by observed rank), ``share_above`` and ``separable``.
+    """Rank intervals and adjacent separability from resampled and observed scores.
+
+    The definitions are those of the module docstring.
+
+    Parameters
+    ----------
+    samples : ndarray, shape (R, S)
+        The resampled scores.
+    observed : ndarray, shape (S,)
+        The observed scores.
+    level
+        The level ``L`` of the rank intervals and of separability.
+    tol
+        The tie tolerance.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Arrays by system (``rank``, ``low``, ``high``, ``median``) and, for the ``S - 1`` adjacent
+        pairs in observed order, ``order`` (system indices by observed rank), ``share_above`` and
+        ``separable``.
     """
     observed = np.asarray(observed, dtype=np.float64)
     ranks = min_ranks(samples, tol)
@@ -81,10 +99,15 @@ def rank_kernel(samples: np.ndarray, observed: np.ndarray, level: float, tol: fl
 class RankUncertainty:
     """Bootstrap rank intervals of every system, and which adjacent ranks are separable.
 
-    ``systems``: one row per system in observed order (``rank``, ``score``, ``rank_low``,
-    ``rank_high``, ``rank_median``); ``adjacent``: one row per adjacent pair (``upper``,
-    ``lower``, ``share_above``, ``separable``). ``what`` names the score (a measure, or the
-    Dynascore of a measure).
+    Attributes
+    ----------
+    systems
+        One row per system in observed order (``rank``, ``score``, ``rank_low``, ``rank_high``,
+        ``rank_median``).
+    adjacent
+        One row per adjacent pair (``upper``, ``lower``, ``share_above``, ``separable``).
+    what
+        The name of the score (a measure, or the Dynascore of a measure).
     """
 
     systems: pd.DataFrame
@@ -96,8 +119,10 @@ class RankUncertainty:
     n_topics: int
 
     def table(self) -> pd.DataFrame:
-        """The systems in observed order with their rank intervals and, for each but the last,
-        whether it is separable from the next (``separable_from_next``).
+        """The systems in observed order with their rank intervals and separability from the next.
+
+        Every system but the last says whether it is separable from the next
+        (``separable_from_next``).
         """
         out = self.systems.copy()
         out["separable_from_next"] = list(self.adjacent["separable"]) + [pd.NA]

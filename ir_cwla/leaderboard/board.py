@@ -59,9 +59,11 @@ MEAN_TOLERANCE = 5e-4
 
 def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, measures: list[Any]
               ) -> tuple[dict[str, float], pd.DataFrame]:
-    """The aggregate score of ``run`` under each measure (as ``pt.Experiment`` reports it) and its
-    per-topic scores (``qid, measure, value``, as ``pt.Experiment(perquery=True)`` gives them;
-    without the NaN it gives topics that have no judgments, which its averages leave out too).
+    """The aggregate score of ``run`` under each measure, and its per-topic scores.
+
+    The aggregate scores are those ``pt.Experiment`` reports; the per-topic scores (``qid,
+    measure, value``) those ``pt.Experiment(perquery=True)`` gives, without the NaN it gives
+    topics that have no judgments (which its averages leave out too).
     """
     import pyterrier as pt
 
@@ -73,8 +75,9 @@ def _evaluate(run: pd.DataFrame, topics: pd.DataFrame, qrels: pd.DataFrame, meas
 
 
 def _per_query_frame(per_query: Any) -> pd.DataFrame:
-    """A copy of a long per-query frame with ``name, qid, measure`` as text and ``value`` as
-    float, sorted by name, measure and qid (stable: nothing depends on the input's row order).
+    """A copy of a long per-query frame, ``name, qid, measure`` as text and ``value`` as float.
+
+    The rows are sorted by name, measure and qid (stable: nothing depends on the input's row order).
     """
     if not isinstance(per_query, pd.DataFrame):
         raise ArgumentTypeError(f"per_query must be a DataFrame with columns {', '.join(PER_QUERY_COLUMNS)} "
@@ -94,10 +97,12 @@ def _per_query_frame(per_query: Any) -> pd.DataFrame:
 
 
 def accuracy_measure(measures: list[str], column: str, fallback: bool = True) -> Optional[str]:
-    """The measure of ``measures`` (as a per-query frame names them) that the accuracy ``column``
-    holds: the same name; else the same measure read by :func:`ir_cwla.parse_measure` (the short
-    ``RBP_ERG@10`` and ``CWLA(C='RBP',A='ERG')@10`` are one); else, with ``fallback``, when the
-    column is not named after a measure (``accuracy``) and there is one measure, that one; else None.
+    """The measure of ``measures`` (as a per-query frame names them) that the accuracy ``column`` holds.
+
+    That is the measure of the same name; else the same measure read by
+    :func:`ir_cwla.parse_measure` (the short ``RBP_ERG@10`` and ``CWLA(C='RBP',A='ERG')@10`` are
+    one); else, with ``fallback``, when the column is not named after a measure (``accuracy``) and
+    there is one measure, that one; else None.
     """
     if column in measures:
         return column
@@ -179,9 +184,10 @@ class Leaderboard:
         self.per_query = None if per_query is None else self._check_per_query(per_query)
 
     def _check_per_query(self, per_query: Any) -> pd.DataFrame:
-        """``per_query`` checked against the board: the same systems, the accuracy measure among its
-        measures, and the mean of every system's per-topic scores equal to its accuracy (to
-        :data:`MEAN_TOLERANCE`); a :class:`DataError` names what differs.
+        """``per_query`` checked against the board; a :class:`DataError` names what differs.
+
+        It must have the same systems, the accuracy measure among its measures, and the mean of
+        every system's per-topic scores equal to its accuracy (to :data:`MEAN_TOLERANCE`).
         """
         frame = _per_query_frame(per_query)
         board_names = [str(n) for n in self.results.index]
@@ -212,17 +218,19 @@ class Leaderboard:
         return frame
 
     def with_per_query(self, per_query: Optional[pd.DataFrame]) -> Leaderboard:
-        """The same board with the per-topic scores ``per_query`` (checked as in :meth:`from_frame`;
-        None: without any).
+        """The same board with the per-topic scores ``per_query``, checked as in :meth:`from_frame`.
+
+        ``per_query=None`` gives the board without any per-topic scores.
         """
         return Leaderboard(self.results, columns=self.columns, directions=self.directions,
                            environment=self.environment, latencies=self.latencies, throughputs=self.throughputs,
                            per_query=per_query)
 
     def accuracy_per_query(self) -> Optional[pd.DataFrame]:
-        """The per-topic scores of the accuracy measure (``name, qid, measure, value``), or None
-        when the board has none (a board from numbers without ``per_query=``, or an accuracy
-        column switched to one without per-topic scores).
+        """The per-topic scores of the accuracy measure (``name, qid, measure, value``), or None.
+
+        None when the board has none: a board from numbers without ``per_query=``, or an accuracy
+        column switched to one without per-topic scores.
         """
         if self.per_query is None:
             return None
@@ -261,18 +269,27 @@ class Leaderboard:
         every topic timed on its own). Interleaving the passes spreads a busy spell of the
         machine over all systems instead of penalising whichever ran during it.
 
-        Args:
-            systems: name -> PyTerrier transformer (or callable on a topics DataFrame).
-            accuracy: an ir-measures measure or its name, e.g. ``RR(rel=2)@10``, or a list
-                of them (the first is the ``accuracy`` dimension).
-            instance: the :class:`~.cost.Instance` the systems run on (or its name in the
-                bundled price table), or a mapping name -> instance, one per system.
-            latency_stat: which latency statistic is the ``latency`` dimension.
-            cost_basis: which cost estimate is the ``cost`` dimension.
-            verbose: print every step (system and pass) on stdout.
-            progress: a progress bar over the timed passes where stderr is a terminal.
-            log: called with one line as each round of timed passes starts (the demo prints it
-                on stderr: the longest step of the demo).
+        Parameters
+        ----------
+        systems : mapping
+            Name -> PyTerrier transformer (or callable on a topics DataFrame).
+        accuracy
+            An ir-measures measure or its name, e.g. ``RR(rel=2)@10``, or a list of them (the
+            first is the ``accuracy`` dimension).
+        instance
+            The :class:`~.cost.Instance` the systems run on (or its name in the bundled price
+            table), or a mapping name -> instance, one per system.
+        latency_stat : {'mean', 'p50', 'p95', 'p99'}
+            Which latency statistic is the ``latency`` dimension.
+        cost_basis : {'throughput', 'latency'}
+            Which cost estimate is the ``cost`` dimension.
+        verbose : bool
+            Print every step (system and pass) on stdout.
+        progress : bool
+            A progress bar over the timed passes where stderr is a terminal.
+        log : callable, optional
+            Called with one line as each round of timed passes starts (the demo prints it on
+            stderr: the longest step of the demo).
         """
         if not isinstance(systems, Mapping) or len(systems) < 2:
             raise DataError("a leaderboard needs a mapping of at least 2 named systems")
@@ -352,11 +369,14 @@ class Leaderboard:
         throughput, ...) can be weighted too; give their ``directions`` (default +1, -1 for
         names starting with latency, cost, usd or memory).
 
-        ``per_query``: the per-topic scores of the accuracy measure (long frame ``name, qid,
-        measure, value``), for the rank intervals; checked: the same systems as the board (else a
-        :class:`DataError` naming the difference), the accuracy measure among its measures (found
-        by :func:`accuracy_measure`), and each system's mean equal to its accuracy to within
-        :data:`MEAN_TOLERANCE` x max(1, |mean|).
+        Parameters
+        ----------
+        per_query : pandas.DataFrame, optional
+            The per-topic scores of the accuracy measure (long frame ``name, qid, measure,
+            value``), for the rank intervals; checked: the same systems as the board (else a
+            :class:`DataError` naming the difference), the accuracy measure among its measures
+            (found by :func:`accuracy_measure`), and each system's mean equal to its accuracy to
+            within :data:`MEAN_TOLERANCE` x max(1, |mean|).
         """
         if not isinstance(df, pd.DataFrame):
             raise ArgumentTypeError(f"expected a DataFrame, got {type(df).__name__}")
@@ -381,9 +401,12 @@ class Leaderboard:
         name it. ``name`` defaults to the column ``name``, else the first column; system names
         are read as text, whatever they look like (``1.10``, ``+3``, ``NA``).
 
-        ``per_query``: per-topic scores of the accuracy measure, checked as in :meth:`from_frame`.
-        Without it, the per-topic scores :meth:`save` wrote beside the file (``per_query.csv``,
-        named in ``environment.json``) are read, and kept if they hold the accuracy measure.
+        Parameters
+        ----------
+        per_query : pandas.DataFrame, optional
+            Per-topic scores of the accuracy measure, checked as in :meth:`from_frame`. Without
+            it, the per-topic scores :meth:`save` wrote beside the file (``per_query.csv``, named
+            in ``environment.json``) are read, and kept if they hold the accuracy measure.
         """
         path = Path(path)
         if not path.is_file():
@@ -481,9 +504,10 @@ class Leaderboard:
                            per_query=per_query)
 
     def metrics(self) -> pd.DataFrame:
-        """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names
-        (the view the rankings are computed on; what they return carries the board's own
-        column names, :meth:`named`).
+        """The numeric columns, with ``accuracy``, ``latency`` and ``cost`` under those names.
+
+        This is the view the rankings are computed on; what they return carries the board's own
+        column names (:meth:`named`).
         """
         numeric = self.results.select_dtypes("number")
         out = pd.DataFrame({alias: self.results[col] for alias, col in self.columns.items()},
@@ -492,9 +516,10 @@ class Leaderboard:
         return pd.concat([out, extra.drop(columns=[c for c in ALIASES if c in extra.columns])], axis=1)
 
     def named(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """``frame`` (of :meth:`metrics`' columns) with ``accuracy``, ``latency`` and ``cost``
-        named as the board's columns are (``nDCG@10``, ``latency_p50_ms``, ...): the rankings
-        keep the names the user gave.
+        """``frame`` (of :meth:`metrics`' columns) with its roles named as the board's columns are.
+
+        ``accuracy``, ``latency`` and ``cost`` get the board's names (``nDCG@10``,
+        ``latency_p50_ms``, ...): the rankings keep the names the user gave.
         """
         renamed = frame.rename(columns=dict(self.columns))
         out = renamed.loc[:, ~renamed.columns.duplicated()]       # one column playing two roles: once
@@ -502,8 +527,10 @@ class Leaderboard:
         return out
 
     def role_of(self, name: str) -> str:
-        """``name`` as :meth:`metrics` calls it: a role (``accuracy``), or the column playing one
-        (``nDCG@10`` -> ``accuracy``), or another column as it is.
+        """``name`` as :meth:`metrics` calls it.
+
+        A role stays as it is (``accuracy``), the column playing one becomes the role (``nDCG@10``
+        -> ``accuracy``), and another column stays as it is.
         """
         if name in self.columns:
             return name
@@ -527,10 +554,11 @@ class Leaderboard:
 
     def dynascore_inputs(self, weights: Optional[Mapping[str, float]] = None
                          ) -> tuple[pd.DataFrame, dict[str, float], dict[str, int]]:
-        """What :meth:`dynascore` computes on: the :meth:`metrics` frame (roles ``accuracy``,
-        ``latency``, ``cost`` and the other numeric columns), the weights and the directions keyed
-        as its columns are (for :func:`ir_cwla.comparison.dynascore_rank_uncertainty`, with
-        ``perf='accuracy'``).
+        """What :meth:`dynascore` computes on: the metrics frame, the weights and the directions.
+
+        The frame is that of :meth:`metrics` (roles ``accuracy``, ``latency``, ``cost`` and the other
+        numeric columns); the weights and directions are keyed as its columns are. For
+        :func:`ir_cwla.comparison.dynascore_rank_uncertainty`, with ``perf='accuracy'``.
         """
         frame = self.metrics()
         return frame, self._weights(weights), self._directions(frame)
@@ -564,16 +592,18 @@ class Leaderboard:
 
     def within_budget(self, latency: Optional[float] = None, cost: Optional[float] = None,
                       by: str = "accuracy") -> pd.DataFrame:
-        """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy
-        (``by``: a role or a column). Columns under the board's own names; no system within
-        the budget gives an empty frame.
+        """Strategy 1: systems with latency <= ``latency`` and cost <= ``cost``, by accuracy.
+
+        ``by`` (a role or a column) orders them. Columns under the board's own names; no system
+        within the budget gives an empty frame.
         """
         budget = {k: v for k, v in {"latency": latency, "cost": cost}.items() if v is not None}
         return self.named(strategies.rank_within_budget(self.metrics(), budget, by=self.role_of(by)))
 
     def above_accuracy(self, min_accuracy: float, by: str = "cost") -> pd.DataFrame:
-        """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` (cost/latency, or a
-        column) first. Columns under the board's own names.
+        """Strategy 2: systems with accuracy >= ``min_accuracy``, best ``by`` first.
+
+        ``by`` is cost/latency, or a column. Columns under the board's own names.
         """
         frame = self.metrics()
         by = self.role_of(by)
@@ -581,8 +611,9 @@ class Leaderboard:
                                                          ascending=self._directions(frame).get(by, 1) < 0))
 
     def pareto(self, x: str = "latency") -> pd.DataFrame:
-        """Systems no other system beats on both accuracy and ``x`` (latency or cost, or their
-        columns). Columns under the board's own names.
+        """Systems no other system beats on both accuracy and ``x``.
+
+        ``x`` is latency or cost, or their columns. Columns under the board's own names.
         """
         return self.named(strategies.pareto_frontier(self.metrics(), x=self.role_of(x), y="accuracy"))
 
@@ -617,9 +648,11 @@ class Leaderboard:
     # ------------------------------------------------------------------ output
 
     def save(self, directory: str) -> None:
-        """Writes ``results.csv``, ``environment.json``, (if measured) ``latency_per_query.csv`` and
-        (with per-topic scores) ``per_query.csv``; :meth:`read_csv` of ``results.csv`` reads the
-        board back, per-topic scores included.
+        """Writes the board to ``directory``, for :meth:`read_csv` to read back.
+
+        The files are ``results.csv``, ``environment.json``, (if measured)
+        ``latency_per_query.csv`` and (with per-topic scores) ``per_query.csv``; :meth:`read_csv`
+        of ``results.csv`` reads the board back, per-topic scores included.
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)

@@ -63,6 +63,7 @@ class Instance:
                              f"got {shown(price)}")
 
     def as_dict(self) -> dict:
+        """The instance's fields as a dict (:func:`dataclasses.asdict`)."""
         return dataclasses.asdict(self)
 
 
@@ -135,8 +136,9 @@ def as_instance(spec: Union[Instance, str]) -> Instance:
 
 
 def _checked(values: ArrayLike, what: str, positive: bool) -> np.ndarray:
-    """``values`` as floats, or an error naming the first bad entry (negative, zero if
-    ``positive``, NaN or infinite).
+    """``values`` as floats, or an error naming the first bad entry.
+
+    A bad entry is negative, zero if ``positive``, NaN or infinite.
     """
     x = np.asarray(values, dtype=np.float64)
     bad = ~np.isfinite(x) | ((x <= 0) if positive else (x < 0))

@@ -88,8 +88,9 @@ def is_non_negative(column: str) -> bool:
 
 
 def check_metric_values(df: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """The values of ``columns`` as floats, or an error naming the column and the system:
-    every value must be a finite number, and resources (:func:`is_non_negative`) >= 0.
+    """The values of ``columns`` as floats, or an error naming the column and the system.
+
+    Every value must be a finite number, and resources (:func:`is_non_negative`) >= 0.
     """
     columns = list(columns)
     try:
@@ -168,8 +169,10 @@ def dynascore_kernel(values: np.ndarray, weights: np.ndarray, directions: np.nda
 
 
 def tie_ranks(scores: np.ndarray, scale: np.ndarray, tolerance: float = SCORE_TIE_TOLERANCE) -> np.ndarray:
-    """Ranks (1 = best) of ``scores`` sorted descending, equal for neighbours within
-    ``tolerance * max(scale_a, scale_b)`` (the "min" method of competition ranking).
+    """Ranks (1 = best) of ``scores`` sorted descending, tied neighbours sharing a rank.
+
+    Neighbours within ``tolerance * max(scale_a, scale_b)`` get the same rank (the "min" method
+    of competition ranking).
     """
     scores = np.asarray(scores, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
@@ -216,8 +219,9 @@ def weight_simplex(k: int, step: float = 0.02) -> np.ndarray:
 # --------------------------------------------------------------------------- adapters
 
 def _by_name(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its rows in the order of the system names (ties are then never broken by
-    the row order of the input).
+    """``df`` with its rows in the order of the system names.
+
+    Ties are then never broken by the row order of the input.
     """
     order = np.argsort(np.asarray([str(n) for n in df.index], dtype=object), kind="stable")
     return df.iloc[order]
@@ -337,21 +341,30 @@ def dynascore(df: pd.DataFrame, weights: Optional[Mapping[str, float]] = None,
               on_constant: Literal["drop", "raise"] = "drop") -> pd.DataFrame:
     """Ranks the systems (rows) of ``df`` by Dynascore (Ma et al. 2021; formula in the module doc).
 
-    Args:
-        df: one row per system (the index names them, uniquely), one numeric column per metric.
-        weights: metric -> non-negative weight, normalised to sum 1. Default
-            ``{'accuracy': 0.5, 'cost': 0.25, 'latency': 0.25}``. Every weighted metric
-            must be a column; unweighted columns are carried along untouched.
-        directions: metric -> +1 (larger is better) or -1. Defaults: -1 for ``latency``,
-            ``cost`` and ``memory``, +1 otherwise.
-        offsets: metric -> constant added after the direction (Dynabench's ``offset``);
-            changes the scores, never the ranking.
-        perf: the accuracy column; AMRS is taken with respect to it.
-        cutoff: pairs of neighbours closer than ``cutoff * max accuracy`` are skipped.
-        on_constant: what to do with a weighted metric that is the same for every system.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per system (the index names them, uniquely), one numeric column per metric.
+    weights : mapping, optional
+        Metric -> non-negative weight, normalised to sum 1. Default
+        ``{'accuracy': 0.5, 'cost': 0.25, 'latency': 0.25}``. Every weighted metric must be a
+        column; unweighted columns are carried along untouched.
+    directions : mapping, optional
+        Metric -> +1 (larger is better) or -1. Defaults: -1 for ``latency``, ``cost`` and
+        ``memory``, +1 otherwise.
+    offsets : mapping, optional
+        Metric -> constant added after the direction (Dynabench's ``offset``); changes the
+        scores, never the ranking.
+    perf : str
+        The accuracy column; AMRS is taken with respect to it.
+    cutoff : float
+        Pairs of neighbours closer than ``cutoff * max accuracy`` are skipped.
+    on_constant : {'drop', 'raise'}
+        What to do with a weighted metric that is the same for every system.
 
     Returns
     -------
+    pandas.DataFrame
         ``df`` with a ``dynascore`` column and a ``rank`` column (1 = best; tied systems share
         a rank and are listed by name), sorted by Dynascore descending. ``result.attrs`` holds
         ``amrs``, the normalised ``weights`` actually used, and ``notes``: the messages of the

@@ -49,8 +49,10 @@ def _marker_size(n: int) -> float:
 
 
 def _axes(ax: Any, figsize: tuple[float, float]):
-    """``ax``, or the axes of a new figure whose layout never moves them: labels are placed
-    in pixels, and a legend outside the axes is kept by saving with ``bbox_inches='tight'``.
+    """``ax``, or the axes of a new figure whose layout never moves them.
+
+    Labels are placed in pixels, and a legend outside the axes is kept by saving with
+    ``bbox_inches='tight'``.
     """
     if ax is not None:
         return ax
@@ -63,8 +65,10 @@ def _plain_number(value: float, _pos: Any = None) -> str:
 
 
 def _x_scale(ax: Any, xs: np.ndarray, logx: Union[bool, str]) -> None:
-    """Log x when asked (``True``) or when the data span :data:`LOG_SPAN` (``'auto'``), with
-    ticks at 1, 2 and 5 times powers of ten labelled as plain numbers (``0.5``, not ``5x10^-1``).
+    """A log x axis when asked (``True``) or when the data span :data:`LOG_SPAN` (``'auto'``).
+
+    Its ticks are at 1, 2 and 5 times powers of ten, labelled as plain numbers (``0.5``, not
+    ``5x10^-1``).
     """
     from matplotlib import ticker
 
@@ -86,10 +90,18 @@ def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", 
                   title: Optional[str] = None, max_labels: int = MAX_LABELS) -> Any:
     """Scatter of ``y`` against ``x`` (one point per system) with the Pareto frontier.
 
-    logx: ``'auto'`` (default) uses a log axis only when the x values span a factor of
+    Parameters
+    ----------
+    logx : bool or 'auto'
+        ``'auto'`` (default) uses a log axis only when the x values span a factor of
         :data:`LOG_SPAN` or more; ``True`` / ``False`` force it.
-    max_labels: label every system up to this many; beyond it, only the frontier.
-    Returns the matplotlib Axes.
+    max_labels : int
+        Label every system up to this many; beyond it, only the frontier.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     ax = _axes(ax, (6.4, 4.6))
     xs = table[x].to_numpy(dtype=float)

@@ -98,8 +98,9 @@ def rank_by_dynascore(table: pd.DataFrame, weights: Optional[Mapping[str, float]
                       offsets: Optional[Mapping[str, float]] = None, perf: str = "accuracy",
                       minimum: Optional[Mapping[str, float]] = None,
                       maximum: Optional[Mapping[str, float]] = None, **kwargs) -> pd.DataFrame:
-    """Strategy 3: Dynascore ranking (:func:`~ir_cwla.leaderboard.dynascore.dynascore`),
-    after keeping only the systems within ``minimum``/``maximum`` thresholds.
+    """Strategy 3: Dynascore ranking (:func:`~ir_cwla.leaderboard.dynascore.dynascore`).
+
+    Only the systems within the ``minimum``/``maximum`` thresholds are kept and ranked.
     """
     kept = eligible(table, minimum=minimum, maximum=maximum)
     if len(kept) < 2:
@@ -129,8 +130,9 @@ def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pareto_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy") -> pd.DataFrame:
-    """Systems on the Pareto frontier of ``y`` (larger is better) against ``x`` (smaller is
-    better), sorted by ``x``.
+    """Systems on the Pareto frontier of ``y`` against ``x``, sorted by ``x``.
+
+    Larger ``y`` is better, smaller ``x`` is better.
     """
     _check_columns(table, [x, y])
     mask = pareto_mask(table[x].to_numpy(dtype=float), table[y].to_numpy(dtype=float))

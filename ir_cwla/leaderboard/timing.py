@@ -215,6 +215,7 @@ class ThroughputResult:
                    seconds=np.concatenate([p.seconds for p in parts]), environment=parts[0].environment)
 
     def summary(self) -> dict[str, float]:
+        """QPS over the median pass, the slowest and fastest pass's QPS, the batch size and the passes."""
         per_pass = self.n_queries / self.seconds
         return {"qps": self.qps, "qps_min": float(per_pass.min()), "qps_max": float(per_pass.max()),
                 "batch_size": self.batch_size, "passes": int(len(self.seconds))}
@@ -224,14 +225,20 @@ def measure_latency(system: Any, topics: pd.DataFrame, warmup: int = 10, repeats
                     clock: Clock = time.perf_counter_ns) -> LatencyResult:
     """Times ``system`` one query at a time.
 
-    Args:
-        system: a PyTerrier transformer (its ``transform`` is called) or any callable that
-            takes a DataFrame of queries.
-        topics: PyTerrier topics (``qid, query``); each row is sent on its own.
-        warmup: number of single-query calls made before timing starts (cycling through the
-            topics); they are not recorded.
-        repeats: timed passes over all topics.
-        clock: a monotonic clock in nanoseconds (swap it only in tests).
+    Parameters
+    ----------
+    system
+        A PyTerrier transformer (its ``transform`` is called) or any callable that takes a
+        DataFrame of queries.
+    topics : pandas.DataFrame
+        PyTerrier topics (``qid, query``); each row is sent on its own.
+    warmup : int
+        Number of single-query calls made before timing starts (cycling through the topics);
+        they are not recorded.
+    repeats : int
+        Timed passes over all topics.
+    clock
+        A monotonic clock in nanoseconds (swap it only in tests).
     """
     _check_topics(topics)
     if warmup < 0 or repeats < 1:
@@ -255,10 +262,14 @@ def measure_throughput(system: Any, topics: pd.DataFrame, batch_size: Optional[i
                        ) -> ThroughputResult:
     """Queries per second of ``system`` over the whole topic set, sent in batches.
 
-    Args:
-        batch_size: queries per call; ``None`` sends all topics in one call.
-        repeats: timed passes over all topics; QPS uses the median pass.
-        warmup: untimed batches sent before the first timed pass.
+    Parameters
+    ----------
+    batch_size : int, optional
+        Queries per call; ``None`` sends all topics in one call.
+    repeats : int
+        Timed passes over all topics; QPS uses the median pass.
+    warmup : int
+        Untimed batches sent before the first timed pass.
     """
     _check_topics(topics)
     if repeats < 1 or warmup < 0:
