@@ -74,12 +74,18 @@ def agg(measure: str) -> str:
     return (naming.aggregation(measure) or naming.label(measure)) + ("*" if naming.is_canonical(measure) else "")
 
 
+def by_measure(table: pd.DataFrame, result: meta.AssessorVariation) -> pd.DataFrame:
+    """A table of the criterion (measures named by label) with ``measure`` as ``str(measure)``."""
+    by_label = {label: m for m, label in result.labels.items()}
+    return table.assign(measure=table["measure"].map(lambda label: by_label.get(label, label)))
+
+
 def family_cells(result: meta.AssessorVariation, alternatives: list[str]) -> pd.DataFrame:
     """Per family (columns), the aggregations best first.
 
     ``agg (k) tau [low, high]``, with the tie at the top in bold.
     """
-    ranking = result.robustness(alternative=alternatives)
+    ranking = by_measure(result.robustness(alternative=alternatives), result)
     columns = {}
     for group, part in ranking.groupby("group", sort=False):
         members = result.groups[group]
@@ -218,14 +224,14 @@ def main(argv=None) -> None:
     both = result.table(["a", "b"])
     singles = both[both["measure"].isin(EXTRA) | both["measure"].map(naming.is_canonical)]
     show("The six canonical measures and the ir-measures ones: every statistic, assessors a and b",
-         singles[["alternative", "label", "tau", "tau_low", "tau_high", "tau_ap", "rbo", "pearson", "spearman",
+         singles[["alternative", "measure", "tau", "tau_low", "tau_high", "tau_ap", "rbo", "pearson", "spearman",
                   "max_rank_move", "moved_system", "moved_by", "significant_reference", "significant_alternative",
                   "consistency_reference", "consistency_alternative"]])
 
     # per group file: the best of each family, and where ERG stands
     rows = []
     for name in files:
-        part = groups_result.robustness(alternative=name)
+        part = by_measure(groups_result.robustness(alternative=name), groups_result)
         for group, fam in part.groupby("group", sort=False):
             members = groups_result.groups[group]
             if len(members) < 2:
