@@ -26,13 +26,13 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/ir-cwla demo --out report
 
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy
 
 # every test; -rs lists each skip with its reason (on a fresh clone: only the realdata tests,
 # which need ../shared/data or IR_CWLA_SHARED_DATA, see the README)
 test: $(VENV)/.test-installed
-	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile --durations=15
 
@@ -40,7 +40,7 @@ test: $(VENV)/.test-installed
 # Dask, PISA systems); the engine's reference and equivalence checks on the synthetic
 # collection included
 test-fast: $(VENV)/.test-installed
-	$(BIN)/ruff check ir_cwla tests examples benchmarks
+	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile -m "not slow"
 
