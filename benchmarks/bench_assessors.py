@@ -81,7 +81,7 @@ def main(argv=None) -> dict:
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"uptime: {uptime}")
     top = result.robustness().groupby("group").head(1)
-    print(top[["group", "label", "tau", "tau_low", "tau_high", "outperforms"]].round(3).to_string(index=False))
+    print(top[["group", "measure", "tau", "tau_low", "tau_high", "outperforms"]].round(3).to_string(index=False))
     return save({"criterion_in_process_median_s": t_one, "criterion_in_process_runs_s": runs_one,
                  "criterion_2_processes_median_s": t_two, "criterion_2_processes_runs_s": runs_two,
                  "criterion_from_files_2_processes_median_s": t_files, "criterion_from_files_runs_s": runs_files,
