@@ -417,7 +417,8 @@ def test_plot_has_a_panel_per_family_and_a_colour_per_aggregation(results, tmp_p
     from ir_cwla.meta.plots import AGGREGATION_STYLES
 
     result = results[SHARED]
-    families = [g for g in result.groups if g != "nDCG"]       # C/W/L/A only: named and coloured by aggregation
+    families = [g for g in result.groups if g != "nDCG@10"]    # C/W/L/A only: named and coloured by aggregation
+    assert len(families) == len(result.groups) - 1
     fig = result.plot(groups=families)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(families)
@@ -427,6 +428,7 @@ def test_plot_has_a_panel_per_family_and_a_colour_per_aggregation(results, tmp_p
     assert [t.get_text() for t in inst.get_xticklabels()] == ["g1a", "g2b", "a"]
     fig.savefig(tmp_path / "assessors.png")
     everything = result.plot("spearman")                        # nDCG too: every measure by its label
+    everything.savefig(tmp_path / "assessors-all.png")
     assert len([ax for ax in everything.axes if ax.get_visible()]) == len(result.groups)
     with pytest.raises(ParameterError, match="statistic must be one of"):
         result.plot("nope")

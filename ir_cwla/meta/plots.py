@@ -170,8 +170,16 @@ class _Key:
         return plain(group) if n_panels > 1 else default
 
 
-def _title(title: Optional[str], default: str, details: str) -> str:
-    """The figure's title (``title``, else ``default``) over a line of what it shows."""
+def _title(title: Optional[str], default: str, details: str, fig: Any = None) -> str:
+    """The figure's title (``title``, else ``default``) over a line of what it shows.
+
+    With ``fig``, the line is wrapped to the figure's width (about 9 characters an inch of the
+    suptitle's font), so that no part of it falls outside the figure.
+    """
+    if fig is not None:
+        import textwrap
+
+        details = "\n".join(textwrap.wrap(details, max(40, int(fig.get_figwidth() * 9))))
     return f"{plain(title) if title else default}\n{details}"
 
 

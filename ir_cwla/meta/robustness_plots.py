@@ -70,7 +70,7 @@ def plot_incompleteness(result: Any, statistic: str = "tau", kind: str = "fracti
     fig.supylabel(f"{NAMES[statistic]} vs the full qrels", fontsize=9)
     details = (f"{result.n_trials} random subsets per fraction, stratified by relevance; mean over the subsets"
                if kind == "fraction" else "qrels of the documents some run ranks within depth d")
-    fig.suptitle(_title(title, "Robustness to incomplete judgments", details))
+    fig.suptitle(_title(title, "Robustness to incomplete judgments", details, fig))
     return fig
 
 
@@ -109,7 +109,7 @@ def plot_pooling(result: Any, statistic: str = "mean_abs_rank_change", groups: O
     fig.supylabel(NAMES.get(statistic, statistic), fontsize=9)
     fig.suptitle(_title(title, "Pooling bias, leave one run out",
                         f"each run without the judged documents no other run ranks within depth "
-                        f"{', '.join(map(str, depths))}; the others keep their full scores"))
+                        f"{', '.join(map(str, depths))}; the others keep their full scores", fig))
     return fig
 
 
@@ -180,5 +180,5 @@ def plot_assessors(result: Any, statistic: str = "tau", alternatives: Optional[l
         if statistic == "tau" else ""
     fig.suptitle(_title(title, "Robustness to a change of assessor",
                         f"each alternative against {plain(result.reference)}, judged='{result.judged}', on the topics "
-                        f"both judge{interval}"))
+                        f"both judge{interval}", fig))
     return fig
