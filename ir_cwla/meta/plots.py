@@ -173,13 +173,13 @@ class _Key:
 def _title(title: Optional[str], default: str, details: str, fig: Any = None) -> str:
     """The figure's title (``title``, else ``default``) over a line of what it shows.
 
-    With ``fig``, the line is wrapped to the figure's width (about 9 characters an inch of the
+    With ``fig``, the line is wrapped to the figure's width (about 12 characters an inch of the
     suptitle's font), so that no part of it falls outside the figure.
     """
     if fig is not None:
         import textwrap
 
-        details = "\n".join(textwrap.wrap(details, max(40, int(fig.get_figwidth() * 9))))
+        details = "\n".join(textwrap.wrap(details, max(40, int(fig.get_figwidth() * 12))))
     return f"{plain(title) if title else default}\n{details}"
 
 
