@@ -55,7 +55,7 @@ import numpy as np
 
 from ir_cwla.errors import CostError, MeasureError, ParameterError
 from ir_cwla.gains import PADDING, UNJUDGED, Group, Rankings
-from ir_cwla.textstream import check_utf8, line_blocks, open_input
+from ir_cwla.textstream import text_lines
 
 COST_KINDS = ("grade", "type", "doc")
 #: The key of a cost file that prices everything the file does not list (and padding).
@@ -333,17 +333,10 @@ def read_fields(source: Any, names: tuple, error: type = CostError, kind: str = 
     ``names`` fields; ``error`` names the input and line of any other line (how many fields it
     has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``).
     """
-    with open_input(source, kind) as (stream, name, compression):
-        for first, block in line_blocks(stream, name, compression, kind):
-            check_utf8(block, first, name, kind)
-            text = block.decode("utf-8")
-            if first == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            for offset, line in enumerate(text.split("\n")):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != len(names):
-                    raise error(f"{name}:{first + offset}: expected {len(names)} fields ({' '.join(names)}), found "
-                                f"{len(parts)}")
-                yield f"{name}:{first + offset}", parts
+    for name, number, line in text_lines(source, kind):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != len(names):
+            raise error(f"{name}:{number}: expected {len(names)} fields ({' '.join(names)}), found {len(parts)}")
+        yield f"{name}:{number}", parts

@@ -287,6 +287,23 @@ def check_utf8(block: bytes, first_line: int, name: str, what: str) -> None:
                          f"{what} files are UTF-8") from None
 
 
+def text_lines(source: Any, kind: str) -> Iterator[tuple[str, int, str]]:
+    """Every line of a text input, read once: ``(name, line number, text)``.
+
+    The input is a path, ``-``, a FIFO or a stream, plain or compressed (:func:`open_input`);
+    each block is checked to be UTF-8 (:func:`check_utf8`, naming the input and line) and a
+    byte-order mark at the start of the input is dropped. ``kind`` names the input in messages.
+    """
+    with open_input(source, kind) as (stream, name, compression):
+        for first, block in line_blocks(stream, name, compression, kind):
+            check_utf8(block, first, name, kind)
+            text = block.decode("utf-8")
+            if first == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            for offset, line in enumerate(text.split("\n")):
+                yield name, first + offset, line
+
+
 def natural_key(qid: str) -> tuple:
     """Sort key of topic ids: numbers by value (``2`` before ``10``), then the others as text."""
     return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)

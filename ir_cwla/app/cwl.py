@@ -77,7 +77,7 @@ import inspect
 import math
 import re
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -90,7 +90,7 @@ from ir_cwla.app.evaluate import check_stdin_once
 from ir_cwla.costs import ANY, cost_problem, read_cost_file, read_fields
 from ir_cwla.errors import InputError, InputWarning, LineOrderWarning, ParameterError
 from ir_cwla.measure import CWLA
-from ir_cwla.textstream import check_utf8, input_name, line_blocks, open_input
+from ir_cwla.textstream import input_name, text_lines
 
 QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED")
 HEADER = "Topic\tMetric\t" + "\t".join(QUANTITIES)
@@ -286,25 +286,9 @@ def parse_metric(line: str, where: str = "metric") -> CwlMetric:
     return metric
 
 
-def _text_lines(source: Any, kind: str) -> Iterator[tuple[str, str]]:
-    """Each line of a text input with its ``name:line``, read once.
-
-    (``name:line``, text) of every line of a text input (path, ``-``, FIFO, stream; plain or
-    compressed), read once.
-    """
-    with open_input(source, kind) as (stream, name, compression):
-        for first, block in line_blocks(stream, name, compression, kind):
-            check_utf8(block, first, name, kind)
-            text = block.decode("utf-8")
-            if first == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            for offset, line in enumerate(text.split("\n")):
-                yield f"{name}:{first + offset}", line
-
-
 def read_metrics_file(source: Any) -> list[CwlMetric]:
     """The metrics of a cwl_eval metrics file (blank lines and ``#`` comments skipped)."""
-    out = [parse_metric(line, where) for where, line in _text_lines(source, "metrics")
+    out = [parse_metric(line, f"{name}:{number}") for name, number, line in text_lines(source, "metrics")
            if line.strip() and not line.lstrip().startswith("#")]
     if not out:
         raise InputError(f"metrics file {input_name(source)}: no metric")
