@@ -117,6 +117,22 @@ def cranfield_dir() -> Path:
     return _require(CRANFIELD)
 
 
+@pytest.fixture(scope="module")
+def dask_client():
+    """A 2-worker Dask ``LocalCluster`` and its client, one per test module.
+
+    One thread per worker process, loopback only; the Dask tests kill workers, so a module's
+    cluster is its own.
+    """
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0", silence_logs=50)
+    client = distributed.Client(cluster, set_as_default=False)
+    yield client
+    client.close()
+    cluster.close()
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium (the system's, driven by playwright); skips where there is none."""

@@ -29,16 +29,6 @@ distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow   # a 2-worker LocalCluster, local processes, hundreds of shards
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address="127.0.0.1:0", silence_logs=50)   # loopback only
-    client = distributed.Client(cluster, set_as_default=False)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def quietly(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -53,12 +43,12 @@ def stored(runs: dict, folder, layout: str = "byte_ranges", per_run: int = 6) ->
     return out
 
 
-def test_synthetic_on_dask_and_processes_is_identical(synthetic_collection, client, tmp_path):
+def test_synthetic_on_dask_and_processes_is_identical(synthetic_collection, dask_client, tmp_path):
     runs, qrels = synthetic_collection.runs, synthetic_collection.qrels
     whole = quietly(meta.evaluate, runs, qrels, MEASURES, progress=False)
     for layout in ("byte_ranges", "files"):
         sharded = stored(runs, tmp_path / layout, layout)
-        remote = quietly(meta.evaluate, sharded, qrels, MEASURES, executor=client, progress=False)
+        remote = quietly(meta.evaluate, sharded, qrels, MEASURES, executor=dask_client, progress=False)
         pd.testing.assert_frame_equal(whole, remote, check_exact=True)
         local = quietly(meta.evaluate, sharded, qrels, MEASURES, n_jobs=2, progress=False)
         pd.testing.assert_frame_equal(whole, local, check_exact=True)
@@ -74,21 +64,21 @@ def large(tmp_path_factory):
     return collection.qrels, run, sharding.shards(path, shard_bytes=path.stat().st_size // 60 + 1, name="deep")
 
 
-def test_a_worker_killed_mid_run_does_not_change_the_result(large, client):
+def test_a_worker_killed_mid_run_does_not_change_the_result(large, dask_client):
     qrels, run, shards = large
     assert len(shards) >= 50
     expected = quietly(meta.evaluate, {"deep": run}, qrels, MEASURES, progress=False)
-    pids = client.run(os.getpid)                                      # {worker address: pid}
+    pids = dask_client.run(os.getpid)                                      # {worker address: pid}
     outcome, killed = {}, []
 
     def score():
-        outcome["frame"] = quietly(meta.evaluate, {"deep": shards}, qrels, MEASURES, executor=client, progress=False)
+        outcome["frame"] = quietly(meta.evaluate, {"deep": shards}, qrels, MEASURES, executor=dask_client, progress=False)
 
     worker = threading.Thread(target=score)
     worker.start()
     deadline = time.monotonic() + 60
     while not killed and worker.is_alive() and time.monotonic() < deadline:
-        busy = [addr for addr, keys in client.processing().items() if keys and addr in pids]
+        busy = [addr for addr, keys in dask_client.processing().items() if keys and addr in pids]
         if busy:
             os.kill(pids[busy[0]], signal.SIGKILL)                   # dies while reading or scoring a shard
             killed.append(busy[0])
@@ -97,11 +87,11 @@ def test_a_worker_killed_mid_run_does_not_change_the_result(large, client):
     assert killed, "no task was seen running, so no worker was killed"
     assert "frame" in outcome
     pd.testing.assert_frame_equal(expected, outcome["frame"], check_exact=True)
-    client.wait_for_workers(2, timeout=120)                          # the nanny restarts it
+    dask_client.wait_for_workers(2, timeout=120)                          # the nanny restarts it
 
 
 @pytest.mark.realdata
-def test_dl19_sharded_in_process_and_on_dask_is_identical(dl19_qrels_path, dl19_run_paths, client, tmp_path):
+def test_dl19_sharded_in_process_and_on_dask_is_identical(dl19_qrels_path, dl19_run_paths, dask_client, tmp_path):
     runs = {meta.run_name(p): ir_cwla.io.read_trec_run(p, check=False) for p in dl19_run_paths}   # duplicates kept
     measures = list(ir_cwla.table1()) + ["nDCG@10", "AP"]
     whole = quietly(meta.evaluate, dl19_run_paths, dl19_qrels_path, measures, progress=False)
@@ -109,12 +99,12 @@ def test_dl19_sharded_in_process_and_on_dask_is_identical(dl19_qrels_path, dl19_
     assert len(whole) == 37 * 43 * 41
     pd.testing.assert_frame_equal(whole, quietly(meta.evaluate, sharded, dl19_qrels_path, measures, progress=False),
                                   check_exact=True)
-    pd.testing.assert_frame_equal(whole, quietly(meta.evaluate, sharded, dl19_qrels_path, measures, executor=client,
+    pd.testing.assert_frame_equal(whole, quietly(meta.evaluate, sharded, dl19_qrels_path, measures, executor=dask_client,
                                                  progress=False), check_exact=True)
 
 
 @pytest.mark.realdata
-def test_dl19_golden_measures_one_topic_per_shard(dl19_qrels_path, dl19_dir, client, tmp_path):
+def test_dl19_golden_measures_one_topic_per_shard(dl19_qrels_path, dl19_dir, dask_client, tmp_path):
     """The golden measures with each topic a shard of its own.
 
     The nine runs and 154 measures of the golden file, each topic a shard of its own (the widths of
@@ -129,11 +119,11 @@ def test_dl19_golden_measures_one_topic_per_shard(dl19_qrels_path, dl19_dir, cli
     for name, run in runs.items():
         folder = layouts.write(run, tmp_path / name, "files", parts=10**6)
         sharded[name] = sharding.shards(folder, shard_bytes=1, name=name)
-    remote = quietly(meta.evaluate, sharded, dl19_qrels_path, GOLDEN_MEASURES, executor=client, progress=False)
+    remote = quietly(meta.evaluate, sharded, dl19_qrels_path, GOLDEN_MEASURES, executor=dask_client, progress=False)
     pd.testing.assert_frame_equal(whole, remote, check_exact=True)
 
 
-def test_cli_scheduler_and_n_jobs_print_what_the_whole_file_prints(synthetic_files, client, tmp_path):
+def test_cli_scheduler_and_n_jobs_print_what_the_whole_file_prints(synthetic_files, dask_client, tmp_path):
     source = synthetic_files.runs["deep"]
     run = ir_cwla.io.read_trec_run(source, check=False)
     folder = layouts.write(run, tmp_path, "files", parts=8)
@@ -145,6 +135,6 @@ def test_cli_scheduler_and_n_jobs_print_what_the_whole_file_prints(synthetic_fil
         return out.stdout.splitlines()[1:]                # the runid line names the run
 
     expected = eval_(source)
-    assert eval_(folder, "--scheduler", client.scheduler.address) == expected
+    assert eval_(folder, "--scheduler", dask_client.scheduler.address) == expected
     assert eval_(folder, "--n-jobs", "2") == expected
     assert eval_(folder, "--n-jobs", "2", "-a") == eval_(source, "-a")
