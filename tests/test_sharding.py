@@ -72,6 +72,25 @@ def test_a_sharded_run_scores_as_the_whole_run(layout, runs, qrels, whole, tmp_p
         pd.testing.assert_frame_equal(whole[name], got, check_exact=True)
 
 
+def test_ties_float64_reach_every_measure_of_a_sharded_run(runs, qrels, tmp_path):
+    """``ties='float64'`` reaches every measure of a sharded run.
+
+    The C/W/L/A measures and the ir-measures ones (given the ranks of the float64 order) score
+    as the whole run does, and unlike the float32 order.
+    """
+    run = runs["float32_ties"]
+    path = layouts.write(run, tmp_path / "f32", "files", parts=7)
+    stored = sharding.shards(path, shard_bytes=1, name="f32")
+    assert len(stored) > 1
+    for ties in ("float32", "float64"):
+        want = evaluate_quietly({"f32": run}, qrels, MEASURES, progress=False, ties=ties)
+        got = evaluate_quietly(stored, qrels, MEASURES, progress=False, ties=ties)
+        pd.testing.assert_frame_equal(want, got, check_exact=True)
+    f32, f64 = (evaluate_quietly(stored, qrels, MEASURES, progress=False, ties=t) for t in ("float32", "float64"))
+    changed = set(f32.loc[f32["value"] != f64["value"], "measure"])
+    assert "nDCG@10" in changed and any(m.startswith("CWLA(") for m in changed), changed
+
+
 def test_the_shards_hold_whole_topics_and_every_line(runs, tmp_path):
     run = runs["deep"]
     for layout in layouts.LAYOUTS:

@@ -204,6 +204,15 @@ class EvaluationContext:
                                     ir_measures.evaluator(others, self.qrels) if others else None)
         return self._scorers[block]
 
+    def backend_run(self, frame: pd.DataFrame) -> dict[str, dict[str, float]]:
+        """A checked run as ir-measures' backends read it (``{query_id: {doc_id: score}}``).
+
+        Those backends compare scores in float32: under ``ties='float64'`` they are given the
+        ranks of the float64 order as scores (:func:`ir_cwla.io.rank_scores`), which they rank
+        alike.
+        """
+        return sharded.dict_of_dict(io.rank_scores(frame) if self.ties == "float64" else frame)
+
     def qrels_topics(self) -> list[str]:
         """The qrels' topic ids, sorted."""
         if getattr(self, "_topics", None) is None:
@@ -243,9 +252,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
             measures.extend([names[measure]] * (len(answered) + len(missing)))
             values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
     if others is not None:
-        # ir-measures' backends compare scores in float32: under ties='float64' they are given
-        # the ranks of the float64 order as scores (io.rank_scores), which they rank alike
-        for metric in others.iter_calc(sharded.dict_of_dict(io.rank_scores(frame) if ctx.ties == "float64" else frame)):
+        for metric in others.iter_calc(ctx.backend_run(frame)):
             qids.append(metric.query_id)
             measures.append(names[metric.measure])
             values.append(float(metric.value))

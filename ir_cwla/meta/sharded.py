@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla import io, sharding
+from ir_cwla import sharding
 from ir_cwla.errors import InputError
 from ir_cwla.gains import group_widths
 from ir_cwla.measure import needs_element_types
@@ -109,8 +109,7 @@ def evaluate_shard(contexts: Mapping[Any, Any], task: ShardTask) -> ShardResult:
     if others is not None:
         mine = set(run_topics.tolist())
         calc = getattr(others, "_iter_calc", None) or others.iter_calc    # no defaults for other shards' topics
-        # under ties='float64' the backend is given the ranks of the float64 order (io.rank_scores)
-        for metric in calc(dict_of_dict(io.rank_scores(frame) if ctx.ties == "float64" else frame)):
+        for metric in calc(ctx.backend_run(frame)):
             if metric.query_id in mine:
                 qids.append(metric.query_id)
                 shown.append(names[metric.measure])
