@@ -31,12 +31,15 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
+from ir_cwla import hashing
+from ir_cwla.columns import QrelsColumns, RunColumns
 from ir_cwla.errors import DataError, MeasureError, ParameterError
+from ir_cwla.ordering import check_ties, compared_scores, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd
-# pandas and ir_cwla.io are imported where runs and qrels are read (Qrels, rank_run): the measures
-# (GainSpec) need neither, so ``import ir_cwla`` loads no pandas
+# no pandas: ids are numbered by ir_cwla.hashing, so that a run read as columns (ir_cwla.trec_text)
+# is scored without it; ir_cwla.io is imported where a frame is to be checked (rank_run)
 
 GAIN_NAMES = ("lin", "exp", "bin")
 
@@ -115,6 +118,13 @@ class GainSpec:
         return float(self.apply(np.array([top], dtype=np.float64), x_max)[0])
 
 
+def _qrels_ids(qrels: pd.DataFrame | QrelsColumns) -> tuple[np.ndarray, np.ndarray]:
+    """The topic ids and doc ids of qrels (a frame or columns) as object arrays of str."""
+    if isinstance(qrels, QrelsColumns):
+        return qrels.query_id, qrels.doc_id
+    return qrels["query_id"].astype(str).to_numpy(), qrels["doc_id"].astype(str).to_numpy()
+
+
 class Grading(NamedTuple):
     """Another assessor's grades over a :class:`Qrels` numbering (:meth:`Qrels.grades_from`)."""
 
@@ -133,18 +143,16 @@ class Qrels:
     (:meth:`grades_from` reads them from that assessor's qrels).
     """
 
-    def __init__(self, qrels: pd.DataFrame):
-        import pandas as pd
-
-        qids = qrels["query_id"].astype(str).to_numpy()
-        docs = qrels["doc_id"].astype(str).to_numpy()
-        raw = qrels["relevance"].to_numpy()
+    def __init__(self, qrels: pd.DataFrame | QrelsColumns):
+        qids, docs = _qrels_ids(qrels)
+        raw = np.asarray(qrels.relevance) if isinstance(qrels, QrelsColumns) else qrels["relevance"].to_numpy()
         grades = raw.astype(np.float64)
         self.topics = np.array(sorted(set(qids.tolist())), dtype=object)
-        self.topic_index = pd.Index(self.topics)
+        self.topic_index = hashing.StringIndex(self.topics)
         t = self.topic_index.get_indexer(qids)
-        self.doc_index = pd.Index(pd.unique(docs))
-        d = self.doc_index.get_indexer(docs)
+        doc_codes, doc_names = hashing.factorize(docs)
+        self.doc_index = hashing.StringIndex(doc_names)
+        d = doc_codes
         key = t.astype(np.int64) * len(self.doc_index) + d
         order = np.argsort(key, kind="stable")
         key, grades_sorted = key[order], np.maximum(grades[order], 0.0)
@@ -219,7 +227,7 @@ class Qrels:
         out._gain_totals = {}
         return out
 
-    def grades_from(self, qrels: pd.DataFrame) -> Grading:
+    def grades_from(self, qrels: pd.DataFrame | QrelsColumns) -> Grading:
         """Another qrels frame's grades, mask and summation order over this qrels' numbering.
 
         The grades, mask and summation order (over this qrels' numbering) of another qrels frame
@@ -229,11 +237,8 @@ class Qrels:
         ``sum_order`` its judgments in the order a :class:`Qrels` built from the frame numbers
         them (by topic, then by each doc_id's first line in the frame).
         """
-        import pandas as pd
-
-        qids = qrels["query_id"].astype(str).to_numpy()
+        qids, docs = _qrels_ids(qrels)
         topic_idx = self.topic_index.get_indexer(qids)
-        docs = qrels["doc_id"].astype(str).to_numpy()
         ids = np.where(topic_idx >= 0, self.judgment_ids(np.maximum(topic_idx, 0), docs), UNJUDGED)
         if (ids < 0).any():
             row = int(np.argmax(ids < 0))
@@ -245,9 +250,10 @@ class Qrels:
                             "which keeps each pair's last line")
         grades = np.zeros(len(self.grades), dtype=np.float64)
         mask = np.zeros(len(self.grades), dtype=bool)
-        grades[ids] = qrels["relevance"].to_numpy(dtype=np.float64)
+        grades[ids] = np.asarray(qrels.relevance if isinstance(qrels, QrelsColumns) else qrels["relevance"],
+                                 dtype=np.float64)
         mask[ids] = True
-        first_line = pd.factorize(docs)[0]              # Qrels numbers doc_ids by their first line
+        first_line = hashing.factorize(docs)[0]         # Qrels numbers doc_ids by their first line
         return Grading(grades, mask, ids[np.lexsort((first_line, topic_idx))])
 
     def check_max_rel(self, max_rel: float) -> None:
@@ -572,40 +578,48 @@ def _strings(column: pd.Series) -> np.ndarray:
     # a string column as its Python strings (no copy where pandas holds them so: object, or the
     # 'python' storage of its str dtype); astype(str) would build an Arrow array where pyarrow
     # is installed, then Python strings again
-    import pandas as pd
-
-    if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
+    if column.dtype == object or getattr(column.dtype, "name", "") == "str" or \
+            type(column.dtype).__name__ == "StringDtype":
         return column.to_numpy(dtype=object)
     return column.astype(str).to_numpy(dtype=object)
 
 
-def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
-             name: str = "run", doc_ids: bool = False, ties: str = "float32") -> Rankings:
-    """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
-
-    Topics absent from the qrels are ignored. ``max_depth`` keeps only the first ranks
-    (None keeps whole rankings). The cells keep their element type if the run has an
-    ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the precision scores
-    are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the default) or
-    ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
-    """
-    import pandas as pd
-
+def run_columns(run: pd.DataFrame | RunColumns, name: str = "run") -> RunColumns:
+    """A run as checked columns: as it is if it is columns, else the frame checked (:mod:`ir_cwla.io`) and taken apart."""
+    if isinstance(run, RunColumns):
+        return run
     from ir_cwla import io
 
-    io.check_ties(ties)
     if not io.is_checked_run(run):
         # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once
         run = io.as_run_frame(run, name, element_type=io.ELEMENT_TYPE in run.columns)
-    t = qrels.topic_index.get_indexer(_strings(run["query_id"]))
+    return RunColumns(_strings(run["query_id"]), _strings(run["doc_id"]), run["score"].to_numpy(dtype=np.float64),
+                      _strings(run[io.ELEMENT_TYPE]) if io.ELEMENT_TYPE in run.columns else None, dict(run.attrs))
+
+
+def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[int] = None,
+             name: str = "run", doc_ids: bool = False, ties: str = "float32") -> Rankings:
+    """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
+
+    ``run``: a frame (checked by :mod:`ir_cwla.io` unless it is a checked frame already) or
+    :class:`~ir_cwla.columns.RunColumns`. Topics absent from the qrels are ignored. ``max_depth``
+    keeps only the first ranks (None keeps whole rankings). The cells keep their element type if
+    the run has an ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the
+    precision scores are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the
+    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.ordering.compared_scores`.
+    """
+    check_ties(ties)
+    cols = run_columns(run, name)
+    t = qrels.topic_index.get_indexer(cols.query_id)
     keep = t >= 0
+    docs, scores, element_types = cols.doc_id, cols.score, cols.element_type
     if not keep.all():
-        run, t = run[keep], t[keep]
-    if len(run) == 0:
+        t, docs, scores = t[keep], docs[keep], scores[keep]
+        element_types = None if element_types is None else element_types[keep]
+    if len(t) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
-    docs = _strings(run["doc_id"])
-    order = io.trec_order(t, io.compared_scores(run["score"].to_numpy(dtype=np.float64), ties, name), docs)
+    order = trec_order(t, compared_scores(scores, ties, name), docs)
     t = t[order]
     starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     counts = np.diff(np.r_[starts, len(t)])
@@ -623,10 +637,10 @@ def rank_run(run: pd.DataFrame, qrels: Qrels, max_depth: Optional[int] = None,
     offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
     labels = types = None
     if doc_ids:
-        codes, names = pd.factorize(docs[order])
-        labels = CellLabels(codes.astype(np.int64), np.asarray(names, dtype=object))
-    if io.ELEMENT_TYPE in run.columns:
-        codes, names = pd.factorize(_strings(run[io.ELEMENT_TYPE]))
-        types = CellLabels(codes[order].astype(np.int64), np.asarray(names, dtype=object))
+        codes, names = hashing.factorize(docs[order])
+        labels = CellLabels(codes, names)
+    if element_types is not None:
+        codes, names = hashing.factorize(element_types)
+        types = CellLabels(codes[order], names)
     return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
                     judgments.astype(np.int64), qrels, labels, types)

@@ -49,14 +49,33 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.backends import (  # noqa: F401  (what trec_eval takes: ir_cwla.io.check_grades_for_backends, ...)
+    TREC_EVAL_MAX_GRADE,
+    TREC_EVAL_MAX_LEVEL,
+    backend_of,
+    check_grades_for_backends,
+)
+from ir_cwla.columns import (  # noqa: F401  (the rule of no silent zero: ir_cwla.io.topic_coverage, ...)
+    METADATA_ATTR,
+    MISSING_COUNTED,
+    RUN_TAG_ATTR,
+    SOURCE_ATTR,
+    check_topics,
+    topic_coverage,
+)
 from ir_cwla.errors import (
     DuplicateWarning,
     InputError,
-    MeasureError,
     MissingDependencyError,
-    MissingTopicsWarning,
     ParameterError,
-    ScoreOverflowWarning,
+)
+from ir_cwla.ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwla.io.trec_order, ...)
+    TIES,
+    check_ties,
+    compared_scores,
+    float32_scores,
+    rank_score_values,
+    trec_order,
 )
 from ir_cwla.sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
     QRELS_CHECKS,
@@ -86,27 +105,6 @@ RUN_COLUMNS = ("query_id", "doc_id", "score")
 ELEMENT_TYPE = "element_type"
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
 PathLike = Union[str, "os.PathLike[str]"]
-
-TREC_EVAL_MAX_GRADE = 2 ** 16
-"""The largest grade handed to trec_eval (pytrec_eval). trec_eval allocates and scans arrays
-as long as the largest grade for every topic: a grade of 16,777,216 took 3.4 s and 155 MB
-for 50 topics, one of 10^9 made an evaluation grow to 22 GB. C/W/L/A measures take any
-int64 grade."""
-
-TREC_EVAL_MAX_LEVEL = 2 ** 31 - 1
-"""The largest relevance level (``rel``) trec_eval (pytrec_eval) takes: a C int."""
-
-RUN_TAG_ATTR = "run_tag"
-"""``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""
-
-METADATA_ATTR = "metadata"
-"""``frame.attrs`` key of the text of a TREC file's comment lines (a run's metadata, by the
-ir_metadata convention), one line each, in file order; absent if the file has none."""
-
-SOURCE_ATTR = "source"
-"""``frame.attrs`` key of the name of the file a run was read from (its path as given, or
-``<stdin>``), which warnings about the run name when no other name is given (:func:`source_name`)."""
-
 
 def source_name(run: Any, default: str = "run") -> str:
     """How messages name a run given without a name.
@@ -756,58 +754,6 @@ def drop_duplicate_judgments(qrels: pd.DataFrame, source: str = "qrels") -> pd.D
 
 # ------------------------------------------------------------------------- the topics a run answers
 
-def _some_topics(items: Iterable[Any], n: int = 3) -> str:
-    ordered = sorted(map(str, items), key=natural_key)
-    return ", ".join(ordered[:n]) + (", ..." if len(ordered) > n else "")
-
-
-def _topic_set(source: Any) -> set:
-    if isinstance(source, pd.DataFrame):
-        return set(map(str, pd.unique(source["query_id"]).tolist()))
-    return set(map(str, source))
-
-
-#: How the means treat the topics a run does not answer, unless said otherwise (ir-measures,
-#: ``pt.Experiment``, :func:`ir_cwla.meta.evaluate`: the measure's default, 0, on every qrels topic).
-MISSING_COUNTED = "count as 0 (the measures' default, as in ir-measures and pt.Experiment)"
-
-
-def topic_coverage(name: str, run: Any, qrels: Any, counted: str = MISSING_COUNTED) -> Optional[str]:
-    """No silent zero, the one rule of every command and of :func:`ir_cwla.meta.evaluate`.
-
-    Raises :class:`InputError` for an empty run and for a run that shares no topic with the
-    qrels (the message names the run and shows some topic ids of both, e.g. ``001`` against
-    ``1``); returns the text of the warning for a run that misses some qrels topics (with
-    their count and a few of them, ``counted`` saying how the means treat them), None if it
-    answers every one. ``run`` and ``qrels``: frames with a ``query_id`` column, or topic ids.
-    """
-    qrels_topics = _topic_set(qrels)
-    if isinstance(run, pd.DataFrame) and len(run) == 0:
-        raise InputError(f"run {name} is empty: no ranked documents")
-    topics = _topic_set(run)
-    if not topics:
-        raise InputError(f"run {name} is empty: no ranked documents")
-    answered = topics & qrels_topics
-    if not answered:
-        hint = ""
-        if {t.lstrip("0") for t in topics} & {t.lstrip("0") for t in qrels_topics}:
-            hint = "; topic ids are compared as text, so '001' is not '1': write them alike"
-        raise InputError(f"run {name} shares no topic with the qrels (run topics: {_some_topics(topics)}; "
-                         f"qrels topics: {_some_topics(qrels_topics)}){hint}")
-    missing = qrels_topics - answered
-    if not missing:
-        return None
-    return (f"run {name} answers {len(answered)} of the {len(qrels_topics)} qrels topics; the other "
-            f"{len(missing)} ({_some_topics(missing)}) {counted}")
-
-
-def check_topics(name: str, run: Any, qrels: Any, counted: str = MISSING_COUNTED, stacklevel: int = 2) -> None:
-    """:func:`topic_coverage`, its warning issued (one :class:`MissingTopicsWarning`)."""
-    note = topic_coverage(name, run, qrels, counted)
-    if note is not None:
-        warnings.warn(note, MissingTopicsWarning, stacklevel=stacklevel + 1)
-
-
 # ------------------------------------------------------------------------- Parquet and Arrow files
 
 def _read_table_file(stream: Any, name: str, fmt: str, kind: str) -> pd.DataFrame:
@@ -1102,93 +1048,7 @@ def as_qrels_frame(qrels: Any, name: Optional[str] = None, measures: Optional[Se
 
 # ------------------------------------------------------------------------- what backends can take
 
-def backend_of(measure: Any) -> Optional[str]:
-    """The ir-measures provider that computes ``measure``, or None.
-
-    The ir-measures provider that computes ``measure`` in ``ir_measures.DefaultPipeline``
-    (the first available one that supports it, as the pipeline chooses), or None.
-    """
-    import ir_measures
-
-    for provider in ir_measures.DefaultPipeline.providers:
-        try:
-            if provider.is_available() and provider.supports(measure):
-                return provider.NAME
-        except Exception:   # a provider that cannot judge the measure does not compute it
-            continue
-    return None
-
-
-def check_grades_for_backends(qrels: pd.DataFrame, measures: Sequence[Any], source: str = "qrels") -> None:
-    """Refuses grades and relevance levels that trec_eval cannot hold.
-
-    Refuses grades above :data:`TREC_EVAL_MAX_GRADE` when a measure computed by trec_eval
-    (pytrec_eval) is asked for; C/W/L/A measures and other providers take any int64 grade.
-    Also refuses a relevance level ``rel`` beyond trec_eval's C int (its own error is a
-    TypeError about its arguments).
-    """
-    for m in measures:
-        rel = getattr(m, "params", {}).get("rel")
-        if isinstance(rel, (int, float)) and abs(rel) > TREC_EVAL_MAX_LEVEL and backend_of(m) == "pytrec_eval":
-            raise MeasureError(f"{m}: rel={rel} is beyond the relevance levels trec_eval takes (a C int, at most "
-                               f"{TREC_EVAL_MAX_LEVEL}); use a smaller level, or a C/W/L/A measure, e.g. "
-                               "CWLA(C='P', A='ERG', rel=...)@10 for P@10, which compares int64 grades")
-    if not len(qrels):
-        return
-    top = int(qrels["relevance"].max())
-    if top <= TREC_EVAL_MAX_GRADE:
-        return
-    by_trec_eval = [str(m) for m in measures if backend_of(m) == "pytrec_eval"]
-    if by_trec_eval:
-        raise InputError(f"qrels {source}: grade {top} is above {TREC_EVAL_MAX_GRADE}, the largest grade ir_cwla "
-                         f"gives trec_eval, whose time and memory grow with the largest grade; measures computed by "
-                         f"trec_eval here: {', '.join(by_trec_eval[:5])}. Rescale the grades, or use C/W/L/A "
-                         "measures (e.g. CWLA(C='P', A='ERG', rel=1)@10 for P@10), which take any int64 grade")
-
-
 # ------------------------------------------------------------------------- depth
-
-def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> np.ndarray:
-    """Scores as trec_eval holds them, C floats (single precision): scores equal in float32 are ties.
-
-    Finite scores beyond float32's range become +-inf (ties among themselves), said in one warning naming
-    the run and the count (unless ``warn`` is false).
-    """
-    with np.errstate(over="ignore"):
-        narrow = scores.astype(np.float32)
-    if warn:
-        overflow = int((np.isinf(narrow) & np.isfinite(scores)).sum())
-        if overflow:
-            warnings.warn(f"{name}: {overflow} score(s) beyond the float32 range (|score| > 3.4e38) compare as "
-                          "equal to +-inf, as in trec_eval, which holds scores as single-precision floats; "
-                          "rescale the scores to rank them apart", ScoreOverflowWarning, stacklevel=3)
-    return narrow
-
-
-#: The precisions scores may be compared in (``ties=``, ``ir-cwla eval --ties``): ``'float32'``
-#: as trec_eval up to 9.0.8, pytrec_eval and ir-measures (scores equal to about 7 significant
-#: digits tie), ``'float64'`` as trec_eval 10.0 (scores tie only when equal as doubles).
-TIES = ("float32", "float64")
-
-
-def check_ties(ties: str) -> str:
-    """``ties`` if it is one of :data:`TIES`, else a :class:`ParameterError` listing them."""
-    if ties not in TIES:
-        raise ParameterError(f"ties must be one of {', '.join(map(repr, TIES))} (the precision scores are compared "
-                             f"in: trec_eval up to 9.0.8 float32, trec_eval 10 float64), got {ties!r}")
-    return ties
-
-
-def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run", warn: bool = True) -> np.ndarray:
-    """Scores as they are compared when ranking.
-
-    :func:`float32_scores` (``ties='float32'``, the default, as trec_eval up to 9.0.8 and
-    ir-measures), or as they are (``'float64'``, as trec_eval 10.0).
-    """
-    if check_ties(ties) == "float64":
-        return np.asarray(scores, dtype=np.float64)
-    return float32_scores(scores, name, warn)
-
 
 def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
     """The run with each score replaced by ``n - rank``, to pass trec_eval's ranking on.
@@ -1202,41 +1062,11 @@ def rank_scores(run: pd.DataFrame, ties: str = "float64") -> pd.DataFrame:
     if not len(run):
         return run
     q_codes, _ = pd.factorize(run["query_id"])
-    order = trec_order(q_codes, compared_scores(run["score"].to_numpy(dtype=np.float64), ties, warn=False),
-                       run["doc_id"].to_numpy(dtype=object))
-    sq = q_codes[order]
-    starts = np.r_[0, np.flatnonzero(sq[1:] != sq[:-1]) + 1]
-    counts = np.diff(np.r_[starts, len(order)])
-    if counts.max() > 2 ** 24:
-        raise InputError(f"a topic ranks {int(counts.max())} documents: beyond 2^24 ranks a float32 cannot tell "
-                         "apart, so ties='float64' cannot reach trec_eval's measures")
-    rank = np.arange(len(order)) - np.repeat(starts, counts)
-    scores = np.empty(len(run), dtype=np.float64)
-    scores[order] = (np.repeat(counts, counts) - rank).astype(np.float64)
+    scores = rank_score_values(q_codes, run["score"].to_numpy(dtype=np.float64), run["doc_id"].to_numpy(dtype=object),
+                               ties)
     out = run.assign(score=scores)
     out.attrs = dict(run.attrs)
     return _mark_checked(out) if is_checked_run(run) else out
-
-
-def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """The permutation sorting rows in trec_eval's order.
-
-    The permutation sorting rows by topic code ascending, score descending, doc_id
-    descending (string order): trec_eval's order, given :func:`compared_scores` (float32 by
-    default, :func:`float32_scores`; float64 as trec_eval 10).
-
-    Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
-    """
-    order = np.lexsort((-scores, topics))
-    ts, ss = topics[order], scores[order]
-    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
-    if tied.any():
-        in_tie = np.r_[tied, False] | np.r_[False, tied]
-        pos = np.flatnonzero(in_tie)
-        block = np.cumsum(np.r_[True, ~tied])[pos]        # id of each tie block
-        codes, _ = pd.factorize(docs[order[pos]], sort=True)
-        order[pos] = order[pos][np.lexsort((-codes, block))]
-    return order
 
 
 def top_ranked(run: pd.DataFrame, depth: int, ties: str = "float32") -> pd.DataFrame:

@@ -22,18 +22,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
-import pandas as pd
 from ir_measures.measures.base import Measure
 
 from ir_cwla import kernel
 from ir_cwla.aggregation import Aggregation, get_aggregation
 from ir_cwla.browsing import BrowsingModel, get_browsing_model
+from ir_cwla.columns import QrelsColumns, RunColumns
 from ir_cwla.costs import CostSpec
 from ir_cwla.errors import DataError, InputError, MeasureError
 from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
-from ir_cwla.io import ELEMENT_TYPE, as_qrels_frame, as_run_frame, check_ties, source_name
 from ir_cwla.measure import _CWLA, is_cwla, needs_element_types
 from ir_cwla.names import short_name
+from ir_cwla.ordering import check_ties
 from ir_cwla.params import Params
 
 
@@ -153,7 +153,12 @@ class Scorer:
         for m in self.measures:
             m.validate_params()
         measures = self.measures
-        self.qrels = qrels if isinstance(qrels, Qrels) else Qrels(as_qrels_frame(qrels))
+        if isinstance(qrels, (Qrels, QrelsColumns)):
+            self.qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
+        else:
+            from ir_cwla.io import as_qrels_frame
+
+            self.qrels = Qrels(as_qrels_frame(qrels))
         for m in measures:
             if "max_rel" in m.params:
                 self.qrels.check_max_rel(m["max_rel"])
@@ -164,20 +169,31 @@ class Scorer:
         self._plan_cache: Optional[dict[tuple, _Plan]] = None
 
     def rank(self, run: Any, name: Optional[str] = None) -> Rankings:
-        """``run`` (any run input of :func:`ir_cwla.io.as_run_frame`) ranked as the measures need.
+        """``run`` ranked as the measures need.
 
-        ``name`` names it in messages (default: its file, :func:`ir_cwla.io.source_name`).
+        ``run``: any run input of :func:`ir_cwla.io.as_run_frame`, or checked
+        :class:`~ir_cwla.columns.RunColumns`. ``name`` names it in messages (default: its file,
+        :func:`ir_cwla.io.source_name`).
         """
+        if isinstance(run, RunColumns):
+            if self.element_types and run.element_type is None:
+                raise InputError(f"{name or 'run'}: {self._priced()} prices element types, but the run has no "
+                                 "element types (read it with its second column kept)")
+            return rank_run(run, self.qrels, self.depth, name or "run", doc_ids=self.doc_ids, ties=self.ties)
+        from ir_cwla.io import ELEMENT_TYPE, as_run_frame, source_name
+
         if name is None:
             name = source_name(run)
-        if self.element_types and isinstance(run, pd.DataFrame) and ELEMENT_TYPE not in run.columns:
-            priced = next(short_name(m) for m in self.measures if "costs" in m.params
-                          and m.cost_spec().needs_element_types)
-            raise InputError(f"{name}: {priced} prices element types, but the run has no {ELEMENT_TYPE!r} column "
+        if self.element_types and hasattr(run, "columns") and ELEMENT_TYPE not in run.columns:
+            raise InputError(f"{name}: {self._priced()} prices element types, but the run has no {ELEMENT_TYPE!r} column "
                              "(a TREC run's second column: give the file's path, or read it with "
                              "ir_cwla.io.read_trec_run(path, element_type=True))")
         frame = as_run_frame(run, name, element_type=self.element_types)
         return rank_run(frame, self.qrels, self.depth, name, doc_ids=self.doc_ids, ties=self.ties)
+
+    def _priced(self) -> str:
+        """The first measure that prices element types (for a message)."""
+        return next(short_name(m) for m in self.measures if "costs" in m.params and m.cost_spec().needs_element_types)
 
     def score_run(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
         """Per-topic scores of one run: (topic ids present in both run and qrels, {measure: scores})."""

@@ -21,6 +21,12 @@ QrelsCheck = Callable[["pd.DataFrame", str, Optional[Sequence[Any]]], None]
 QRELS_CHECKS: dict[str, QrelsCheck] = {}
 """Checks run on every qrels frame, by name (see :func:`register_qrels_check`)."""
 
+NEGATIVE_GRADE_CHECKS = frozenset({"ir_cwla.datasets.cranfield.warn_if_raw_grades"})
+"""Registered checks that have nothing to say about qrels without a negative grade (the raw
+Cranfield signature is a grade -1 in every topic): qrels read without pandas
+(:func:`ir_cwla.app.evaluate.read_clean_files`) skip them, any other check sends the qrels
+to the general reader."""
+
 
 def _lazy(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
     """``target``, or a function importing a ``'module:function'`` target on first call.

@@ -1,6 +1,6 @@
 r"""Text that leaves the package for other programs (spreadsheets, matplotlib) and for people.
 
-Three rules, each in one place:
+Four rules, each in one place:
 
 * :func:`csv_safe` -- a CSV cell that starts with ``=``, ``+``, ``-``, ``@`` (or a tab or
   carriage return) is a formula to Excel, LibreOffice and Google Sheets (CSV injection,
@@ -12,11 +12,15 @@ Three rules, each in one place:
   make a ``Text`` artist show its string as it is (no mathtext, no LaTeX).
 * :func:`shown` -- a value quoted in a message: numbers as plain numbers (``nan``, ``0.5``),
   never numpy's ``np.float64(nan)``; anything else as its ``repr``.
+* :func:`escape_name` -- a system name in output lines has its control characters written as
+  Python escapes, so that no name forges a line; :func:`run_name` names a run by its file.
 """
 from __future__ import annotations
 
+import os
 import re
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,3 +109,36 @@ def shown(value: Any) -> str:
         inner = ", ".join(shown(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
     return repr(value)
+
+
+# ------------------------------------------------------------------------- names of systems
+
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def escape_name(name: str) -> str:
+    r"""A system name that output lines cannot be forged with.
+
+    Control characters (newline, tab, ...) written as Python escapes
+    (``'a\nb'``); everything else unchanged.
+    """
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], name)
+
+
+def run_name(path: Union[str, os.PathLike]) -> str:
+    """The system name of a TREC run file.
+
+    ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control characters escaped,
+    :func:`escape_name`).
+    """
+    name = Path(path).name
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    for ext in (".txt", ".run", ".trec", ".tsv"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    name = name[len("input."):] if name.startswith("input.") and len(name) > len("input.") else name
+    return escape_name(name)

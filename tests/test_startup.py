@@ -18,7 +18,7 @@ ENGINE_AT_IMPORT = {
     "ir_cwla", "ir_cwla._version", "ir_cwla.aggregation", "ir_cwla.browsing", "ir_cwla.costs",
     "ir_cwla.cwl_models", "ir_cwla.errors", "ir_cwla.gains", "ir_cwla.kernel", "ir_cwla.measure",
     "ir_cwla.names", "ir_cwla.params", "ir_cwla.plugins", "ir_cwla.provider", "ir_cwla.registry",
-    "ir_cwla.sources", "ir_cwla.table1", "ir_cwla.text",
+    "ir_cwla.sources", "ir_cwla.table1", "ir_cwla.text", "ir_cwla.columns", "ir_cwla.hashing", "ir_cwla.ordering",
     "ir_cwla.textstream",    # (cost files are read as streams: stdlib only)
 }
 #: Third-party packages none of these start-ups may load (each costs 0.1-0.5 s).

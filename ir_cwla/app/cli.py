@@ -51,12 +51,15 @@ from ir_cwla.app.evaluate import (
     check_stdin_once,
     check_topics,
     command_line_measures,
+    evaluate_columns,
     evaluate_runs,
     format_results,
+    format_rows,
     is_stream,
     note_conventions,
     per_query_measures,
     qrels_spec,
+    read_clean_files,
     read_per_query,
     read_qrels_arg,
     read_run_arg,
@@ -128,7 +131,6 @@ def measures_arg(texts: Optional[Sequence[str]], default: Sequence) -> list:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ir-cwla eval``: scores runs like trec_eval, with any ir-measures or C/W/L/A measure."""
     import ir_cwla
-    from ir_cwla import io
 
     if args.no_summary and not args.per_query:
         raise UsageError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
@@ -136,12 +138,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                 args.judged_only)
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
+    if _without_pandas(args, names, measures):
+        return 0
     qrels = read_qrels_arg(args.qrels, measures)
     if args.scheduler is not None or args.n_jobs is not None:
         return _eval_in_shards(args, names, qrels, measures)
     runs = [read_run_arg(spec, measures=measures) for spec in args.runs]
     names = run_tag_names(args.runs, runs) if args.runid else stream_names(args.runs, runs, names)
     if args.depth is not None:
+        from ir_cwla import io
+
         runs = [io.top_ranked(run, args.depth, args.ties) for run in runs]
     for name, run in zip(names, runs):
         check_topics(name, run, qrels, args.answered_only)
@@ -157,6 +163,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     sys.stdout.write(format_results(results, args.format, args.places))
     note_conventions(args.qrels)
     return 0
+
+
+def _without_pandas(args: argparse.Namespace, names: list[str], measures: list) -> bool:
+    """``ir-cwla eval`` on clean files, read and scored without pandas (the time of ``ir_measures``' command).
+
+    True once the output is written; False where the general path is needed: a stream, a named
+    source, a file any rule of :mod:`ir_cwla.io` has something to say about
+    (:func:`ir_cwla.app.evaluate.read_clean_files`), ``--format csv``, ``-M``, ``--judged``,
+    ``--scheduler`` or ``--n-jobs``. The output is the general path's, byte for byte.
+    """
+    if args.format == "csv" or args.depth is not None or args.judged or args.scheduler is not None \
+            or args.n_jobs is not None or any(is_stream(spec) for spec in [args.qrels, *args.runs]):
+        return False
+    read = read_clean_files(args.qrels, args.runs, measures)
+    if read is None:
+        return False
+    qrels, runs = read
+    names = run_tag_names(args.runs, runs) if args.runid else names
+    for name, run in zip(names, runs):
+        check_topics(name, run, qrels, args.answered_only)
+    rows = evaluate_columns(dict(zip(names, runs)), qrels, measures, per_query=args.per_query,
+                            summary=not args.no_summary, answered_only=args.answered_only, ties=args.ties)
+    sys.stdout.write(format_rows(rows, args.format, args.places))
+    return True
 
 
 def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, measures: list) -> int:

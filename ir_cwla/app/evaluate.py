@@ -25,12 +25,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ir_cwla import columns
+from ir_cwla.columns import RUN_TAG_ATTR
 from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import InputError, MeasureError, ParameterError
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.names import named_cost_files, parse_measures, short_name
 from ir_cwla.sources import is_named_source
-from ir_cwla.text import csv_safe, csv_unescape
+from ir_cwla.text import csv_safe, csv_unescape, escape_name
+from ir_cwla.text import run_name as file_run_name
 from ir_cwla.textstream import STDIN
 from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
 from ir_cwla.textstream import natural_key as _natural_key
@@ -138,9 +141,6 @@ def run_name(spec: str) -> str:
     ``stdin`` for ``-``, a named source (``irds:ID``) as is, a file as
     :func:`ir_cwla.meta.run_name` names it (control characters escaped).
     """
-    from ir_cwla.meta.evaluation import escape_name
-    from ir_cwla.meta.evaluation import run_name as file_run_name
-
     if spec == STDIN:
         return "stdin"
     return escape_name(spec) if is_named_source(spec) else file_run_name(spec)
@@ -151,8 +151,6 @@ def unique_run_names(specs: Sequence[str]) -> list[str]:
 
     The same spec given twice is an error (it would be scored once, under one name).
     """
-    from ir_cwla.meta.evaluation import escape_name
-
     seen = set()
     for spec in specs:
         if spec in seen:
@@ -184,14 +182,11 @@ def stream_names(specs: Sequence[str], runs: Sequence[pd.DataFrame], names: Sequ
     with a tag taken already are numbered in the order given: ``bm25``, ``bm25-2``, ``bm25-3``
     (never named by the file descriptor of a ``<(...)``, which changes from run to run).
     """
-    from ir_cwla import io
-    from ir_cwla.meta.evaluation import escape_name
-
     out = list(names)
-    streams = [i for i, spec in enumerate(specs) if is_stream(spec) and runs[i].attrs.get(io.RUN_TAG_ATTR)]
+    streams = [i for i, spec in enumerate(specs) if is_stream(spec) and runs[i].attrs.get(RUN_TAG_ATTR)]
     taken = {n for i, n in enumerate(out) if i not in streams}
     for i in streams:
-        tag = escape_name(runs[i].attrs[io.RUN_TAG_ATTR])
+        tag = escape_name(runs[i].attrs[RUN_TAG_ATTR])
         name, k = tag, 1
         while name in taken:
             k += 1
@@ -206,12 +201,9 @@ def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[st
 
     An error for a run without one (not a TREC file) or two runs with the same tag.
     """
-    from ir_cwla import io
-    from ir_cwla.meta.evaluation import escape_name
-
     names = []
     for spec, run in zip(specs, runs):
-        tag = run.attrs.get(io.RUN_TAG_ATTR)
+        tag = run.attrs.get(RUN_TAG_ATTR)
         if not tag:
             raise ParameterError(f"run {spec} has no run tag (it is not a TREC run file); name runs by file instead")
         if escape_name(tag) in names:          # as printed: tags that print alike are one name
@@ -285,9 +277,7 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
     """
     how = ("are left out of the means (averaging over answered topics)" if answered_only else
            "count as 0 in the means (--answered-only averages over the answered topics)")
-    from ir_cwla import io
-
-    io.check_topics(name, run, qrels, how, stacklevel=2)
+    columns.check_topics(name, run, qrels, how, stacklevel=2)
 
 
 # ------------------------------------------------------------------------- evaluation
@@ -317,7 +307,6 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     from ir_cwla.meta.executors import get_executor
     from ir_cwla.sharding import Shards
 
-    by_str = {str(m): m for m in measures}
     seen: dict[tuple, set] = {}
     try:
         scores = evaluate_collections({None: (dict(runs), qrels)}, list(measures), get_executor(executor), progress,
@@ -329,22 +318,40 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     for name, run in runs.items():
         if isinstance(run, Shards):
             check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
-    if answered_only:
-        answered = pd.concat([pd.DataFrame({"name": name, "qid": topics_of[name]}) for name in runs],
-                             ignore_index=True)
-        scores = scores.merge(answered, on=["name", "qid"], how="inner")
-    values = dict(list(scores.groupby(["name", "measure"], sort=False)["value"]))
-    rows = [scores if per_query else scores.iloc[:0]]
+    answered = {name: set(map(str, topics_of[name])) for name in runs} if answered_only else None
+    rows = result_rows(list(scores[["name", "qid", "measure", "value"]].itertuples(index=False, name=None)),
+                       list(runs), list(measures), per_query, summary, answered)
+    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS)).astype({"value": "float64"})
+
+
+def result_rows(scores: Sequence[tuple[str, str, str, float]], runs: Sequence[str], measures: Sequence[Any],
+                per_query: bool = True, summary: bool = True,
+                answered: Optional[Mapping[str, set]] = None) -> list[tuple[str, str, str, float, str]]:
+    """The rows of :func:`evaluate_runs` from per-topic scores, without pandas.
+
+    ``scores``: ``(name, qid, measure, value)`` sorted by name, qid and measure as
+    :func:`ir_cwla.meta.evaluate` returns them (``measure`` is ``str(measure)``); ``answered``:
+    the topics each run answers, to keep only those (``answered_only``), or None. The summary of
+    a run and measure is the measure's aggregate of its values in that order (the mean, summed
+    in the order of the qids as text, so that the means are bit for bit those of the frames).
+    Rows come out in the order of ``runs``, topics in natural order, summaries last, measures in
+    the order of ``measures``; each ends with the measure's short name.
+    """
+    by_str = {str(m): m for m in measures}
+    if answered is not None:
+        scores = [row for row in scores if row[1] in answered[row[0]]]
+    values: dict[tuple[str, str], list[float]] = {}
+    for name, _, key, value in scores:
+        values.setdefault((name, key), []).append(value)
+    rows = list(scores) if per_query else []
     if summary:
-        rows.append(pd.DataFrame([(name, SUMMARY_QID, key, _aggregate(m, values.get((name, key), ())))
-                                  for name in runs for key, m in by_str.items()], columns=list(scores.columns)))
-    out = pd.concat(rows, ignore_index=True)
-    rank = {name: i for i, name in enumerate(runs)}, {key: i for i, key in enumerate(by_str)}
-    out = out.assign(_r=out["name"].map(rank[0]), _s=out["qid"] == SUMMARY_QID, _q=out["qid"].map(_natural_key),
-                     _m=out["measure"].map(rank[1]))
-    out = out.sort_values(["_r", "_s", "_q", "_m"], kind="stable")[["name", "qid", "measure", "value"]]
-    out["short"] = out["measure"].map({k: short_name(m) for k, m in by_str.items()})
-    return out.reset_index(drop=True)
+        rows += [(name, SUMMARY_QID, key, _aggregate(m, values.get((name, key), ()))) for name in runs
+                 for key, m in by_str.items()]
+    run_rank = {name: i for i, name in enumerate(runs)}
+    measure_rank = {key: i for i, key in enumerate(by_str)}
+    rows.sort(key=lambda r: (run_rank[r[0]], r[1] == SUMMARY_QID, _natural_key(r[1]), measure_rank[r[2]]))
+    short = {key: short_name(m) for key, m in by_str.items()}
+    return [(name, qid, key, float(value), short[key]) for name, qid, key, value in rows]
 
 
 def _aggregate(measure: Any, values: Any) -> float:
@@ -354,6 +361,66 @@ def _aggregate(measure: Any, values: Any) -> float:
     return float(agg.result())
 
 
+
+
+def read_clean_files(qrels_spec: str, run_specs: Sequence[str], measures: Sequence[Any]
+                     ) -> Optional[tuple[columns.QrelsColumns, list[columns.RunColumns]]]:
+    """The qrels and runs as columns, read without pandas, if every file is clean; else None.
+
+    Clean: what :mod:`ir_cwla.trec_text` takes (regular TREC files no rule of :mod:`ir_cwla.io`
+    has anything to say about), with no qrels check registered but those that only grades
+    below 0 trigger (:data:`ir_cwla.sources.NEGATIVE_GRADE_CHECKS`; clean qrels have none).
+    The grades are checked for the measures' backends as :func:`read_qrels_arg` checks them.
+    """
+    from ir_cwla import backends, sources, trec_text
+
+    if any(key not in sources.NEGATIVE_GRADE_CHECKS for key in sources.QRELS_CHECKS):
+        return None
+    qrels = trec_text.read_qrels(qrels_spec)
+    if qrels is None:
+        return None
+    backends.check_grades_for_backends(qrels, measures, qrels.attrs[columns.SOURCE_ATTR])
+    runs = []
+    for spec in run_specs:
+        run = trec_text.read_run(spec, element_type=needs_element_types(measures))
+        if run is None:
+            return None
+        runs.append(run)
+    return qrels, runs
+
+
+def evaluate_columns(runs: Mapping[str, columns.RunColumns], qrels: columns.QrelsColumns, measures: Sequence[Any],
+                     per_query: bool = True, summary: bool = True, answered_only: bool = False,
+                     ties: str = "float32") -> list[tuple[str, str, str, float, str]]:
+    """:func:`evaluate_runs` of runs and qrels read as columns (:func:`read_clean_files`), without pandas.
+
+    The rows of :func:`result_rows`: the values :func:`ir_cwla.meta.evaluate` gives the same
+    files, by the same unit of work (:func:`ir_cwla.per_topic.run_values`), bit for bit.
+    """
+    import ir_measures
+
+    from ir_cwla import per_topic
+    from ir_cwla.gains import Qrels
+    from ir_cwla.ordering import check_ties
+    from ir_cwla.scoring import Scorer
+
+    check_ties(ties)
+    names = {m: str(m) for m in measures}
+    cwla = [m for m in measures if is_cwla(m)]
+    others = [m for m in measures if not is_cwla(m)]
+    try:
+        scorer = Scorer(cwla, Qrels(qrels), ties=ties) if cwla else None
+        evaluator = ir_measures.evaluator(others, columns.qrels_dict(qrels)) if others else None
+        scores: list[tuple[str, str, str, float]] = []
+        for name, run in runs.items():
+            qids, keys, values = per_topic.run_values(run, name, scorer, evaluator, names, ties)
+            scores += zip([name] * len(qids), qids, keys, values)
+    except (AssertionError, NotImplementedError) as ex:
+        raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
+    rank = {key: i for i, key in enumerate(names.values())}
+    scores.sort(key=lambda r: (r[0], r[1], rank[r[2]]))         # as ir_cwla.meta.evaluate's frame
+    answered = {name: set(run.query_id.tolist()) for name, run in runs.items()} if answered_only else None
+    return result_rows(scores, list(runs), list(measures), per_query, summary, answered)
 
 
 # ------------------------------------------------------------------------- output and input of results
@@ -371,18 +438,26 @@ def format_results(results: pd.DataFrame, fmt: str = "trec", places: int = 4) ->
     """
     if fmt == "csv":        # text a spreadsheet would run as a formula gets a leading ' (read back by read_per_query)
         return csv_safe(results[list(RESULT_COLUMNS)]).to_csv(index=False)
+    return format_rows(list(results[list(RESULT_COLUMNS)].itertuples(index=False, name=None)), fmt, places)
+
+
+def format_rows(rows: Sequence[tuple[str, str, str, float, str]], fmt: str = "trec", places: int = 4) -> str:
+    """:func:`format_results` of the rows of :func:`result_rows` in the formats that need no pandas (all but ``csv``)."""
     if fmt in ("json", "jsonl"):
         records = [{"name": n, "qid": q, "measure": m, "value": (v if math.isfinite(v) else None), "short": s}
-                   for n, q, m, v, s in results[list(RESULT_COLUMNS)].itertuples(index=False)]
+                   for n, q, m, v, s in rows]
         if fmt == "jsonl":
             return "".join(json.dumps(r) + "\n" for r in records)
         return json.dumps(records, indent=1) + "\n"
     if fmt != "trec":
         raise ParameterError(f"unknown output format {fmt!r} ({', '.join(FORMATS)})")
     lines = []
-    for name, block in results.groupby("name", sort=False):
-        lines.append(f"{'runid':<22}\t{SUMMARY_QID}\t{name}")
-        lines.extend(f"{m:<22}\t{q}\t{v:.{places}f}" for q, m, v in block[["qid", "short", "value"]].itertuples(index=False))
+    last = None
+    for name, q, _, v, m in rows:
+        if name != last:
+            lines.append(f"{'runid':<22}\t{SUMMARY_QID}\t{name}")
+            last = name
+        lines.append(f"{m:<22}\t{q}\t{v:.{places}f}")
     return "\n".join(lines) + "\n" if lines else ""
 
 

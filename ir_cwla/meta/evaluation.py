@@ -20,7 +20,6 @@ with the count (``missing_topics='ignore'`` leaves it out).
 from __future__ import annotations
 
 import os
-import re
 import stat
 import warnings
 from collections.abc import Mapping, Sequence
@@ -30,7 +29,7 @@ from typing import Any, Optional, Union
 import ir_measures
 import pandas as pd
 
-from ir_cwla import io
+from ir_cwla import io, per_topic
 from ir_cwla.errors import (
     ArgumentTypeError,
     InputError,
@@ -39,6 +38,7 @@ from ir_cwla.errors import (
     MissingTopicsWarning,
     ParameterError,
 )
+from ir_cwla.gains import run_columns
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
@@ -46,40 +46,10 @@ from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
 from ir_cwla.scoring import Scorer
 from ir_cwla.sharding import Shards
+from ir_cwla.text import escape_name as escape_name
+from ir_cwla.text import run_name as run_name
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def escape_name(name: str) -> str:
-    r"""A system name that output lines cannot be forged with.
-
-    Control characters (newline, tab, ...) written as Python escapes
-    (``'a\nb'``); everything else unchanged.
-    """
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], name)
-
-
-def run_name(path: Union[str, os.PathLike]) -> str:
-    """The system name of a TREC run file.
-
-    ``runs/input.TUA1-1.gz`` -> ``TUA1-1`` (control characters escaped,
-    :func:`escape_name`).
-    """
-    name = Path(path).name
-    for ext in _COMPRESSED:
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-    for ext in (".txt", ".run", ".trec", ".tsv"):
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-    name = name[len("input."):] if name.startswith("input.") and len(name) > len("input.") else name
-    return escape_name(name)
-
-
 def run_files(folder: Path) -> list[Path]:
     """The run files of a directory, sorted by name.
 
@@ -211,7 +181,7 @@ class EvaluationContext:
         ranks of the float64 order as scores (:func:`ir_cwla.io.rank_scores`), which they rank
         alike.
         """
-        return sharded.dict_of_dict(io.rank_scores(frame) if self.ties == "float64" else frame)
+        return per_topic.backend_run(run_columns(frame), self.ties)
 
     def qrels_topics(self) -> list[str]:
         """The qrels' topic ids, sorted."""
@@ -240,22 +210,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
     note = io.topic_coverage(name, frame, ctx.topics)
     scorer, others = ctx.scorers(block)
-    qids: list[str] = []
-    measures: list[str] = []
-    values: list[float] = []
-    if scorer is not None:
-        topics, scores = scorer.score_run(frame, name)
-        answered = topics.tolist()
-        missing = sorted(set(scorer.qrels.topics.tolist()) - set(answered))
-        for measure, v in scores.items():
-            qids.extend(answered + missing)
-            measures.extend([names[measure]] * (len(answered) + len(missing)))
-            values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
-    if others is not None:
-        for metric in others.iter_calc(ctx.backend_run(frame)):
-            qids.append(metric.query_id)
-            measures.append(names[metric.measure])
-            values.append(float(metric.value))
+    qids, measures, values = per_topic.run_values(run_columns(frame, name), name, scorer, others, names, ctx.ties)
     return collection, name, qids, measures, values, note
 
 

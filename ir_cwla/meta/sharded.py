@@ -67,21 +67,6 @@ class ShardResult(NamedTuple):
     run_topics: np.ndarray
 
 
-def dict_of_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads.
-
-    A checked run as ``{query_id: {doc_id: score}}``, what pytrec_eval reads (ir-measures would
-    build it through a namedtuple per line: 10x slower).
-    """
-    out: dict[str, dict[str, float]] = {}
-    for qid, doc, score in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist()):
-        docs = out.get(qid)
-        if docs is None:
-            docs = out[qid] = {}
-        docs[doc] = score
-    return out
-
-
 def evaluate_shard(contexts: Mapping[Any, Any], task: ShardTask) -> ShardResult:
     """Reads, ranks and scores one shard (the unit of work of a sharded run)."""
     ctx = contexts[task.collection]

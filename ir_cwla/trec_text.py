@@ -1,0 +1,172 @@
+r"""Clean TREC run and qrels files read straight into checked columns, without pandas.
+
+A command such as ``ir-cwla eval QRELS RUN -m nDCG@10`` spends more time importing pandas
+(0.4-0.5 s) than ir_measures spends on its whole command. This reader lets it score files
+without pandas: it reads a file only when *no rule of* :mod:`ir_cwla.io` *has anything to
+say about it*, and returns None otherwise, so that the general reader reads it and applies
+the rule (its error, warning or repair). It never raises for a file's content and never
+decides anything :mod:`ir_cwla.io` decides otherwise; the tests read every file it takes
+with both readers and compare the values.
+
+A file is taken when all of this holds (anything else is None):
+
+* a regular file (not ``-``, ``/dev/...``, a pipe or a named source), plain or compressed as
+  :func:`ir_cwla.textstream.open_input` recognises, at most :data:`MAX_BYTES` of text;
+* ASCII text without control characters other than tab and newline (so no ``\r``, no
+  BOM, no NUL), no ``#`` (comment lines are the general reader's), at least one line;
+* every line has exactly the fields of its kind (6 for a run, 4 for qrels), separated by
+  one space or one tab, no blank line, no leading or trailing whitespace;
+* no topic id ``all``; run scores are decimal numbers (:data:`NUMBER`) finite as float64;
+  grades are non-negative decimal integers of at most 18 digits;
+* each (topic, doc_id) once.
+
+Then the columns are what :func:`ir_cwla.io.read_trec_run` / :func:`ir_cwla.io.read_trec_qrels`
+would hold: file order, the run tag of the first line, ``source`` the file's name.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ir_cwla.columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
+from ir_cwla.textstream import STDIN, SUMMARY_QID, open_input
+
+MAX_BYTES = 32 << 20
+"""The largest text (after decompression) read here; beyond it the general reader's parser,
+which runs on several threads, is the faster."""
+
+NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+"""A score: the decimal numbers of :mod:`ir_cwla.io`'s rule (no ``nan``, ``inf``, ``0x``, ``_``)."""
+
+_SCORE_CHARS = b"0123456789+-.eE\n"
+_GRADE_CHARS = b"0123456789\n"
+#: bytes of clean text: printable ASCII, tab, newline
+_CLEAN = bytes([9, 10, *range(0x20, 0x7F)])
+_FORBIDDEN = b"#"
+#: 1 for a field separator (space, tab), 2 for a line end, 0 for any other byte
+_DELIMITER = np.zeros(256, dtype=np.uint8)
+_DELIMITER[[9, 32]] = 1
+_DELIMITER[10] = 2
+
+
+def _text(spec: Any, kind: str) -> Optional[tuple[bytes, str]]:
+    """``(text, name)`` of a regular file that may be clean (ASCII, no control byte, no ``#``), else None."""
+    if not isinstance(spec, str) or spec == STDIN or spec.startswith(("/dev/", "/proc/")):
+        return None                 # (a stream, read once, may look like a regular file: /dev/stdin < file)
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(spec).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    with open_input(spec, kind) as (stream, name, compression):
+        if compression not in ("none", "gzip", "bzip2", "xz"):
+            return None
+        try:
+            data = stream.read(MAX_BYTES + 1)
+        except Exception:          # corrupt or truncated: the general reader says where
+            return None
+    if not data or len(data) > MAX_BYTES or data.translate(None, _CLEAN) or _FORBIDDEN in data:
+        return None
+    return data, name
+
+
+def _fields(data: bytes, width: int, wanted: tuple[int, ...]) -> Optional[dict[int, list[str]]]:
+    """The fields ``wanted`` (numbered from 0) of every line, or None unless each line has exactly ``width``.
+
+    Clean text (:func:`_text`) has no byte below 33 but tab, newline and space, so those are
+    the delimiters: in order they must be ``width - 1`` separators and a line end, line after
+    line (the last line end may be missing), and no two may touch (an empty field, a blank
+    line, leading or trailing whitespace). Only the fields asked for become strings (one
+    ``str.split`` of each column's text).
+    """
+    codes = np.frombuffer(data, dtype=np.uint8)
+    where = np.flatnonzero(codes <= 32)
+    if not len(where) or where[0] == 0 or (np.diff(where) == 1).any():
+        return None
+    ends = codes[where] == 10
+    if data[-1:] != b"\n":
+        if where[-1] == len(data) - 1:        # ends with a separator
+            return None
+        where, ends = np.r_[where, len(data)], np.r_[ends, True]
+    if len(ends) % width:
+        return None
+    table = ends.reshape(-1, width)
+    if not table[:, -1].all() or table[:, :-1].any():
+        return None
+    tokens = data.split()
+    return {k: b"\n".join(tokens[k::width]).decode("ascii").split("\n") for k in wanted}
+
+
+def _pairs_once(topics: np.ndarray, docs: list[str], distinct: int) -> bool:
+    """True if no (topic, doc_id) occurs twice (``distinct``: the number of topics).
+
+    Where each topic's lines are contiguous (as in every TREC file), the doc ids of each block
+    are compared; otherwise every pair at once.
+    """
+    starts = (np.flatnonzero(topics[1:] != topics[:-1]) + 1).tolist()
+    if len(starts) + 1 != distinct:               # a topic in several blocks
+        return len(set(zip(topics.tolist(), docs))) == len(docs)
+    bounds = [0, *starts, len(docs)]
+    return all(len(set(docs[a:b])) == b - a for a, b in zip(bounds, bounds[1:]))
+
+
+def _first_line(data: bytes) -> bytes:
+    end = data.find(b"\n")
+    return data if end < 0 else data[:end]
+
+
+def _objects(items: list[str]) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def read_run(spec: Any, element_type: bool = False, check: bool = True) -> Optional[RunColumns]:
+    """A clean TREC run file (6 fields) as checked columns, or None (the general reader's).
+
+    ``element_type`` keeps the second field; ``check=False`` takes a file that lists a doc_id
+    twice for a topic too, every line kept (as :func:`ir_cwla.io.read_trec_run` with
+    ``check=False``: ``ir-cwla cwl`` scores lines in file order, as cwl_eval does).
+    """
+    read = _text(spec, "run")
+    if read is None:
+        return None
+    data, name = read
+    fields = _fields(data, 6, (0, 1, 2, 4) if element_type else (0, 2, 4))
+    if fields is None:
+        return None
+    topics, docs, scores = fields[0], fields[2], fields[4]
+    distinct = set(topics)
+    # with only these characters, float() reads exactly the decimal numbers of NUMBER
+    if SUMMARY_QID in distinct or "\n".join(scores).encode("ascii").translate(None, _SCORE_CHARS):
+        return None
+    try:
+        values = np.array(scores, dtype=np.float64)
+    except ValueError:
+        return None
+    topic_ids = _objects(topics)
+    if not np.isfinite(values).all() or (check and not _pairs_once(topic_ids, docs, len(distinct))):
+        return None
+    return RunColumns(topic_ids, _objects(docs), values, _objects(fields[1]) if element_type else None,
+                      {RUN_TAG_ATTR: _first_line(data).split()[5].decode("ascii"), SOURCE_ATTR: name})
+
+
+def read_qrels(spec: Any) -> Optional[QrelsColumns]:
+    """A clean TREC qrels file (4 fields) as checked columns, or None (the general reader's)."""
+    read = _text(spec, "qrels")
+    if read is None:
+        return None
+    data, name = read
+    fields = _fields(data, 4, (0, 2, 3))
+    if fields is None:
+        return None
+    topics, docs, grades = fields[0], fields[2], fields[3]
+    distinct, topic_ids = set(topics), _objects(topics)
+    if SUMMARY_QID in distinct or "\n".join(grades).encode("ascii").translate(None, _GRADE_CHARS) \
+            or max(map(len, grades)) > 18 or not _pairs_once(topic_ids, docs, len(distinct)):
+        return None
+    return QrelsColumns(topic_ids, _objects(docs), np.array(grades, dtype=np.int64), {SOURCE_ATTR: name})
