@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ir_cwla.errors import ParameterError
+
 
 def factorize(values: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, uniques)``: each value's number (int64) and the distinct values (object array).
@@ -53,7 +55,7 @@ class StringIndex:
         items = values.tolist() if isinstance(values, np.ndarray) else list(values)
         self._positions = {v: i for i, v in enumerate(items)}
         if len(self._positions) != len(items):
-            raise ValueError("StringIndex values must be distinct")
+            raise ParameterError(f"StringIndex values must be distinct ({len(items) - len(self._positions)} repeated)")
         self.values = _objects(items)
 
     def __len__(self) -> int:

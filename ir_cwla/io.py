@@ -231,6 +231,8 @@ def _parse_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Opti
 
 def _block_is_valid(df: pd.DataFrame, block: bytes, fmt: _Format) -> bool:
     """The vectorised form of :func:`_line_problem` on a block pandas could parse."""
+    if df.shape[1] != fmt.fields:       # pandas split lines where the rules do not (a lone carriage return)
+        return False
     if (df[fmt.fields - 1] == "").any():                                    # a short line
         return False
     if SUMMARY_QID.encode() in block and (df[0] == SUMMARY_QID).any():
