@@ -101,8 +101,8 @@ def some_topics(items: Iterable[Any], n: int = 3) -> str:
 
 def topic_set(source: Any) -> set:
     """The topic ids of a frame or columns (their ``query_id``), or of an iterable of ids, as strings."""
-    if isinstance(source, (RunColumns, QrelsColumns)):
-        return set(map(str, source.query_id.tolist()))
+    if isinstance(source, (RunColumns, QrelsColumns)):        # (their topic ids are str already)
+        return set(source.query_id.tolist())
     if hasattr(source, "columns") and hasattr(source, "loc"):          # a pandas frame
         return set(map(str, source["query_id"].unique().tolist()))
     return set(map(str, source))
