@@ -27,6 +27,9 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
   :func:`register_source`; qrels checks that only a data set knows about (e.g. the raw
   Cranfield grades) are registered with :func:`register_qrels_check`. The engine itself
   knows no data set.
+* **Without pandas.** :mod:`ir_cwla.trec_text` reads a file no rule here has anything to say
+  about (clean text, no comment, no duplicate) into checked columns, for the command line; it
+  hands every other file to these readers, so each rule is applied here alone.
 * **trec_eval's grade limit.** trec_eval's time and memory grow with the largest grade, so
   grades above :data:`TREC_EVAL_MAX_GRADE` are refused when a measure computed by trec_eval
   (pytrec_eval) is asked for (:func:`check_grades_for_backends`); C/W/L/A measures take any
