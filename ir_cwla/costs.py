@@ -333,10 +333,18 @@ def read_fields(source: Any, names: tuple, error: type = CostError, kind: str = 
     ``names`` fields; ``error`` names the input and line of any other line (how many fields it
     has, not what they say). ``kind`` names the input in messages (``cost file not found: ...``).
     """
+    for name, number, parts in field_lines(source, names, error, kind):
+        yield f"{name}:{number}", parts
+
+
+def field_lines(source: Any, names: tuple, error: type = CostError, kind: str = "cost"
+                ) -> Iterator[tuple[str, int, list]]:
+    """:func:`read_fields` as (input name, line number, fields), for readers that name a line only in an error."""
+    width = len(names)
     for name, number, line in text_lines(source, kind):
         parts = line.split()
         if not parts:
             continue
-        if len(parts) != len(names):
-            raise error(f"{name}:{number}: expected {len(names)} fields ({' '.join(names)}), found {len(parts)}")
-        yield f"{name}:{number}", parts
+        if len(parts) != width:
+            raise error(f"{name}:{number}: expected {width} fields ({' '.join(names)}), found {len(parts)}")
+        yield name, number, parts

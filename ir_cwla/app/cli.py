@@ -536,10 +536,10 @@ def cmd_cwl(args: argparse.Namespace) -> int:
 
     check_stdin_once([s for s in (args.gain_file, args.result_file, args.cost_file, args.metrics_file) if s])
     metrics = cwl.read_metrics_file(args.metrics_file) if args.metrics_file else cwl.DEFAULT_METRICS
-    table = cwl.evaluate(args.gain_file, args.result_file, metrics, cost_file=args.cost_file,
-                         residuals=args.residuals, max_gain=args.max_gain, min_gain=args.min_gain,
-                         max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth,
-                         order=args.order)
+    table = cwl.evaluate_table(args.gain_file, args.result_file, metrics, cost_file=args.cost_file,
+                               residuals=args.residuals, max_gain=args.max_gain, min_gain=args.min_gain,
+                               max_cost=args.max_cost, min_cost=args.min_cost, max_depth=args.max_depth,
+                               order=args.order)
     sys.stdout.write(cwl.format_table(table, colnames=args.colnames))
     if args.bib_file:
         cwl.write_bibtex(metrics, args.bib_file)

@@ -79,18 +79,24 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
-import pandas as pd
 
-from ir_cwla import io
+from ir_cwla import hashing, ordering
 from ir_cwla.app import cwl_kernel
 from ir_cwla.app.evaluate import check_stdin_once
-from ir_cwla.costs import ANY, cost_problem, read_cost_file, read_fields
+from ir_cwla.columns import RunColumns
+from ir_cwla.costs import ANY, cost_problem, field_lines, read_cost_file
 from ir_cwla.errors import InputError, InputWarning, LineOrderWarning, ParameterError
 from ir_cwla.measure import CWLA
 from ir_cwla.textstream import input_name, text_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and the general reader (ir_cwla.io) are imported by the functions that need them: on
+# clean files (ir_cwla.trec_text) the command reads, scores and prints without pandas
 
 QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED")
 HEADER = "Topic\tMetric\t" + "\t".join(QUANTITIES)
@@ -295,25 +301,57 @@ def read_metrics_file(source: Any) -> list[CwlMetric]:
     return out
 
 
+GAIN_FIELDS = ("topic", "unused", "doc_id", "gain")
+"""The fields of a gain file line (cwl_eval's: a TREC qrels line whose fourth field is a real gain)."""
+
+
+def _gain_columns(source: Any, min_gain: float, max_gain: float) -> tuple[list[str], list[str], list[float]]:
+    """Topic ids, doc_ids and gains of every judgment line of a gain file, in file order, each checked."""
+    topics: list[str] = []
+    docs: list[str] = []
+    gains: list[float] = []
+    for name, number, (topic, _, doc, text) in field_lines(source, GAIN_FIELDS, InputError, kind="gain"):
+        try:
+            gain = float(text)
+        except ValueError:
+            raise InputError(f"{name}:{number}: gain {text!r} is not a number") from None
+        if not (min_gain <= gain <= max_gain):
+            raise InputError(f"{name}:{number}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] "
+                             "(--min_gain, --max_gain)")
+        topics.append(topic)
+        docs.append(doc)
+        gains.append(gain)
+    if not gains:
+        raise InputError(f"gain file {input_name(source)} holds no judgments")
+    return topics, docs, gains
+
+
+def read_gains(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) -> dict[str, dict[str, float]]:
+    """A gain file as ``{topic: {doc_id: gain}}``, without pandas (what :func:`read_gain_file` holds).
+
+    Lines are checked as :func:`read_gain_file` checks them; a (topic, doc_id) listed twice keeps
+    its last line.
+    """
+    judged: dict[str, dict[str, float]] = {}
+    for topic, doc, gain in zip(*_gain_columns(source, min_gain, max_gain)):
+        of_topic = judged.get(topic)
+        if of_topic is None:
+            of_topic = judged[topic] = {}
+        of_topic[doc] = gain
+    return judged
+
+
 def read_gain_file(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) -> pd.DataFrame:
     """A qrels file of real-valued gains (cwl_eval's gain file).
 
     A TREC qrels file whose fourth column is a real-valued gain in [min_gain, max_gain]
     (``query_id, doc_id, relevance``; a (topic, doc_id) listed twice keeps its last line).
     """
-    rows = []
-    for where, (topic, _, doc, text) in read_fields(source, ("topic", "unused", "doc_id", "gain"), InputError,
-                                                    kind="gain"):
-        try:
-            gain = float(text)
-        except ValueError:
-            raise InputError(f"{where}: gain {text!r} is not a number") from None
-        if not (min_gain <= gain <= max_gain):
-            raise InputError(f"{where}: gain {gain:g} lies outside [{min_gain:g}, {max_gain:g}] (--min_gain, --max_gain)")
-        rows.append((topic, doc, gain))
-    if not rows:
-        raise InputError(f"gain file {input_name(source)} holds no judgments")
-    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    import pandas as pd
+
+    topics, docs, gains = _gain_columns(source, min_gain, max_gain)
+    frame = pd.DataFrame({"query_id": topics, "doc_id": docs, "relevance": gains},
+                         columns=["query_id", "doc_id", "relevance"])
     return frame.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
 
 
@@ -354,80 +392,131 @@ def _blocks(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.cumsum(change) - 1
 
 
-def _warn_line_order(run: pd.DataFrame, starts: np.ndarray, block: np.ndarray, name: str) -> None:
+def _repeated_docs(docs: np.ndarray, starts: np.ndarray) -> tuple[int, int]:
+    """How many lines repeat a doc_id of their ranking (an earlier line of it), and the first such line (or -1)."""
+    doc_list = docs.tolist()
+    bounds = [*starts.tolist(), len(doc_list)]
+    count, first = 0, -1
+    for a, b in zip(bounds, bounds[1:]):
+        ranking = doc_list[a:b]
+        if len(set(ranking)) == b - a:
+            continue
+        seen: set = set()
+        for i, doc in enumerate(ranking, a):
+            if doc in seen:
+                count += 1
+                first = i if first < 0 else first
+            else:
+                seen.add(doc)
+    return count, first
+
+
+def _warn_line_order(topics: np.ndarray, docs: np.ndarray, score: np.ndarray, starts: np.ndarray,
+                     block: np.ndarray, name: str) -> None:
     """Warnings for a result file out of score order or with repeated doc_ids.
 
     One LineOrderWarning for a file whose lines are not in score order (or whose topics are
     split), one InputWarning for doc_ids repeated within a ranking.
     """
-    topics = run["query_id"].to_numpy(dtype=object)
-    scores = io.float32_scores(run["score"].to_numpy(dtype=np.float64), name, warn=False)
+    scores = ordering.float32_scores(score, name, warn=False)
     notes = []
     rising = np.flatnonzero((scores[1:] > scores[:-1]) & (block[1:] == block[:-1])) + 1
     if len(rising):
         i = int(rising[0])
         n_rankings = len(np.unique(block[rising]))
         notes.append(f"the lines of {n_rankings} ranking(s) are not in score order (first: topic {topics[i]!r}, "
-                     f"document {run['doc_id'].iat[i]!r} at rank {i - starts[block[i]] + 1} scores "
-                     f"{run['score'].iat[i]:g}, above the line before it)")
-    first_topics = pd.Series(topics[starts])
-    split = first_topics[first_topics.duplicated()]
-    if len(split):
-        notes.append(f"{split.nunique()} topic(s) come in several blocks of lines (first: {split.iat[0]!r}), each "
+                     f"document {docs[i]!r} at rank {i - starts[block[i]] + 1} scores "
+                     f"{score[i]:g}, above the line before it)")
+    seen: set = set()
+    split = []                      # topics of the rankings whose topic came before
+    for topic in topics[starts].tolist():
+        if topic in seen:
+            split.append(topic)
+        seen.add(topic)
+    if split:
+        notes.append(f"{len(set(split))} topic(s) come in several blocks of lines (first: {split[0]!r}), each "
                      "block a ranking of its own, reported where it starts")
     if notes:
         warnings.warn(f"{name}: {'; '.join(notes)}. Rankings follow the line order, as in cwl_eval; --order trec "
                       "ranks each topic by score, as trec_eval does", LineOrderWarning, stacklevel=3)
-    keys = pd.Index(_pair_keys(pd.Series(block), run["doc_id"]))
-    if keys.has_duplicates:
-        repeated = keys.duplicated()
-        i = int(np.argmax(repeated))
-        warnings.warn(f"{name}: {int(repeated.sum())} line(s) repeat a doc_id of their ranking (first: topic "
-                      f"{topics[i]!r}, document {run['doc_id'].iat[i]!r}); each line is ranked and counted, as in "
+    count, i = _repeated_docs(docs, starts)
+    if count:
+        warnings.warn(f"{name}: {count} line(s) repeat a doc_id of their ranking (first: topic "
+                      f"{topics[i]!r}, document {docs[i]!r}); each line is ranked and counted, as in "
                       "cwl_eval (--order trec keeps the best-scored line)", InputWarning, stacklevel=3)
 
 
-def _pair_keys(topics: pd.Series, docs: pd.Series) -> list[str]:
-    """One string per (topic, doc_id): ids hold no whitespace, so a space separates them."""
-    return [f"{t} {d}" for t, d in zip(topics.tolist(), docs.tolist())]
+#: Read result files with :func:`ir_cwla.trec_text.read_run` where it takes them (tests turn it
+#: off to compare with the general reader's path).
+_CLEAN_READER = True
 
 
-def read_rankings(result_file: Any, qrels: pd.DataFrame, cost_table: dict, max_depth: int,
+def read_result_file(source: Any, order: str = "file") -> RunColumns:
+    """The lines of a result file as columns, with their element types.
+
+    Every line in file order (``order='file'``: a doc_id listed twice stays twice) or each
+    (topic, doc_id) once, its best-scored line (``'trec'``). A clean file
+    (:mod:`ir_cwla.trec_text`: a regular TREC file no rule of :mod:`ir_cwla.io` has anything to
+    say about) is read without pandas; any other input by :func:`ir_cwla.io.read_trec_run`, which
+    applies the rule (its error, warning or repair), its frame taken as it is.
+    """
+    check = order == "trec"
+    if _CLEAN_READER:
+        from ir_cwla import trec_text
+
+        run = trec_text.read_run(source, element_type=True, check=check)
+        if run is not None:
+            return run
+    from ir_cwla import io
+
+    frame = io.read_trec_run(source, check=check, element_type=True)
+    return RunColumns(frame["query_id"].to_numpy(dtype=object), frame["doc_id"].to_numpy(dtype=object),
+                      frame["score"].to_numpy(dtype=np.float64),
+                      frame[io.ELEMENT_TYPE].astype(str).to_numpy(dtype=object), dict(frame.attrs))
+
+
+def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_table: dict, max_depth: int,
                   order: str = "file") -> _Rankings:
     """The rankings of a result file, with the gain and cost of each line.
 
     The rankings of a result file in ``order`` ('file': cwl_eval's line order; 'trec': score
-    order), cut to ``max_depth``, with the gain (gain file) and cost (cost file) of each line.
+    order), cut to ``max_depth``, with the gain (``judged``, :func:`read_gains`) and cost
+    (``cost_table``, by element type) of each line.
     """
     name = input_name(result_file)
-    run = io.read_trec_run(result_file, check=order == "trec", element_type=True)
+    run = read_result_file(result_file, order)
     if len(run) == 0:
         raise InputError(f"result file {name} is empty: no ranked documents")
+    topics, docs = run.query_id, run.doc_id
+    types = run.element_type
+    assert types is not None
     if order == "trec":
-        codes, _ = pd.factorize(run["query_id"])
-        ranked = io.trec_order(codes, io.float32_scores(run["score"].to_numpy(dtype=np.float64), name),
-                               run["doc_id"].to_numpy(dtype=object))
-        run = run.iloc[ranked].reset_index(drop=True)
+        codes, _ = hashing.factorize(topics)
+        ranked = ordering.trec_order(codes, ordering.float32_scores(run.score, name), docs)
+        topics, docs, types = topics[ranked], docs[ranked], types[ranked]
         starts, block = _blocks(codes[ranked])
     else:
-        starts, block = _blocks(run["query_id"].to_numpy(dtype=object))
-        _warn_line_order(run, starts, block, name)
-    rank = np.arange(len(run)) - starts[block]
+        starts, block = _blocks(topics)
+        _warn_line_order(topics, docs, run.score, starts, block, name)
+    rank = np.arange(len(topics)) - starts[block]
     kept = rank < max_depth
-    run, block, rank = run[kept], block[kept], rank[kept]
-    judged = pd.Index(_pair_keys(qrels["query_id"], qrels["doc_id"]))      # unique: the last line kept
-    where = judged.get_indexer(_pair_keys(run["query_id"], run["doc_id"]))
-    gains = qrels["relevance"].to_numpy(dtype=np.float64)
-    gain = np.where(where >= 0, gains[np.maximum(where, 0)], np.nan)
-    types = run[io.ELEMENT_TYPE].astype(str)
-    cost = types.map(cost_table).to_numpy(dtype=np.float64) if cost_table else np.full(len(run), np.nan)
-    topics = pd.Series(run["query_id"].to_numpy(dtype=object)).groupby(block).first().to_numpy(dtype=object) \
-        if len(run) else np.zeros(0, dtype=object)
-    return _Rankings(np.asarray(topics, dtype=object), block, rank, gain, cost)
+    if not kept.all():
+        docs, types, block, rank = docs[kept], types[kept], block[kept], rank[kept]
+    ranking_topics = topics[starts]
+    bounds = np.searchsorted(block, np.arange(len(starts) + 1)).tolist()     # each ranking's lines
+    doc_list = docs.tolist()
+    gain = np.empty(len(doc_list))
+    for k, topic in enumerate(ranking_topics.tolist()):
+        a, b = bounds[k], bounds[k + 1]
+        of_topic = judged.get(topic)
+        gain[a:b] = np.nan if of_topic is None else list(map(of_topic.get, doc_list[a:b]))   # None: NaN
+    cost = np.array(list(map(cost_table.get, types.tolist())), dtype=np.float64) if cost_table \
+        else np.full(len(doc_list), np.nan)
+    return _Rankings(ranking_topics, block, rank, gain, cost)
 
 
 def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bool, max_gain: float,
-                   max_cost: float, min_cost: float, star: Optional[float]) -> tuple:
+                   max_cost: float, min_cost: float, star: Optional[float]) -> cwl_kernel.Case:
     """Gains, costs and R of the rankings ``rows`` in one case, as cwl_eval's ``Ranking`` builds them.
 
     Cut or padded to n; unjudged and missing documents gain 0 (worst) or --max_gain (best);
@@ -447,17 +536,51 @@ def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bo
     costs[i, j] = np.where(np.isnan(c), unknown_cost, c)
     if best:
         rels = np.maximum(np.sum(np.where(gains > 0.0, 1.0, gains), axis=1), rels)
-    return gains, costs, rels
+    return cwl_kernel.Case(gains, costs, rels)
 
 
-def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cost_file: Any = None,
-             residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
-             min_cost: float = 1.0, max_depth: int = 1000, order: str = "file") -> pd.DataFrame:
-    """cwl_eval's table.
+@dataclass(frozen=True, eq=False)
+class CwlTable:
+    """cwl_eval's table, without pandas: per ranking and metric, EU, ETU, EC, ETC, ED (and residuals).
 
-    One row per (ranking, metric), columns ``Topic, Metric, EU, ETU, EC, ETC, ED`` (and
-    ``ResEU``... with ``residuals``); ``order`` 'file' (cwl_eval's line order, the default)
-    or 'trec' (trec_eval's score order). Inputs are paths, ``-`` or streams.
+    ``topics``: the topic id of each ranking, in the order reported; ``metrics``: the metrics'
+    printed names; ``values``: (rankings x metrics x 5, or 10 with residuals). :meth:`rows` and
+    :meth:`frame` give the rows of :func:`evaluate`'s frame, :func:`format_table` prints it.
+    """
+
+    topics: list[str]
+    metrics: list[str]
+    values: np.ndarray
+
+    @property
+    def residuals(self) -> bool:
+        return self.values.shape[2] == 2 * len(QUANTITIES)
+
+    @property
+    def columns(self) -> list[str]:
+        return ["Topic", "Metric", *QUANTITIES] + ([f"Res{q}" for q in QUANTITIES] if self.residuals else [])
+
+    def rows(self) -> list[tuple]:
+        """``(topic, metric, EU, ..., ED[, ResEU, ..., ResED])`` per ranking and metric, metrics within rankings."""
+        values = self.values.reshape(-1, self.values.shape[2]).tolist()
+        keys = [(topic, metric) for topic in self.topics for metric in self.metrics]
+        return [(*key, *v) for key, v in zip(keys, values)]
+
+    def frame(self) -> pd.DataFrame:
+        """The table as :func:`evaluate` returns it (columns :attr:`columns`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=self.columns)
+
+
+def evaluate_table(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cost_file: Any = None,
+                   residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
+                   min_cost: float = 1.0, max_depth: int = 1000, order: str = "file") -> CwlTable:
+    """cwl_eval's table as a :class:`CwlTable`, without pandas (what ``ir-cwla cwl`` prints).
+
+    The arguments of :func:`evaluate`. Files the general reader must read (a stream, a comment
+    line, a repeated line under ``order='trec'``, ...) are read by it, with pandas
+    (:func:`read_result_file`); the table is the same.
     """
     if order not in ORDERS:
         raise ParameterError(f"order must be one of {', '.join(ORDERS)} (got {order!r})")
@@ -473,12 +596,12 @@ def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cos
         warnings.warn(f"{moving[0]}: cwl_eval's BPM-Dynamic keeps its cost budget K fixed (its code moves T where "
                       "Zhang et al. move K), so hc has no effect here, as in cwl_eval; CWLA(C='BPMD', hc=...) "
                       "of ir-cwla eval is Zhang et al.'s model", InputWarning, stacklevel=2)
-    qrels = read_gain_file(gain_file, min_gain, max_gain)
+    judged = read_gains(gain_file, min_gain, max_gain)
     cost_table = dict(read_cost_file(cost_file)) if cost_file is not None else {}
     star = cost_table.get(ANY)
-    ranked = read_rankings(result_file, qrels, cost_table, max_depth, order)
-    judged_rels = qrels[qrels["relevance"] > 0.0].groupby("query_id").size()
-    rels = pd.Series(ranked.topics).map(judged_rels).fillna(0.0).to_numpy(dtype=np.float64)
+    ranked = read_rankings(result_file, judged, cost_table, max_depth, order)
+    relevant = {topic: float(sum(gain > 0.0 for gain in of_topic.values())) for topic, of_topic in judged.items()}
+    rels = np.array([relevant.get(topic, 0.0) for topic in ranked.topics.tolist()], dtype=np.float64)
     n, count = max_depth, len(ranked.topics)
     width = 10 if residuals else 5
     values = np.empty((count, len(metrics), width))
@@ -489,34 +612,54 @@ def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cos
                  for best in ((False, True) if residuals else (False,))]
         for k, metric in enumerate(metrics):
             worst = None
-            for c, (gains, costs, r) in enumerate(cases):
-                bad = cwl_kernel.unit_gain_problem(metric.cls, gains)
+            for c, case in enumerate(cases):
+                bad = case.shared("gain outside [0, 1]", lambda case=case: cwl_kernel.unit_gain_problem(
+                    metric.cls, case.gains)) if metric.cls in cwl_kernel.UNIT_GAIN_CLASSES else None
                 if bad is not None:
                     raise InputError(f"{metric.name.strip()}: cwl_eval's {metric.cls} takes gains in [0, 1], not "
                                      f"{bad:g}" + (" (the best case of -r gives unjudged documents --max_gain)"
                                                    if c else ""))
-                out = cwl_kernel.expectations(metric.cls, metric.args, gains, costs, r)
+                out = cwl_kernel.case_expectations(metric.cls, metric.args, case)
                 if worst is None:
                     worst = values[rows, k, :5] = out
                 else:
                     values[rows, k, 5:] = out - worst
-    records = [(topic, metric.name, *values[t, k].tolist())
-               for t, topic in enumerate(ranked.topics.tolist()) for k, metric in enumerate(metrics)]
-    columns = ["Topic", "Metric", *QUANTITIES] + ([f"Res{q}" for q in QUANTITIES] if residuals else [])
-    return pd.DataFrame(records, columns=columns)
+    return CwlTable(ranked.topics.tolist(), [metric.name for metric in metrics], values)
 
 
-def format_table(table: pd.DataFrame, colnames: bool = False) -> str:
+def evaluate(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric], cost_file: Any = None,
+             residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0, max_cost: float = 1.0,
+             min_cost: float = 1.0, max_depth: int = 1000, order: str = "file") -> pd.DataFrame:
+    """cwl_eval's table.
+
+    One row per (ranking, metric), columns ``Topic, Metric, EU, ETU, EC, ETC, ED`` (and
+    ``ResEU``... with ``residuals``); ``order`` 'file' (cwl_eval's line order, the default)
+    or 'trec' (trec_eval's score order). Inputs are paths, ``-`` or streams. The frame of
+    :func:`evaluate_table`'s :class:`CwlTable`.
+    """
+    return evaluate_table(gain_file, result_file, metrics, cost_file=cost_file, residuals=residuals,
+                          max_gain=max_gain, min_gain=min_gain, max_cost=max_cost, min_cost=min_cost,
+                          max_depth=max_depth, order=order).frame()
+
+
+def format_table(table: Union[CwlTable, pd.DataFrame], colnames: bool = False) -> str:
     """cwl_eval's output.
 
-    tab-separated, four decimals (Python's ``{:.4f}``, as cwl_eval prints), an
-    optional header line.
+    tab-separated, four decimals (Python's ``%.4f``, as cwl_eval prints), an optional header
+    line; of a :class:`CwlTable` or of :func:`evaluate`'s frame (the same text).
     """
-    lines = []
-    if colnames:
-        lines.append(HEADER + (RESIDUAL_HEADER if "ResEU" in table.columns else ""))
-    for row in table.itertuples(index=False):
-        lines.append("\t".join([str(row[0]), str(row[1])] + [f"{v:.4f}" for v in row[2:]]))
+    if isinstance(table, CwlTable):
+        residual, width = table.residuals, table.values.shape[2]
+        values = table.values.reshape(-1, width).tolist()
+        keys = [f"{topic}\t{metric}" for topic in table.topics for metric in table.metrics]
+    else:
+        residual, width = "ResEU" in table.columns, len(table.columns) - 2
+        rows = list(table.itertuples(index=False))
+        values = [row[2:] for row in rows]
+        keys = [f"{row[0]}\t{row[1]}" for row in rows]
+    numbers = "\t%.4f" * width
+    lines = [HEADER + (RESIDUAL_HEADER if residual else "")] if colnames else []
+    lines += [key + numbers % tuple(v) for key, v in zip(keys, values)]
     return "\n".join(lines) + ("\n" if lines else "")
 
 

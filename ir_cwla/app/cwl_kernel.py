@@ -16,22 +16,33 @@ exact value is 0 (EC with unit costs is 1 in both cases) prints ``0.0000`` or ``
 by the sign of the rounding error, as does a value whose exact decimal expansion ends in
 a 5 at the fifth place. So this module repeats cwl_eval's operations one for one, in the
 same order: the same numpy reductions (``np.cumsum``, ``np.cumprod``, ``np.sum``'s pairwise
-sums, one ``np.dot`` per ranking, which is BLAS' ``ddot``), elementwise +, -, *, / (exact in
-IEEE arithmetic, so vectorising them changes nothing) and, for pow, exp and log, Python's
-``math`` functions on each distinct argument (numpy's vectorised ``power`` and ``log`` round
-differently from the C library on some CPUs, and ``x ** 2.0`` is not ``x * x``).
+sums, one BLAS ``ddot`` per ranking, as ``np.dot`` of two vectors), elementwise +, -, *, /
+(exact in IEEE arithmetic, so vectorising them changes nothing) and, for pow, exp and log,
+Python's own functions (``math.pow``, ``x ** y``: the C library's) on every argument (numpy's
+vectorised ``power`` and ``log`` round differently from the C library on some CPUs, and
+``x ** 2.0`` is not ``x * x``).
 
-Each function takes (rankings x n) matrices ``gains`` and ``costs`` (the worst or the best
-case: unjudged and missing documents already replaced, as cwl_eval's ``Ranking`` does) and
-``rels``, per ranking the R that TrAP divides by. Pure numpy in, numpy out; the command's
-reading, checking and printing are in :mod:`ir_cwla.app.cwl`.
+What is computed once and shared (it is the same value every time, so sharing it changes no
+bit): per case (:class:`Case`: the gains and costs of a chunk of rankings in the worst or the
+best case) the cumulated gains and costs and the terms two metrics have in common (IFT's C1 and
+C2, for IFTGoal, IFTRate and IFTGoalRate with the same parameters); for a metric whose C(i) is
+the same for every ranking (P, RBP, NPV, NDCG, INSQ, SET), C, W and L are computed on one
+vector. The dot products of all rankings are one ``np.vecdot`` (numpy >= 2: the same ``ddot``
+per ranking, one call from Python), and the C library's functions are mapped over the cells
+from C (``map``) instead of a Python loop.
+
+Each function takes a :class:`Case` (the worst or the best case: unjudged and missing documents
+already replaced, as cwl_eval's ``Ranking`` does, and ``rels``, per ranking the R that TrAP
+divides by). Pure numpy in, numpy out; the command's reading, checking and printing are in
+:mod:`ir_cwla.app.cwl`.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Optional
+from itertools import repeat
+from typing import Any, Optional
 
 import numpy as np
 
@@ -42,15 +53,77 @@ UNIT_GAIN_CLASSES = frozenset({"INSTCWLMetric", "NERReq8CWLMetric", "NERReq9CWLM
 _LN2 = math.log(2.0, math.e)        # TBG's integral_decay divides by it
 
 
-def _each(fn: Callable[[float], float], values: np.ndarray) -> np.ndarray:
-    """``fn`` of every cell, computed once per distinct value.
+class Case:
+    """The rankings of one case, worst or best, and what the metrics computed on them share.
 
-    ``fn`` (on Python floats, as cwl_eval calls ``math`` functions) of every cell, computed
-    once per distinct value.
+    ``gains`` and ``costs`` are (rankings x n) matrices, unjudged and missing documents already
+    replaced (cwl_eval's ``Ranking.get_gain_vector`` / ``get_cost_vector`` of each ranking);
+    ``rels`` is per ranking the R that TrAP divides by. :meth:`shared` computes a value once
+    per case (the cumulated gains and costs, IFT's terms), which every metric then reads.
     """
-    distinct, inverse = np.unique(values, return_inverse=True)
-    out = np.array([fn(v) for v in distinct.tolist()], dtype=np.float64)
-    return out[inverse].reshape(values.shape)
+
+    def __init__(self, gains: np.ndarray, costs: np.ndarray, rels: Optional[np.ndarray] = None):
+        self.gains = np.ascontiguousarray(gains, dtype=np.float64)
+        self.costs = np.ascontiguousarray(costs, dtype=np.float64)
+        self.rels = np.zeros(len(self.gains)) if rels is None else np.asarray(rels, dtype=np.float64)
+        self._shared: dict[Any, Any] = {}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.gains.shape
+
+    def shared(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, computed the first time ``key`` is asked for in this case (do not modify it)."""
+        if key not in self._shared:
+            self._shared[key] = make()
+        return self._shared[key]
+
+    @property
+    def cum_gains(self) -> np.ndarray:
+        """CG(i) of every ranking (``np.cumsum`` of its gains, as cwl_eval)."""
+        return self.shared("cum_gains", lambda: np.cumsum(self.gains, axis=1))
+
+    @property
+    def cum_costs(self) -> np.ndarray:
+        """CC(i) of every ranking (``np.cumsum`` of its costs)."""
+        return self.shared("cum_costs", lambda: np.cumsum(self.costs, axis=1))
+
+
+# ----------------------------------------------------------------------- the C library's functions, cell by cell
+
+def _cells(values: np.ndarray, fast: Callable[[list], list], slow: Callable[[float], float]) -> np.ndarray:
+    """A function of every cell of ``values``, each computed by the C library as cwl_eval computes it.
+
+    ``fast`` maps a list of Python floats to the list of results (``map`` over a builtin: no
+    Python frame per cell); where it raises (an overflow, a domain error), every cell is
+    computed by ``slow`` instead, one Python call each, which returns what cwl_eval's arithmetic
+    leads to or raises its error. Both compute the same function of each cell.
+    """
+    flat = values.ravel().tolist()
+    try:
+        out = fast(flat)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        out = [slow(v) for v in flat]
+    return np.array(out, dtype=np.float64).reshape(values.shape)
+
+
+def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first cell of each run of equal cells (row by row, then across rows) and each cell's run.
+
+    A function of ``values`` computed on the first cells and spread by the run numbers is the
+    function of every cell (CG(i) stays the same between judged relevant documents, so
+    functions of CG(i) have few runs).
+    """
+    flat = values.ravel()
+    change = np.empty(flat.size, dtype=bool)
+    change[:1] = True
+    np.not_equal(flat[1:], flat[:-1], out=change[1:])
+    return flat[change], np.cumsum(change) - 1
+
+
+def _square(values: np.ndarray) -> np.ndarray:
+    """``x ** 2.0`` of every cell (Python's float power: the C library's ``pow``, not ``x * x``)."""
+    return _cells(values, lambda xs: list(map(pow, xs, repeat(2.0))), lambda x: x ** 2.0)
 
 
 def _pow_e(x: float) -> float:
@@ -69,37 +142,59 @@ def _one_plus(b: float, p: float) -> float:
     return 1.0 + (b * p if b != 0.0 else 0.0)     # b = 0: 1, also where p overflowed
 
 
+def _ift_term(b: float, x: np.ndarray, goal: bool) -> np.ndarray:
+    """IFT's C1 (``goal``: 1 - (1 + b e^x)^-1) or C2 ((1 + b e^x)^-1) of every cell of x.
+
+    As cwl_eval's ``c1_func`` / ``c2_func``: ``math.pow(math.e, x)``, ``1.0 + b * p`` and
+    ``math.pow(ex, -1.0)`` on Python floats, here stage by stage over every cell (the
+    products and sums in numpy, the same IEEE operations). Cells are computed once per run of
+    equal values (:func:`_runs`).
+    """
+    heads, run = _runs(x)
+
+    def slow(v: float) -> float:
+        q = math.pow(_one_plus(b, _pow_e(v)), -1.0)
+        return 1.0 - q if goal else q
+
+    try:
+        p = np.array(list(map(math.pow, repeat(math.e), heads.tolist())), dtype=np.float64)
+        bf = float(b)
+        ex = 1.0 + bf * p if bf != 0.0 else np.ones(len(p))
+        q = np.array(list(map(math.pow, ex.tolist(), repeat(-1.0))), dtype=np.float64)
+        out = 1.0 - q if goal else q
+    except (OverflowError, ValueError, ZeroDivisionError):
+        out = np.array([slow(v) for v in heads.tolist()], dtype=np.float64)
+    return out[run].reshape(x.shape)
+
+
 def _prefix(mask: np.ndarray) -> np.ndarray:
     """1 up to the first False of each row (cwl_eval's ``while ... : c[i] = 1``), then 0."""
     return np.logical_and.accumulate(mask, axis=1).astype(np.float64)
 
 
-def _rows(vector: np.ndarray, shape: tuple) -> np.ndarray:
-    return np.broadcast_to(vector, shape)
-
-
 # ----------------------------------------------------------------------- C(i) of each class
-# each: (args, gains, costs, rels) -> (C, W or None); W None: the generic W of C
+# each: (args, case) -> (C, W or None); W None: the generic W of C. A 1-d C is the C of every
+# ranking (it does not depend on the gains or costs).
 
-def _precision(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _precision(args: tuple, case: Case) -> tuple:
     (k,) = args
-    cvec = np.zeros(g.shape[1])
+    cvec = np.zeros(case.shape[1])
     cvec[:k - 1] = 1.0
-    return _rows(cvec, g.shape), None
+    return cvec, None
 
 
-def _rbp(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _rbp(args: tuple, case: Case) -> tuple:
     theta = args[0] if args else 0.9
-    return _rows(np.dot(np.ones(g.shape[1]), theta), g.shape), None
+    return np.dot(np.ones(case.shape[1]), theta), None
 
 
-def _npv(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _npv(args: tuple, case: Case) -> tuple:
     rate = args[0] if args else 0.1
-    return _rows(np.dot(np.ones(g.shape[1]), (1.0 / (1.0 + rate))), g.shape), None
+    return np.dot(np.ones(case.shape[1]), (1.0 / (1.0 + rate))), None
 
 
-def _rr(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    return _prefix(~(g > 0)), None
+def _rr(args: tuple, case: Case) -> tuple:
+    return _prefix(~(case.gains > 0)), None
 
 
 @lru_cache(maxsize=64)
@@ -107,16 +202,17 @@ def _dcg_c(k: int, n: int) -> np.ndarray:
     return np.array([math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, n + 1)])
 
 
-def _ndcg(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    return _rows(_dcg_c(args[0], g.shape[1]), g.shape), None
+def _ndcg(args: tuple, case: Case) -> tuple:
+    return _dcg_c(args[0], case.shape[1]), None
 
 
-def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _ap(args: tuple, case: Case) -> tuple:
     """AP's continuation as cwl_eval computes it, vectorised over rankings.
 
     C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S a fresh pairwise ``np.sum``
     of the suffix (as cwl_eval's loop), vectorised over rankings.
     """
+    g = case.gains
     rows, n = g.shape
     rii = g / np.arange(1, n + 1)
     nonzero = np.flatnonzero((rii != 0).any(axis=0))
@@ -131,17 +227,18 @@ def _ap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
     return cvec, None
 
 
-def _trap(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _trap(args: tuple, case: Case) -> tuple:
     """TrAP's weights as cwl_eval computes them.
 
     W(i) = CG(i) / CC(i) / R (R > 0), leading CG(i) = 0 read as 1 but the last; C(i) = W(i+1) / W(i).
     """
-    c_costs = np.cumsum(c, axis=1)
-    c_gains = np.cumsum(g, axis=1)
+    c_costs = case.cum_costs
+    c_gains = case.cum_gains.copy()
     lead = c_gains == 0
     lead[:, -1] = False
     c_gains[lead] = 1.0
     w = np.divide(c_gains, c_costs)
+    rels = case.rels
     scaled = rels > 0
     w[scaled] = w[scaled] / rels[scaled][:, None]
     return _ratio_c(w), w
@@ -154,13 +251,12 @@ def _ratio_c(w: np.ndarray) -> np.ndarray:
     return cvec
 
 
-def _inst(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _inst(args: tuple, case: Case) -> tuple:
     T = args[0] if args else 1.0
-    c_gains = np.cumsum(g, axis=1)
-    ti = T - c_gains
-    i1 = np.arange(g.shape[1]) + 1.0
+    ti = T - case.cum_gains
+    i1 = np.arange(case.shape[1]) + 1.0
     base = (((i1 + T) + ti) - 1.0) / ((i1 + T) + ti)
-    return _each(lambda x: x ** 2.0, base), None
+    return _square(base), None
 
 
 @lru_cache(maxsize=64)
@@ -168,27 +264,28 @@ def _insq_c(T: float, n: int) -> np.ndarray:
     return np.array([(((i + 1.0) + (2.0 * T) - 1.0) / ((i + 1.0) + (2.0 * T))) ** 2.0 for i in range(n)])
 
 
-def _insq(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    return _rows(_insq_c(args[0] if args else 1.0, g.shape[1]), g.shape), None
+def _insq(args: tuple, case: Case) -> tuple:
+    return _insq_c(args[0] if args else 1.0, case.shape[1]), None
 
 
-def _tbg(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _tbg(args: tuple, case: Case) -> tuple:
     """W(i) = D(CC(i-1)) / sum_j D(CC(j-1)), D(x) = h 2^(-x/h) / ln 2 (CC(0) = 0)."""
     h = args[0] if args else 224
-    c_costs = np.cumsum(c, axis=1)
-    decay = np.empty(g.shape)
+    c_costs = case.cum_costs
+    decay = np.empty(case.shape)
     decay[:, 0] = (h * (2.0 ** (-0.0 / h))) / _LN2
-    decay[:, 1:] = (h * _each(lambda x: 2.0 ** x, -c_costs[:, :-1] / h)) / _LN2
+    powers = _cells(-c_costs[:, :-1] / h, lambda xs: list(map(pow, repeat(2.0), xs)), lambda x: 2.0 ** x)
+    decay[:, 1:] = (h * powers) / _LN2
     norm = np.cumsum(decay, axis=1)[:, -1]
     w = np.divide(decay, norm[:, None])
     return _ratio_c(w), w
 
 
-def _umeasure(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _umeasure(args: tuple, case: Case) -> tuple:
     """W(i) = max(0, 1 - CC(i-1) / L) / norm for i < n, W(n) = 0 (CC(0) = 0)."""
     L = args[0] if args else 1000
-    c_costs = np.cumsum(c, axis=1)
-    weight = np.zeros(g.shape)
+    c_costs = case.cum_costs
+    weight = np.zeros(case.shape)
     weight[:, 0] = max(0.0, (1.0 - (0 / L)))
     decay = 1.0 - (c_costs[:, :-2] / L)
     weight[:, 1:-1] = np.where(decay > 0.0, decay, 0.0)
@@ -197,57 +294,63 @@ def _umeasure(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tu
     return _ratio_c(w), w
 
 
-def _bpm(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _bpm(args: tuple, case: Case) -> tuple:
     T, K = (list(args) + [1.0, 10][len(args):])[:2]
-    return _prefix(np.cumsum(g, axis=1) < T) * _prefix(np.cumsum(c, axis=1) < K), None
+    return _prefix(case.cum_gains < T) * _prefix(case.cum_costs < K), None
 
 
-def _bpmd(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _bpmd(args: tuple, case: Case) -> tuple:
     """The gain budget moves, T(i+1) = T(i) + hb (r_i - gain_med).
 
     The cost budget K does not (cwl_eval's cost loop updates T instead of K, so
     hc has no effect).
     """
     T, K, hb, hc, med = (list(args) + [1, 10, 1.0, 1.0, 0.5][len(args):])[:5]
+    g = case.gains
     steps = hb * (g - med)
     budget = np.cumsum(np.concatenate([np.full((g.shape[0], 1), T), steps[:, :-1]], axis=1), axis=1)
-    return _prefix(np.cumsum(g, axis=1) < budget) * _prefix(np.cumsum(c, axis=1) < K), None
+    return _prefix(case.cum_gains < budget) * _prefix(case.cum_costs < K), None
 
 
-def _c1(T: float, b1: float, R1: float, g: np.ndarray) -> np.ndarray:
-    return _each(lambda x: 1.0 - math.pow(_one_plus(b1, _pow_e(x)), -1.0), (T - np.cumsum(g, axis=1)) * R1)
+def _c1(T: float, b1: float, R1: float, case: Case) -> np.ndarray:
+    return case.shared(("IFT C1", T, b1, R1), lambda: _ift_term(b1, (T - case.cum_gains) * R1, goal=True))
 
 
-def _c2(A: float, b2: float, R2: float, g: np.ndarray, c: np.ndarray) -> np.ndarray:
-    rate = np.cumsum(g, axis=1) / np.cumsum(c, axis=1)
-    return _each(lambda x: math.pow(_one_plus(b2, _pow_e(x)), -1.0), (A - rate) * R2)
+def _c2(A: float, b2: float, R2: float, case: Case) -> np.ndarray:
+    def make() -> np.ndarray:
+        rate = case.shared("gain rate", lambda: case.cum_gains / case.cum_costs)
+        return _ift_term(b2, (A - rate) * R2, goal=False)
+
+    return case.shared(("IFT C2", A, b2, R2), make)
 
 
-def _ift_goal(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _ift_goal(args: tuple, case: Case) -> tuple:
     T, b1, R1 = args
-    return _c1(T, b1, R1, g), None
+    return _c1(T, b1, R1, case), None
 
 
-def _ift_rate(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _ift_rate(args: tuple, case: Case) -> tuple:
     A, b2, R2 = args
-    return _c2(A, b2, R2, g, c), None
+    return _c2(A, b2, R2, case), None
 
 
-def _ift(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _ift(args: tuple, case: Case) -> tuple:
     T, b1, R1, A, b2, R2 = args
-    return _c1(T, b1, R1, g) * _c2(A, b2, R2, g, c), None
+    return _c1(T, b1, R1, case) * _c2(A, b2, R2, case), None
 
 
-def _nerr8(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _nerr8(args: tuple, case: Case) -> tuple:
     (k,) = args
+    g = case.gains
     cvec = np.zeros(g.shape)
     m = max(min(g.shape[1], k - 1), 0)
     cvec[:, :m] = 1 - g[:, :m]
     return cvec, None
 
 
-def _nerr9(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _nerr9(args: tuple, case: Case) -> tuple:
     (k,) = args
+    g = case.gains
     cvec = np.zeros(g.shape)
     m = max(min(g.shape[1], k - 1), 0)
     rank = np.arange(1, m + 1)
@@ -255,9 +358,9 @@ def _nerr9(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple
     return cvec, None
 
 
-def _nerr10(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _nerr10(args: tuple, case: Case) -> tuple:
     phi = args[0] if args else 0.9
-    return phi * (1 - g), None
+    return phi * (1 - case.gains), None
 
 
 @lru_cache(maxsize=64)
@@ -265,8 +368,8 @@ def _nerr11_c(T: float, n: int) -> np.ndarray:
     return np.array([((rank + (2.0 * T) - 1.0) / (rank + (2.0 * T))) ** 2.0 for rank in range(1, n + 1)])
 
 
-def _nerr11(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
-    return _nerr11_c(args[0] if args else 1.0, g.shape[1]) * (1.0 - g), None
+def _nerr11(args: tuple, case: Case) -> tuple:
+    return _nerr11_c(args[0] if args else 1.0, case.shape[1]) * (1.0 - case.gains), None
 
 
 @lru_cache(maxsize=64)
@@ -277,9 +380,9 @@ def _set_c(beta: float, k: int, n: int) -> np.ndarray:
     return np.array([weight(i + 1) / weight(i) if i < k else 0.0 for i in range(1, n + 1)])
 
 
-def _set(args: tuple, g: np.ndarray, c: np.ndarray, rels: np.ndarray) -> tuple:
+def _set(args: tuple, case: Case) -> tuple:
     beta, k = (list(args) + [0.5, 10][len(args):])[:2]
-    return _rows(_set_c(beta, k, g.shape[1]), g.shape), None
+    return _set_c(beta, k, case.shape[1]), None
 
 
 CONTINUATIONS: dict[str, Callable[..., tuple]] = {
@@ -293,13 +396,25 @@ CONTINUATIONS: dict[str, Callable[..., tuple]] = {
 """cwl_eval's ``c_vector`` (and ``w_vector`` where a class defines its own) of each metric class."""
 
 
-def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """One ``np.dot`` per row, as cwl_eval's per-ranking dot products.
+def _rowdot_loop(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One ``np.dot`` per row (a 1-d ``a`` with every row of ``b``): BLAS ``ddot``, as cwl_eval's."""
+    rows = np.broadcast_to(a, b.shape)
+    return np.array([np.dot(x, y) for x, y in zip(rows, b)], dtype=np.float64).reshape(len(b))
 
-    One ``np.dot`` per row (BLAS ``ddot``, as cwl_eval's per-ranking dot products; a
-    matrix product would sum in another order).
+
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The dot product of each row of ``a`` (or of a 1-d ``a``) with each row of ``b``, as cwl_eval's.
+
+    cwl_eval takes one ``np.dot`` of two vectors per ranking, which is BLAS ``ddot`` (a matrix
+    product would sum in another order). ``np.vecdot`` (numpy >= 2) calls the same ``ddot`` on
+    each row of contiguous float64 rows, in one call from Python; older numpy loops.
     """
-    return np.array([np.dot(x, y) for x, y in zip(a, b)], dtype=np.float64).reshape(len(a))
+    if _VECDOT is None:
+        return _rowdot_loop(a, b)
+    return _VECDOT(np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64))
+
+
+_VECDOT: Optional[Callable[..., np.ndarray]] = getattr(np, "vecdot", None)
 
 
 def expectations(cls: str, args: tuple, gains: np.ndarray, costs: np.ndarray,
@@ -320,26 +435,29 @@ def expectations(cls: str, args: tuple, gains: np.ndarray, costs: np.ndarray,
     rels : (rankings,) array, optional
         The R of TrAP (relevant documents of the topic).
     """
-    gains = np.ascontiguousarray(gains, dtype=np.float64)
-    costs = np.ascontiguousarray(costs, dtype=np.float64)
-    rels = np.zeros(len(gains)) if rels is None else np.asarray(rels, dtype=np.float64)
+    return case_expectations(cls, args, Case(gains, costs, rels))
+
+
+def case_expectations(cls: str, args: tuple, case: Case) -> np.ndarray:
+    """:func:`expectations` of the rankings of a :class:`Case`, sharing what its other metrics compute too."""
+    gains, costs = case.gains, case.costs
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        cvec, w = CONTINUATIONS[cls](tuple(args), gains, costs, rels)
-        cvec = np.ascontiguousarray(cvec)
+        cvec, w = CONTINUATIONS[cls](tuple(args), case)
+        cvec = np.ascontiguousarray(cvec, dtype=np.float64)
         n = gains.shape[1]
         prod = np.ones(cvec.shape)
-        prod[:, 1:] = np.cumprod(cvec[:, :n - 1], axis=1)     # prod_{j<i} C(j)
+        prod[..., 1:] = np.cumprod(cvec[..., :n - 1], axis=-1)     # prod_{j<i} C(j)
         if w is None:
-            w1 = np.divide(1.0, np.sum(prod, axis=1))
-            w = np.multiply(prod, w1[:, None])
-            w[:, 0] = w1
+            w1 = np.divide(1.0, np.sum(prod, axis=-1))
+            w = np.multiply(prod, w1[..., None])
+            w[..., 0] = w1
         lvec = np.multiply(prod, np.subtract(1.0, cvec))
         out = np.empty((len(gains), 5))
         out[:, 0] = _rowdot(w, gains)
-        out[:, 1] = _rowdot(lvec, np.cumsum(gains, axis=1))
+        out[:, 1] = _rowdot(lvec, case.cum_gains)
         out[:, 2] = _rowdot(w, costs)
-        out[:, 3] = _rowdot(lvec, np.cumsum(costs, axis=1))
-        out[:, 4] = 1.0 / w[:, 0]
+        out[:, 3] = _rowdot(lvec, case.cum_costs)
+        out[:, 4] = 1.0 / w[..., 0]
     return out
 
 
