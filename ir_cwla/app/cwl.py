@@ -12,6 +12,12 @@ without ``-r`` and a cost file); one option is ir_cwla's own, ``--order``.
 Every input (gain, result, cost and metrics file) may be a path, ``-`` (standard input, for
 one of them), ``/dev/stdin``, a process substitution or a FIFO, plain or compressed (gzip,
 bzip2, xz), and is read once (:mod:`ir_cwla.textstream`); an error names the file and line.
+A result file that no rule of :mod:`ir_cwla.io` has anything to say about (a regular TREC file
+:mod:`ir_cwla.trec_text` takes) is read without pandas, as the gain, cost and metrics files
+always are: the command then never imports pandas (:func:`evaluate_table`, :class:`CwlTable`);
+any other result file
+(a stream, a comment line, CRLF, a doc_id listed twice under ``--order trec``, ...) is read by
+:func:`ir_cwla.io.read_trec_run`, which applies the rule, and the table is the same.
 
 **The ranking.** ``--order file`` (the default) takes the result file's line order, as cwl_eval
 does: the lines of a topic are its ranking in the order they come, the rank and score
@@ -79,6 +85,8 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
@@ -332,12 +340,18 @@ def read_gains(source: Any, min_gain: float = 0.0, max_gain: float = 1.0) -> dic
     Lines are checked as :func:`read_gain_file` checks them; a (topic, doc_id) listed twice keeps
     its last line.
     """
+    topics, docs, gains = _gain_columns(source, min_gain, max_gain)
     judged: dict[str, dict[str, float]] = {}
-    for topic, doc, gain in zip(*_gain_columns(source, min_gain, max_gain)):
-        of_topic = judged.get(topic)
+    ids = np.empty(len(topics), dtype=object)
+    ids[:] = topics
+    bounds = [0, *(np.flatnonzero(ids[1:] != ids[:-1]) + 1).tolist(), len(topics)]
+    for a, b in zip(bounds, bounds[1:]):          # the lines of a topic, a block at a time
+        block = dict(zip(docs[a:b], gains[a:b]))
+        of_topic = judged.get(topics[a])
         if of_topic is None:
-            of_topic = judged[topic] = {}
-        of_topic[doc] = gain
+            judged[topics[a]] = block
+        else:                                     # a topic whose lines are not contiguous: later lines win
+            of_topic.update(block)
     return judged
 
 
@@ -370,7 +384,6 @@ def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: fl
         raise InputError(f"--max_depth must be >= 1 (got {max_depth})")
 
 
-@dataclass
 class _Rankings:
     """The rankings of a result file.
 
@@ -378,11 +391,14 @@ class _Rankings:
     ranking its topic.
     """
 
-    topics: np.ndarray          # (rankings,) topic ids
-    row: np.ndarray             # (cells,) ranking of each line
-    rank: np.ndarray            # (cells,) 0-based rank of each line
-    gain: np.ndarray            # (cells,) gain, NaN if the gain file does not judge it
-    cost: np.ndarray            # (cells,) cost, NaN if the cost file does not price its type
+    __slots__ = ("topics", "row", "rank", "gain", "cost")
+
+    def __init__(self, topics: np.ndarray, row: np.ndarray, rank: np.ndarray, gain: np.ndarray, cost: np.ndarray):
+        self.topics = topics        # (rankings,) topic ids
+        self.row = row              # (cells,) ranking of each line
+        self.rank = rank            # (cells,) 0-based rank of each line
+        self.gain = gain            # (cells,) gain, NaN if the gain file does not judge it
+        self.cost = cost            # (cells,) cost, NaN if the cost file does not price its type
 
 
 def _blocks(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -504,13 +520,13 @@ def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_ta
         docs, types, block, rank = docs[kept], types[kept], block[kept], rank[kept]
     ranking_topics = topics[starts]
     bounds = np.searchsorted(block, np.arange(len(starts) + 1)).tolist()     # each ranking's lines
-    doc_list = docs.tolist()
+    doc_list, unknown = docs.tolist(), repeat(math.nan)
+    nothing: dict[str, float] = {}
     gain = np.empty(len(doc_list))
     for k, topic in enumerate(ranking_topics.tolist()):
         a, b = bounds[k], bounds[k + 1]
-        of_topic = judged.get(topic)
-        gain[a:b] = np.nan if of_topic is None else list(map(of_topic.get, doc_list[a:b]))   # None: NaN
-    cost = np.array(list(map(cost_table.get, types.tolist())), dtype=np.float64) if cost_table \
+        gain[a:b] = np.fromiter(map(judged.get(topic, nothing).get, doc_list[a:b], unknown), np.float64, b - a)
+    cost = np.fromiter(map(cost_table.get, types.tolist(), unknown), np.float64, len(doc_list)) if cost_table \
         else np.full(len(doc_list), np.nan)
     return _Rankings(ranking_topics, block, rank, gain, cost)
 
@@ -554,10 +570,12 @@ class CwlTable:
 
     @property
     def residuals(self) -> bool:
+        """True if the table holds the residuals (best case minus worst case) too."""
         return self.values.shape[2] == 2 * len(QUANTITIES)
 
     @property
     def columns(self) -> list[str]:
+        """The columns of :func:`evaluate`'s frame: ``Topic, Metric, EU, ETU, EC, ETC, ED`` (and ``ResEU``, ...)."""
         return ["Topic", "Metric", *QUANTITIES] + ([f"Res{q}" for q in QUANTITIES] if self.residuals else [])
 
     def rows(self) -> list[tuple]:
@@ -613,8 +631,8 @@ def evaluate_table(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric
         for k, metric in enumerate(metrics):
             worst = None
             for c, case in enumerate(cases):
-                bad = case.shared("gain outside [0, 1]", lambda case=case: cwl_kernel.unit_gain_problem(
-                    metric.cls, case.gains)) if metric.cls in cwl_kernel.UNIT_GAIN_CLASSES else None
+                bad = case.shared("gain outside [0, 1]", partial(cwl_kernel.unit_gain_problem, metric.cls, case.gains)) \
+                    if metric.cls in cwl_kernel.UNIT_GAIN_CLASSES else None        # (the same for each such class)
                 if bad is not None:
                     raise InputError(f"{metric.name.strip()}: cwl_eval's {metric.cls} takes gains in [0, 1], not "
                                      f"{bad:g}" + (" (the best case of -r gives unjudged documents --max_gain)"

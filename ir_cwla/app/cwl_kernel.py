@@ -45,6 +45,7 @@ from itertools import repeat
 from typing import Any, Optional
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 #: cwl_eval's metric classes that refuse gains outside [0, 1] (their ``MINGAIN``, ``MAXGAIN``).
 UNIT_GAIN_CLASSES = frozenset({"INSTCWLMetric", "NERReq8CWLMetric", "NERReq9CWLMetric", "NERReq10CWLMetric",
@@ -70,6 +71,7 @@ class Case:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rankings, n)."""
         return self.gains.shape
 
     def shared(self, key: Any, make: Callable[[], Any]) -> Any:
@@ -91,20 +93,20 @@ class Case:
 
 # ----------------------------------------------------------------------- the C library's functions, cell by cell
 
-def _cells(values: np.ndarray, fast: Callable[[list], list], slow: Callable[[float], float]) -> np.ndarray:
+def _cells(values: np.ndarray, fast: Callable[[list], Any], slow: Callable[[float], float]) -> np.ndarray:
     """A function of every cell of ``values``, each computed by the C library as cwl_eval computes it.
 
-    ``fast`` maps a list of Python floats to the list of results (``map`` over a builtin: no
-    Python frame per cell); where it raises (an overflow, a domain error), every cell is
+    ``fast`` maps a list of Python floats to an iterator of the results (``map`` over a builtin:
+    no Python frame per cell); where it raises (an overflow, a domain error), every cell is
     computed by ``slow`` instead, one Python call each, which returns what cwl_eval's arithmetic
     leads to or raises its error. Both compute the same function of each cell.
     """
     flat = values.ravel().tolist()
     try:
-        out = fast(flat)
+        out = np.fromiter(fast(flat), dtype=np.float64, count=len(flat))
     except (OverflowError, ValueError, ZeroDivisionError):
-        out = [slow(v) for v in flat]
-    return np.array(out, dtype=np.float64).reshape(values.shape)
+        out = np.array([slow(v) for v in flat], dtype=np.float64)
+    return out.reshape(values.shape)
 
 
 def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +125,7 @@ def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _square(values: np.ndarray) -> np.ndarray:
     """``x ** 2.0`` of every cell (Python's float power: the C library's ``pow``, not ``x * x``)."""
-    return _cells(values, lambda xs: list(map(pow, xs, repeat(2.0))), lambda x: x ** 2.0)
+    return _cells(values, lambda xs: map(pow, xs, repeat(2.0)), lambda x: x ** 2.0)
 
 
 def _pow_e(x: float) -> float:
@@ -157,10 +159,11 @@ def _ift_term(b: float, x: np.ndarray, goal: bool) -> np.ndarray:
         return 1.0 - q if goal else q
 
     try:
-        p = np.array(list(map(math.pow, repeat(math.e), heads.tolist())), dtype=np.float64)
+        count = len(heads)
+        p = np.fromiter(map(math.pow, repeat(math.e), heads.tolist()), dtype=np.float64, count=count)
         bf = float(b)
-        ex = 1.0 + bf * p if bf != 0.0 else np.ones(len(p))
-        q = np.array(list(map(math.pow, ex.tolist(), repeat(-1.0))), dtype=np.float64)
+        ex = 1.0 + bf * p if bf != 0.0 else np.ones(count)
+        q = np.fromiter(map(math.pow, ex.tolist(), repeat(-1.0)), dtype=np.float64, count=count)
         out = 1.0 - q if goal else q
     except (OverflowError, ValueError, ZeroDivisionError):
         out = np.array([slow(v) for v in heads.tolist()], dtype=np.float64)
@@ -209,22 +212,77 @@ def _ndcg(args: tuple, case: Case) -> tuple:
 def _ap(args: tuple, case: Case) -> tuple:
     """AP's continuation as cwl_eval computes it, vectorised over rankings.
 
-    C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S a fresh pairwise ``np.sum``
-    of the suffix (as cwl_eval's loop), vectorised over rankings.
+    C(i) = S(i+1) / S(i), S(i) = sum_{j>=i} r_j / j, each S the pairwise ``np.sum`` of the
+    suffix (as cwl_eval's loop: :func:`_suffix_sums`), vectorised over rankings.
     """
     g = case.gains
     rows, n = g.shape
     rii = g / np.arange(1, n + 1)
     nonzero = np.flatnonzero((rii != 0).any(axis=0))
     last = int(nonzero[-1]) + 1 if len(nonzero) else 0       # suffixes past it sum to 0
-    sums = np.zeros((rows, n + 1))
-    for i in range(min(last, n)):
-        sums[:, i] = np.sum(rii[:, i:n], axis=1)
+    sums = _suffix_sums(rii, last)
     cvec = np.zeros((rows, n))
     top, bot = sums[:, 1:n], sums[:, :n - 1]
     positive = top > 0.0
     np.divide(top, bot, out=cvec[:, :n - 1], where=positive)
     return cvec, None
+
+
+#: numpy's pairwise summation sums blocks of up to this many numbers directly, longer runs as two halves.
+_PAIRWISE_BLOCK = 128
+
+
+def _suffix_sums(a: np.ndarray, last: int) -> np.ndarray:
+    """S[:, i] = ``np.sum(a[:, i:n], axis=1)`` for every i < ``last`` (0 from there on; ``a`` is 0 past ``last``).
+
+    The same numbers as one ``np.sum`` per suffix, with half the additions: numpy sums a run of
+    m > 128 numbers (pairwise summation) as the sum of its first h and of its last m - h, h = m//2
+    rounded down to a multiple of 8, and the last m - h are the suffix S[:, i + h] computed
+    before, so S[:, i] = ``np.sum(a[:, i:i+h], axis=1)`` + S[:, i + h], exactly. The 16
+    consecutive suffixes that share an h are summed in one call (a strided view of their first
+    h numbers). Where numpy is found to sum otherwise (:func:`_pairwise_splits`), one
+    ``np.sum`` per suffix.
+    """
+    rows, n = a.shape
+    sums = np.zeros((rows, n + 1))
+    stop = min(last, n)
+    if not _pairwise_splits():
+        for i in range(stop):
+            sums[:, i] = np.sum(a[:, i:n], axis=1)
+        return sums
+    tail = max(n - _PAIRWISE_BLOCK, 0)          # suffixes of at most 128 numbers: summed whole
+    for i in range(stop - 1, tail - 1, -1):
+        sums[:, i] = np.sum(a[:, i:n], axis=1)
+    i = min(stop, tail) - 1
+    row_stride, stride = a.strides
+    while i >= 0:
+        m = n - i
+        h = m // 2 - (m // 2) % 8
+        first = max(n - 2 * h - 15, 0)          # the suffixes of 2h .. 2h + 15 numbers share h
+        heads = as_strided(a[:, first:], shape=(rows, i - first + 1, h), strides=(row_stride, stride, stride))
+        sums[:, first:i + 1] = np.sum(heads, axis=2) + sums[:, first + h:i + 1 + h]
+        i = first - 1
+    return sums
+
+
+@lru_cache(maxsize=1)
+def _pairwise_splits() -> bool:
+    """True if numpy sums as :func:`_suffix_sums` relies on (checked once, on numbers whose sums round).
+
+    A run of m > 128 numbers sums to the sum of its first h (m//2 rounded down to a multiple of
+    8) plus the sum of the rest, and ``np.sum`` over the last axis of a strided view of windows
+    is one pairwise sum per window.
+    """
+    n = 1100
+    a = np.vstack([(np.arange(n) * 0.6180339887498949) % 1.0, (np.arange(n) * 0.41421356237309515) % 1.0]) / 7.0
+    for m in (129, 136, 143, 255, 256, 700, 1000, n):
+        h = m // 2 - (m // 2) % 8
+        suffix = a[:, n - m:]
+        if not (np.sum(suffix, axis=1) == np.sum(suffix[:, :h], axis=1) + np.sum(suffix[:, h:], axis=1)).all():
+            return False
+    heads = as_strided(a, shape=(2, 16, 300), strides=(a.strides[0], a.strides[1], a.strides[1]))
+    each = np.array([[np.sum(a[r, b:b + 300]) for b in range(16)] for r in range(2)])
+    return bool((np.sum(heads, axis=2) == each).all())
 
 
 def _trap(args: tuple, case: Case) -> tuple:
@@ -274,7 +332,7 @@ def _tbg(args: tuple, case: Case) -> tuple:
     c_costs = case.cum_costs
     decay = np.empty(case.shape)
     decay[:, 0] = (h * (2.0 ** (-0.0 / h))) / _LN2
-    powers = _cells(-c_costs[:, :-1] / h, lambda xs: list(map(pow, repeat(2.0), xs)), lambda x: 2.0 ** x)
+    powers = _cells(-c_costs[:, :-1] / h, lambda xs: map(pow, repeat(2.0), xs), lambda x: 2.0 ** x)
     decay[:, 1:] = (h * powers) / _LN2
     norm = np.cumsum(decay, axis=1)[:, -1]
     w = np.divide(decay, norm[:, None])
