@@ -15,9 +15,9 @@ bzip2, xz), and is read once (:mod:`ir_cwla.textstream`); an error names the fil
 A result file that no rule of :mod:`ir_cwla.io` has anything to say about (a regular TREC file
 :mod:`ir_cwla.trec_text` takes) is read without pandas, as the gain, cost and metrics files
 always are: the command then never imports pandas (:func:`evaluate_table`, :class:`CwlTable`);
-any other result file
-(a stream, a comment line, CRLF, a doc_id listed twice under ``--order trec``, ...) is read by
-:func:`ir_cwla.io.read_trec_run`, which applies the rule, and the table is the same.
+any other result file (a stream, a comment line, CRLF, a doc_id listed twice under ``--order
+trec``, ...) is read by :func:`ir_cwla.io.read_trec_run`, which applies the rule, and the table
+is the same.
 
 **The ranking.** ``--order file`` (the default) takes the result file's line order, as cwl_eval
 does: the lines of a topic are its ranking in the order they come, the rank and score

@@ -124,8 +124,13 @@ def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _square(values: np.ndarray) -> np.ndarray:
-    """``x ** 2.0`` of every cell (Python's float power: the C library's ``pow``, not ``x * x``)."""
-    return _cells(values, lambda xs: map(pow, xs, repeat(2.0)), lambda x: x ** 2.0)
+    """``x ** 2.0`` of every cell (Python's float power: the C library's ``pow``, not ``x * x``).
+
+    Computed once per run of equal cells (:func:`_runs`: INST's base repeats along a ranking
+    wherever each document adds a gain of 1, as unjudged ones do in the best case).
+    """
+    heads, run = _runs(values)
+    return _cells(heads, lambda xs: map(pow, xs, repeat(2.0)), lambda x: x ** 2.0)[run].reshape(values.shape)
 
 
 def _pow_e(x: float) -> float:
