@@ -467,25 +467,27 @@ def _warn_line_order(topics: np.ndarray, docs: np.ndarray, score: np.ndarray, st
 _CLEAN_READER = True
 
 
-def read_result_file(source: Any, order: str = "file") -> RunColumns:
+def read_result_file(source: Any, order: str = "file", element_type: bool = True) -> RunColumns:
     """The lines of a result file as columns, with their element types.
 
     Every line in file order (``order='file'``: a doc_id listed twice stays twice) or each
     (topic, doc_id) once, its best-scored line (``'trec'``). A clean file
     (:mod:`ir_cwla.trec_text`: a regular TREC file no rule of :mod:`ir_cwla.io` has anything to
     say about) is read without pandas; any other input by :func:`ir_cwla.io.read_trec_run`, which
-    applies the rule (its error, warning or repair), its frame taken as it is.
+    applies the rule (its error, warning or repair), its frame taken as it is. ``element_type``
+    False leaves out the element types of a clean file (nothing prices them: no cost file);
+    what is read, and refused, is the same.
     """
     check = order == "trec"
     if _CLEAN_READER:
         from ir_cwla import trec_text
 
-        run = trec_text.read_run(source, element_type=True, check=check)
+        run = trec_text.read_run(source, element_type=element_type, check=check)
         if run is not None:
             return run
     from ir_cwla import io
 
-    frame = io.read_trec_run(source, check=check, element_type=True)
+    frame = io.read_trec_run(source, check=check, element_type=True)     # (a table file needs the column)
     return RunColumns(frame["query_id"].to_numpy(dtype=object), frame["doc_id"].to_numpy(dtype=object),
                       frame["score"].to_numpy(dtype=np.float64),
                       frame[io.ELEMENT_TYPE].astype(str).to_numpy(dtype=object), dict(frame.attrs))
@@ -500,16 +502,16 @@ def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_ta
     (``cost_table``, by element type) of each line.
     """
     name = input_name(result_file)
-    run = read_result_file(result_file, order)
+    run = read_result_file(result_file, order, element_type=bool(cost_table))
     if len(run) == 0:
         raise InputError(f"result file {name} is empty: no ranked documents")
     topics, docs = run.query_id, run.doc_id
-    types = run.element_type
-    assert types is not None
+    types = run.element_type if cost_table else None
     if order == "trec":
         codes, _ = hashing.factorize(topics)
         ranked = ordering.trec_order(codes, ordering.float32_scores(run.score, name), docs)
-        topics, docs, types = topics[ranked], docs[ranked], types[ranked]
+        topics, docs = topics[ranked], docs[ranked]
+        types = None if types is None else types[ranked]
         starts, block = _blocks(codes[ranked])
     else:
         starts, block = _blocks(topics)
@@ -517,7 +519,8 @@ def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_ta
     rank = np.arange(len(topics)) - starts[block]
     kept = rank < max_depth
     if not kept.all():
-        docs, types, block, rank = docs[kept], types[kept], block[kept], rank[kept]
+        docs, block, rank = docs[kept], block[kept], rank[kept]
+        types = None if types is None else types[kept]
     ranking_topics = topics[starts]
     bounds = np.searchsorted(block, np.arange(len(starts) + 1)).tolist()     # each ranking's lines
     doc_list, unknown = docs.tolist(), repeat(math.nan)
@@ -526,8 +529,8 @@ def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_ta
     for k, topic in enumerate(ranking_topics.tolist()):
         a, b = bounds[k], bounds[k + 1]
         gain[a:b] = np.fromiter(map(judged.get(topic, nothing).get, doc_list[a:b], unknown), np.float64, b - a)
-    cost = np.fromiter(map(cost_table.get, types.tolist(), unknown), np.float64, len(doc_list)) if cost_table \
-        else np.full(len(doc_list), np.nan)
+    cost = np.full(len(doc_list), np.nan) if types is None else \
+        np.fromiter(map(cost_table.get, types.tolist(), unknown), np.float64, len(doc_list))
     return _Rankings(ranking_topics, block, rank, gain, cost)
 
 
