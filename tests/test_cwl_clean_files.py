@@ -314,10 +314,16 @@ def test_read_gains_is_read_gain_file(tmp_path):
 
 # ------------------------------------------------------------------------- the kernel's pieces
 
+@pytest.mark.parametrize("shortcut", [True, False])
 @pytest.mark.parametrize("density", [0.03, 0.5, 1.0])
-def test_suffix_sums_are_one_np_sum_per_suffix(density):
-    """AP's suffix sums, half of them reused, are one pairwise ``np.sum`` per suffix (cwl_eval's), bit for bit."""
+def test_suffix_sums_are_one_np_sum_per_suffix(density, shortcut, monkeypatch):
+    """AP's suffix sums, half of them reused, are one pairwise ``np.sum`` per suffix (cwl_eval's), bit for bit.
+
+    Also where numpy would sum otherwise (the check says so: one ``np.sum`` per suffix).
+    """
     assert cwl_kernel._pairwise_splits()          # numpy sums as the shortcut relies on (else the loop is used)
+    if not shortcut:
+        monkeypatch.setattr(cwl_kernel, "_pairwise_splits", lambda: False)
     rng = np.random.default_rng(11)
     for n in [1, 7, 8, 127, 128, 129, 130, 143, 144, 255, 300, 1000, 1001, 2500]:
         gains = rng.random((4, n)) * (rng.random((4, n)) < density)
