@@ -405,3 +405,26 @@ def test_each_class_is_cwl_evals_on_random_rankings():
             theirs.measure(ranking)
             np.testing.assert_array_equal(ours[r], theirs.get_scores(), err_msg=f"{line} ranking {r}")
         np.testing.assert_array_equal(ours, cwl_kernel.expectations(metric.cls, metric.args, gains, costs, rels))
+
+
+def test_cases_of_equal_costs_share_what_depends_on_the_costs_alone():
+    """The worst and the best case share TBG's and U's weights where their costs are equal, and only there.
+
+    Every metric's numbers are those of the case computed on its own (nothing shared).
+    """
+    rng = np.random.default_rng(5)
+    worst = np.where(rng.random((4, 150)) < 0.6, 0.0, 1.0)
+    best = np.where(rng.random((4, 150)) < 0.5, worst, 1.0)
+    costs = rng.choice([1.0, 2.5], (4, 150))
+    lines = ["TBGCWLMetric(22)", "UMeasureCWLMetric(100)", "IFTRateCWLMetric(0.2, 0.9, 10)", "APCWLMetric()"]
+    for other_costs, shared in ((costs.copy(), True), (np.where(costs == 1.0, 0.5, costs), False)):
+        first = cwl_kernel.Case(worst, costs)
+        second = cwl_kernel.Case(best, other_costs, like=first)
+        for line in lines:
+            metric = cwl.parse_metric(line)
+            for case, (g, c) in ((first, (worst, costs)), (second, (best, other_costs))):
+                np.testing.assert_array_equal(cwl_kernel.case_expectations(metric.cls, metric.args, case),
+                                              cwl_kernel.expectations(metric.cls, metric.args, g, c), err_msg=line)
+        assert (second.cum_costs is first.cum_costs) == shared
+        assert (second.shared_by_costs(("TBG", 22), lambda: None) is first.shared_by_costs(("TBG", 22), lambda: None)) \
+            == shared

@@ -535,12 +535,14 @@ def read_rankings(result_file: Any, judged: dict[str, dict[str, float]], cost_ta
 
 
 def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bool, max_gain: float,
-                   max_cost: float, min_cost: float, star: Optional[float]) -> cwl_kernel.Case:
+                   max_cost: float, min_cost: float, star: Optional[float],
+                   like: Optional[cwl_kernel.Case] = None) -> cwl_kernel.Case:
     """Gains, costs and R of the rankings ``rows`` in one case, as cwl_eval's ``Ranking`` builds them.
 
     Cut or padded to n; unjudged and missing documents gain 0 (worst) or --max_gain (best);
     unpriced and missing ones cost --max_cost (worst) or --min_cost (best), or the cost file's
-    ``*`` price.
+    ``*`` price. ``like``: the other case of the same rankings (what depends on equal costs is
+    shared, :class:`cwl_kernel.Case`).
     """
     count = rows.stop - rows.start
     cells = slice(*np.searchsorted(r.row, [rows.start, rows.stop]))      # rows are in ranking order
@@ -555,7 +557,7 @@ def _case_matrices(r: _Rankings, rows: slice, n: int, rels: np.ndarray, best: bo
     costs[i, j] = np.where(np.isnan(c), unknown_cost, c)
     if best:
         rels = np.maximum(np.sum(np.where(gains > 0.0, 1.0, gains), axis=1), rels)
-    return cwl_kernel.Case(gains, costs, rels)
+    return cwl_kernel.Case(gains, costs, rels, like=like)
 
 
 @dataclass(frozen=True, eq=False)
@@ -629,8 +631,10 @@ def evaluate_table(gain_file: Any, result_file: Any, metrics: Sequence[CwlMetric
     step = max(1, CHUNK_CELLS // n)
     for a in range(0, count, step):
         rows = slice(a, min(a + step, count))
-        cases = [_case_matrices(ranked, rows, n, rels[rows], best, max_gain, max_cost, min_cost, star)
-                 for best in ((False, True) if residuals else (False,))]
+        cases = [_case_matrices(ranked, rows, n, rels[rows], False, max_gain, max_cost, min_cost, star)]
+        if residuals:
+            cases.append(_case_matrices(ranked, rows, n, rels[rows], True, max_gain, max_cost, min_cost, star,
+                                        like=cases[0]))
         for k, metric in enumerate(metrics):
             worst = None
             for c, case in enumerate(cases):

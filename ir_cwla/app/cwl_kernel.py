@@ -60,14 +60,22 @@ class Case:
     ``gains`` and ``costs`` are (rankings x n) matrices, unjudged and missing documents already
     replaced (cwl_eval's ``Ranking.get_gain_vector`` / ``get_cost_vector`` of each ranking);
     ``rels`` is per ranking the R that TrAP divides by. :meth:`shared` computes a value once
-    per case (the cumulated gains and costs, IFT's terms), which every metric then reads.
+    per case (the cumulated gains and costs, IFT's terms), which every metric then reads;
+    :meth:`shared_by_costs` a value that depends on the costs only, once for every case of
+    the same costs (``like``: another case of the same rankings, whose costs are compared: the
+    worst and the best case have the same costs wherever --min_cost = --max_cost, or the cost
+    file's ``*`` prices the missing and unpriced documents).
     """
 
-    def __init__(self, gains: np.ndarray, costs: np.ndarray, rels: Optional[np.ndarray] = None):
+    def __init__(self, gains: np.ndarray, costs: np.ndarray, rels: Optional[np.ndarray] = None,
+                 like: Optional[Case] = None):
         self.gains = np.ascontiguousarray(gains, dtype=np.float64)
         self.costs = np.ascontiguousarray(costs, dtype=np.float64)
         self.rels = np.zeros(len(self.gains)) if rels is None else np.asarray(rels, dtype=np.float64)
         self._shared: dict[Any, Any] = {}
+        same_costs = like is not None and like.costs.shape == self.costs.shape and \
+            bool((like.costs == self.costs).all())
+        self._by_costs: dict[Any, Any] = like._by_costs if same_costs and like is not None else {}
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -80,6 +88,12 @@ class Case:
             self._shared[key] = make()
         return self._shared[key]
 
+    def shared_by_costs(self, key: Any, make: Callable[[], Any]) -> Any:
+        """:meth:`shared` of a value ``make`` computes from the costs alone, shared with the cases of equal costs."""
+        if key not in self._by_costs:
+            self._by_costs[key] = make()
+        return self._by_costs[key]
+
     @property
     def cum_gains(self) -> np.ndarray:
         """CG(i) of every ranking (``np.cumsum`` of its gains, as cwl_eval)."""
@@ -88,7 +102,7 @@ class Case:
     @property
     def cum_costs(self) -> np.ndarray:
         """CC(i) of every ranking (``np.cumsum`` of its costs)."""
-        return self.shared("cum_costs", lambda: np.cumsum(self.costs, axis=1))
+        return self.shared_by_costs("cum_costs", lambda: np.cumsum(self.costs, axis=1))
 
 
 # ----------------------------------------------------------------------- the C library's functions, cell by cell
@@ -332,10 +346,13 @@ def _insq(args: tuple, case: Case) -> tuple:
 
 
 def _tbg(args: tuple, case: Case) -> tuple:
-    """W(i) = D(CC(i-1)) / sum_j D(CC(j-1)), D(x) = h 2^(-x/h) / ln 2 (CC(0) = 0)."""
+    """W(i) = D(CC(i-1)) / sum_j D(CC(j-1)), D(x) = h 2^(-x/h) / ln 2 (CC(0) = 0): the costs' alone."""
     h = args[0] if args else 224
-    c_costs = case.cum_costs
-    decay = np.empty(case.shape)
+    return case.shared_by_costs(("TBG", h), lambda: _tbg_weights(h, case.cum_costs))
+
+
+def _tbg_weights(h: float, c_costs: np.ndarray) -> tuple:
+    decay = np.empty(c_costs.shape)
     decay[:, 0] = (h * (2.0 ** (-0.0 / h))) / _LN2
     powers = _cells(-c_costs[:, :-1] / h, lambda xs: map(pow, repeat(2.0), xs), lambda x: 2.0 ** x)
     decay[:, 1:] = (h * powers) / _LN2
@@ -345,10 +362,13 @@ def _tbg(args: tuple, case: Case) -> tuple:
 
 
 def _umeasure(args: tuple, case: Case) -> tuple:
-    """W(i) = max(0, 1 - CC(i-1) / L) / norm for i < n, W(n) = 0 (CC(0) = 0)."""
+    """W(i) = max(0, 1 - CC(i-1) / L) / norm for i < n, W(n) = 0 (CC(0) = 0): the costs' alone."""
     L = args[0] if args else 1000
-    c_costs = case.cum_costs
-    weight = np.zeros(case.shape)
+    return case.shared_by_costs(("U", L), lambda: _u_weights(L, case.cum_costs))
+
+
+def _u_weights(L: float, c_costs: np.ndarray) -> tuple:
+    weight = np.zeros(c_costs.shape)
     weight[:, 0] = max(0.0, (1.0 - (0 / L)))
     decay = 1.0 - (c_costs[:, :-2] / L)
     weight[:, 1:-1] = np.where(decay > 0.0, decay, 0.0)
