@@ -99,6 +99,7 @@ CLEAN_RUNS = {
                     "1 Q0 f 6 4.9406564584124654e-324 t\n1 Q0 g 7 0.1000000000000000055511151231257827 t\n",
     "topics not contiguous": "1 Q0 a 1 3 t\n2 Q0 a 1 3 t\n1 Q0 b 2 2 t\n",
     "one line": "7 Q0 x 1 1 run\n",
+    "one line, no newline": "7 Q0 x 1 1 run",
     "punctuation in ids": "q-1 Q0 doc/1\"' 1 1 t\nq-1 Q0 ~d@c$ 2 0 t\n",
 }
 
@@ -205,6 +206,20 @@ def test_streams_directories_missing_files_and_tables_are_handed_over(tmp_path):
     parquet = tmp_path / "run.parquet"
     io.read_trec_run(str(path)).to_parquet(parquet)
     assert trec_text.read_run(str(parquet)) is None
+
+
+def test_text_split_in_blocks_gives_the_fields_of_the_whole(tmp_path, monkeypatch):
+    """Blocks of a few lines (:data:`trec_text.SPLIT_CHARS` small) give the columns of one split."""
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 d{i} {i} {i / 7!r} run{q}\n" for q in (3, 1, 2) for i in range(50)))
+    whole = trec_text.read_run(str(path), element_type=True)
+    for size in (1, 7, 100, 1000):
+        monkeypatch.setattr(trec_text, "SPLIT_CHARS", size)
+        part = trec_text.read_run(str(path), element_type=True)
+        assert part.query_id.tolist() == whole.query_id.tolist() and part.doc_id.tolist() == whole.doc_id.tolist()
+        assert part.score.tobytes() == whole.score.tobytes() and part.attrs == whole.attrs == {
+            io.RUN_TAG_ATTR: "run3", io.SOURCE_ATTR: str(path)}
+    _check_run(path)
 
 
 def test_a_file_beyond_the_size_limit_is_handed_over(tmp_path, monkeypatch):
