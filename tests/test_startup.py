@@ -96,3 +96,17 @@ def test_help_still_lists_every_command_and_what_is_registered():
     # another command than meta gets meta's name only; meta itself gets every criterion's options
     assert "--trials" not in cli.build_parser("eval")._subparsers._group_actions[0].choices["meta"].format_help()
     assert "--trials" in cli.build_parser("meta")._subparsers._group_actions[0].choices["meta"].format_help()
+
+
+@pytest.mark.parametrize("before", ["", "gc.disable()\n"])
+def test_import_leaves_the_garbage_collector_as_it_found_it(before):
+    """``import ir_cwla`` pauses the collector while it imports, then leaves it on (or off) as it was."""
+    code = (f"import gc\n{before}was = gc.isenabled()\n"
+            "import builtins\nreal = builtins.__import__\nseen = []\n"
+            "def spy(name, *a, **k):\n    seen.append((name, gc.isenabled()))\n    return real(name, *a, **k)\n"
+            "builtins.__import__ = spy\nimport ir_cwla\nbuiltins.__import__ = real\n"
+            "inner = [on for name, on in seen if name == 'ir_measures' or name.startswith('ir_cwla.')]\n"
+            "print(was, gc.isenabled(), len(inner) > 5 and not any(inner))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == out[1]                 # as it was
+    assert out[2] == "True"                 # and off while ir_cwla imported its modules and ir-measures
