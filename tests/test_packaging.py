@@ -22,7 +22,7 @@ def test_the_layout_the_user_asked_for():
     setup = (ROOT / "setup.cfg").read_text()
     for section in ("[metadata]", "[options]", "[options.extras_require]", "[options.entry_points]"):
         assert section in setup
-    assert "ir-cwla = ir_cwla.app.cli:main" in setup
+    assert "ir-cwla = ir_cwla.app.cli:run" in setup
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +111,22 @@ def test_import_leaves_the_garbage_collector_as_it_found_it(before):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == out[1]                 # as it was
     assert out[2] == "True"                 # and off while ir_cwla imported its modules and ir-measures
+
+
+def test_the_command_freezes_what_its_imports_made_and_main_does_not(monkeypatch, capsys):
+    """The console script (``run``) takes the start-up objects out of the collector's passes; ``main`` leaves it alone."""
+    import gc
+
+    from ir_cwla.app import cli
+
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(sys, "argv", ["ir-cwla", "--version"])
+    with pytest.raises(SystemExit) as done:         # (argparse's --version exits)
+        cli.run()
+    assert done.value.code == 0 and frozen == [True]
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert frozen == [True] and capsys.readouterr().out.startswith("ir-cwla ")
+    script = (Path(__file__).resolve().parents[1] / "setup.cfg").read_text()
+    assert "ir-cwla = ir_cwla.app.cli:run" in script
