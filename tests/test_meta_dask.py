@@ -129,3 +129,26 @@ def test_sweep_on_dask_matches_in_process(dl19, dask_client, dl19_qrels_path, dl
         pd.testing.assert_frame_equal(remote.per_query[key], local.per_query["collection"], check_exact=True)
         pd.testing.assert_frame_equal(remote.table().query("collection == @key").drop(columns="collection")
                                       .reset_index(drop=True), table.drop(columns="collection"), check_exact=True)
+
+
+@pytest.mark.slow
+def test_scattered_data_lost_with_its_workers_is_scattered_again():
+    """Every worker holding ``shared`` dies mid-map: it is scattered again, and every task still returns once."""
+    distributed = pytest.importorskip("distributed")
+    from ir_cwla.meta.executors import Dask
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        out: dict = {}
+        killed = []
+        for index, result in Dask(client).stream(lambda shared, task: (time.sleep(0.1), shared[task])[1],
+                                                 list(range(100, 130)), list(range(30))):
+            assert index not in out
+            out[index] = result
+            if not killed:
+                holders = {w for key, where in client.who_has().items() if key.startswith("list-") for w in where}
+                for worker in holders:                      # no copy of shared survives
+                    os.kill(pids[worker], signal.SIGKILL)
+                killed.extend(holders)
+        assert killed and out == {i: 100 + i for i in range(30)}

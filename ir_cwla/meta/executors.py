@@ -19,8 +19,11 @@ on every executor.
   are submitted with ``client.submit(..., retries=...)``. A task that raises is retried up to
   ``retries`` times; a task whose worker dies is rescheduled on another worker by the
   scheduler (up to ``distributed.scheduler.allowed-failures`` deaths, 3 by default), and
-  the broadcast copy of ``shared`` on the surviving workers keeps the data available. The
-  result is unchanged because no task depends on which worker runs it.
+  the broadcast copy of ``shared`` on the surviving workers keeps the data available; where
+  the scheduler kept only one copy (its active memory manager drops replicas) and that
+  worker died, ``shared`` is scattered again and the tasks not yet returned are resubmitted
+  (up to ``retries`` times). The result is unchanged because no task depends on which worker
+  runs it.
 
 ``dask.distributed`` is optional (``pip install ir-cwla[dask]``) and imported only here,
 only when a Dask executor is asked for.
@@ -30,7 +33,8 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from typing import Any, Optional, Protocol
 
 from ir_cwla.errors import ArgumentTypeError, MissingDependencyError, ParameterError
@@ -208,27 +212,42 @@ class Dask(StreamingExecutor):
             return
         # one copy per worker, not per task; a fresh key (hash=False), so that data released by an
         # earlier map with the same content is never mistaken for this one
-        [data] = self.client.scatter([shared], broadcast=True, hash=False)
+        scattered = [self.client.scatter([shared], broadcast=True, hash=False)[0]]
         todo = enumerate(tasks)
         live: dict[str, tuple[int, Any]] = {}          # key -> (task index, future) of unyielded tasks
 
-        def submit(items: Iterator[tuple[int, Any]]) -> list:
+        def submit(items: Iterable[tuple[int, Any]]) -> list:
             futures = []
             for index, task in items:
-                future = self.client.submit(_run_on_dask, task, shared=data, fn=fn, retries=self.retries,
+                future = self.client.submit(_run_on_dask, task, shared=scattered[0], fn=fn, retries=self.retries,
                                             pure=False)
                 live[future.key] = (index, future)
                 futures.append(future)
             return futures
 
         finished = as_completed(submit(itertools.islice(todo, window)), loop=self.client.loop)
+        lost = 0
         try:
-            for future in finished:
-                result = future.result()
-                index, _ = live.pop(future.key)
-                for new in submit(itertools.islice(todo, 1)):
-                    finished.add(new)
-                yield index, result
+            while True:
+                try:
+                    for future in finished:
+                        result = future.result()
+                        index, _ = live.pop(future.key)
+                        for new in submit(itertools.islice(todo, 1)):
+                            finished.add(new)
+                        yield index, result
+                    return
+                except CancelledError:
+                    # the scheduler may keep a single copy of scattered data (its active memory
+                    # manager drops the others), which a worker's death then loses with every task
+                    # waiting for it: scatter it again and resubmit the tasks not yet returned
+                    if lost >= self.retries or scattered[0].status not in ("lost", "cancelled", "error"):
+                        raise
+                    lost += 1
+                    again = sorted(index for index, _ in live.values())
+                    live.clear()
+                    scattered[0] = self.client.scatter([shared], broadcast=True, hash=False)[0]
+                    finished = as_completed(submit((i, tasks[i]) for i in again), loop=self.client.loop)
         finally:
             if live:                                    # the consumer stopped early or a task failed
                 self.client.cancel([future for _, future in live.values()])
