@@ -10,25 +10,31 @@
 The runs are scored like ``ir-cwla eval`` (the same readers: files, gzip, ``-`` for stdin,
 ``irds:`` ids; every qrels topic counts, 0 where a run has none); one argument alone is a
 per-query file of ``ir-cwla eval -q --format csv|json|jsonl``. The work is
-:func:`ir_cwla.compare`; :func:`add_comparison_section` puts a comparison in an
-:class:`ir_cwla.app.report.HtmlReport`.
+:func:`ir_cwla.compare`; :func:`ir_cwla.app.report.add_comparison_section` puts a comparison in
+the HTML report. Its options name the tests and corrections of :mod:`ir_cwla.comparison`, so
+the parser is built in full only when ``compare`` runs (or ``--help`` lists every command).
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Optional
+
+from ir_cwla.app.commands.options import check_report, measures_arg
+
+NAME = "compare"
 
 FORMATS = ("table", "csv", "markdown", "latex")
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Adds the ``compare`` sub-command to ``subparsers`` (of ``ir-cwla``'s parser)."""
+def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
+    """Adds ``compare`` to ``subparsers``: with its options if ``full``, else its name alone."""
+    if not full:        # its options come from ir_cwla.comparison: built only to run it
+        return subparsers.add_parser(NAME, help="compare systems")
     from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS
 
     p = subparsers.add_parser(
-        "compare", help="compare systems: paired tests, corrected p-values, effect sizes and intervals",
+        NAME, help="compare systems: paired tests, corrected p-values, effect sizes and intervals",
         description="Is system A better than B, by how much, and how sure are we: paired two-sided tests over the "
                     "topics, p-values adjusted over a stated family of hypotheses, mean differences with t and "
                     "bootstrap intervals, Cohen's d_z, Sakai's ES_E2, wins/ties/losses.")
@@ -55,42 +61,88 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--n-jobs", type=int, help="processes for the randomised parts (default: in-process)")
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     p.add_argument("--out", metavar="REPORT", help="also write an HTML report (tables and a difference figure)")
-    p.set_defaults(func=cmd_compare)
+    p.set_defaults(plan=plan, execute=execute)
     return p
 
 
-def read_inputs(args: argparse.Namespace) -> Any:
-    """The per-query frame of the command's inputs (a per-query file, or qrels and runs scored)."""
+@dataclass(frozen=True)
+class Plan:
+    """What ``ir-cwla compare`` reads, computes and writes.
+
+    Read: a per-query file (``qrels`` None, ``runs`` one file) or ``qrels`` and ``runs`` scored
+    like ``ir-cwla eval`` (named ``names``). Computed: :func:`ir_cwla.compare` of ``measures``
+    (None: the default of the inputs) with the rest of the fields as its arguments. Written:
+    stdout in ``format``, a report in ``out`` if given.
+    """
+
+    qrels: Optional[str]
+    runs: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    measures: Optional[tuple[Any, ...]] = None
+    baselines: Optional[tuple[str, ...]] = None
+    test: str = "t"
+    correction: Optional[str] = None
+    family: str = "all"
+    alpha: float = 0.05
+    level: float = 0.95
+    trials: int = 10000
+    resamples: int = 2000
+    seed: int = 0
+    topics: str = "strict"
+    n_jobs: Optional[int] = None
+    format: str = "table"
+    out: Optional[str] = None
+
+    @property
+    def inputs(self) -> list[str]:
+        """The files read (the report directory may not hold one)."""
+        return ([self.qrels] if self.qrels is not None else []) + list(self.runs)
+
+
+def plan(args: argparse.Namespace) -> Plan:
+    """The :class:`Plan` of the parsed options: ``--out``, the number of runs, the measures, stdin checked."""
     import ir_cwla
+    from ir_cwla.app.evaluate import check_stdin_once, unique_run_names
+    from ir_cwla.errors import UsageError
+
+    check_report(args.out, args.inputs)
+    common = dict(baselines=tuple(args.baselines) if args.baselines else None, test=args.test,
+                  correction=args.correction, family=args.family, alpha=args.alpha, level=args.level,
+                  trials=args.trials, resamples=args.resamples, seed=args.seed, topics=args.topics,
+                  n_jobs=args.n_jobs, format=args.format, out=args.out)
+    if len(args.inputs) == 1:
+        return Plan(qrels=None, runs=tuple(args.inputs),
+                    measures=tuple(measures_arg(args.measures, [])) if args.measures else None, **common)
+    qrels, runs = args.inputs[0], args.inputs[1:]
+    if len(runs) < 2:
+        raise UsageError("compare needs at least two runs (or one per-query file alone)")
+    measures = measures_arg(args.measures, ir_cwla.canonical())
+    check_stdin_once(args.inputs)
+    return Plan(qrels=qrels, runs=tuple(runs), names=tuple(unique_run_names(runs)), measures=tuple(measures),
+                **common)
+
+
+def read(plan: Plan) -> Any:
+    """The per-query frame of the plan's inputs (a per-query file, or the qrels and runs scored)."""
+    import sys
+
     from ir_cwla.app.evaluate import (
-        check_stdin_once,
         check_topics,
-        command_line_measures,
         evaluate_runs,
         per_query_measures,
         read_per_query,
         read_qrels_arg,
         read_run_arg,
         stream_names,
-        unique_run_names,
     )
-    from ir_cwla.errors import UsageError
 
-    def measures_arg(texts: Any, default: Any) -> list:   # as cli.measures_arg (cli imports this module)
-        return command_line_measures(list(texts)) if texts else list(default)
-
-    if len(args.inputs) == 1:
-        frame, _ = per_query_measures(read_per_query(args.inputs[0]), measures_arg(args.measures, []))
+    if plan.qrels is None:
+        frame, _ = per_query_measures(read_per_query(plan.runs[0]), list(plan.measures or []))
         return frame
-    qrels_spec, runs_spec = args.inputs[0], args.inputs[1:]
-    if len(runs_spec) < 2:
-        raise UsageError("compare needs at least two runs (or one per-query file alone)")
-    measures = measures_arg(args.measures, ir_cwla.canonical())
-    check_stdin_once(args.inputs)
-    names = unique_run_names(runs_spec)
-    qrels = read_qrels_arg(qrels_spec, measures)
-    runs = [read_run_arg(spec, measures=measures) for spec in runs_spec]
-    names = stream_names(runs_spec, runs, names)
+    measures = list(plan.measures or [])
+    qrels = read_qrels_arg(plan.qrels, measures)
+    runs = [read_run_arg(spec, measures=measures) for spec in plan.runs]
+    names = stream_names(plan.runs, runs, plan.names)
     for name, run in zip(names, runs):
         check_topics(name, run, qrels)
     frame = evaluate_runs(dict(zip(names, runs)), qrels, measures, per_query=True, summary=False,
@@ -98,26 +150,26 @@ def read_inputs(args: argparse.Namespace) -> Any:
     return frame[["name", "qid", "measure", "value"]]
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    """``ir-cwla compare``: prints the comparison (and writes an HTML report with ``--out``)."""
+def execute(plan: Plan) -> int:
+    """Prints the comparison (and writes an HTML report with ``--out``)."""
+    import sys
+    from pathlib import Path
+
     from ir_cwla.app import report
     from ir_cwla.comparison import compare
     from ir_cwla.meta import naming
 
-    if args.out is not None:
-        report.check_output(args.out, inputs=args.inputs)
-    per_query = read_inputs(args)
-    comparison = compare(per_query, baseline=args.baselines, test=args.test, correction=args.correction,
-                         family=args.family, alpha=args.alpha, level=args.level, trials=args.trials,
-                         resamples=args.resamples, seed=args.seed, topics=args.topics, n_jobs=args.n_jobs,
-                         progress=sys.stderr.isatty())
-    if args.format == "csv":
+    comparison = compare(read(plan), baseline=list(plan.baselines) if plan.baselines else None, test=plan.test,
+                         correction=plan.correction, family=plan.family, alpha=plan.alpha, level=plan.level,
+                         trials=plan.trials, resamples=plan.resamples, seed=plan.seed, topics=plan.topics,
+                         n_jobs=plan.n_jobs, progress=sys.stderr.isatty())
+    if plan.format == "csv":
         from ir_cwla.text import csv_safe
 
         sys.stdout.write(csv_safe(comparison.table()).to_csv(index=False))
-    elif args.format == "markdown":
+    elif plan.format == "markdown":
         sys.stdout.write(comparison.to_markdown())
-    elif args.format == "latex":
+    elif plan.format == "latex":
         sys.stdout.write(comparison.to_latex())
     else:
         table = comparison.table().assign(measure=lambda f: f["measure"].map(naming.label))
@@ -126,51 +178,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(report.text_table(table, precision=4, index=False))
         print()
         print(comparison.caption(bold=False))
-    if args.out is not None:
-        with report.staged(args.out, inputs=args.inputs) as directory:
+    if plan.out is not None:
+        with report.staged(plan.out, inputs=plan.inputs) as directory:
             page = report.HtmlReport("ir_cwla comparison", f"{len(comparison.systems)} systems, "
                                      f"{comparison.n_topics} topics, {len(comparison.measures)} measures",
                                      directory=directory)
-            add_comparison_section(page, comparison)
+            report.add_comparison_section(page, comparison)
             page.write()
-        print(f"report: {Path(args.out) / 'index.html'}", file=sys.stderr)
+        print(f"report: {Path(plan.out) / 'index.html'}", file=sys.stderr)
     return 0
-
-
-def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems",
-                           intro: Optional[str] = None) -> Any:
-    """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`.
-
-    The section shows the means with significance marks, the caption (test, correction, family),
-    every pair's row, and the per-topic differences of the most significant pair of the first
-    measure.
-
-    Parameters
-    ----------
-    page
-        The :class:`ir_cwla.app.report.HtmlReport` to add the section to.
-    comparison
-        The :class:`ir_cwla.comparison.Comparison` to render.
-    title
-        The section's heading.
-    intro
-        A note under the heading (what is compared and why).
-    """
-    from ir_cwla.meta import naming
-
-    page.section(title)
-    if intro:
-        page.text(intro, note=True)
-    page.text(comparison.caption(bold=False))
-    page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
-    rows = comparison.table()
-    page.table(rows.assign(measure=rows["measure"].map(naming.label)),
-               f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
-               "p-values", index=False, filename="comparison.csv")
-    if len(rows):
-        best = comparison.most_significant()
-        fig = comparison.plot_differences(best["baseline"], best["system"], best["measure"])
-        page.figure(fig, f"per-topic differences {best['system']} - {best['baseline']} under "
-                         f"{naming.label(best['measure'])}, sorted (the most significant pair of this measure)",
-                    filename="comparison_differences.png")
-    return page
