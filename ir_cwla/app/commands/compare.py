@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
+from ir_cwla.app.commands import eval as eval_command
 from ir_cwla.app.commands.options import check_report, measures_arg
 
 NAME = "compare"
@@ -69,16 +70,15 @@ def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
 class Plan:
     """What ``ir-cwla compare`` reads, computes and writes.
 
-    Read: a per-query file (``qrels`` None, ``runs`` one file) or ``qrels`` and ``runs`` scored
-    like ``ir-cwla eval`` (named ``names``). Computed: :func:`ir_cwla.compare` of ``measures``
-    (None: the default of the inputs) with the rest of the fields as its arguments. Written:
-    stdout in ``format``, a report in ``out`` if given.
+    Read: the ``per_query`` file (the measures of ``measures``, None: all of them), or the runs
+    of ``scores``, the plan of ``ir-cwla eval -q -n`` that scores them (the same readers, the
+    same checks, the same values). Computed: :func:`ir_cwla.compare` with the rest of the fields
+    as its arguments. Written: stdout in ``format``, a report in ``out`` if given.
     """
 
-    qrels: Optional[str]
-    runs: tuple[str, ...]
-    names: tuple[str, ...] = ()
+    per_query: Optional[str] = None
     measures: Optional[tuple[Any, ...]] = None
+    scores: Optional[eval_command.Plan] = None
     baselines: Optional[tuple[str, ...]] = None
     test: str = "t"
     correction: Optional[str] = None
@@ -88,7 +88,7 @@ class Plan:
     trials: int = 10000
     resamples: int = 2000
     seed: int = 0
-    topics: str = "strict"
+    topics: Literal["strict", "intersection"] = "strict"
     n_jobs: Optional[int] = None
     format: str = "table"
     out: Optional[str] = None
@@ -96,11 +96,15 @@ class Plan:
     @property
     def inputs(self) -> list[str]:
         """The files read (the report directory may not hold one)."""
-        return ([self.qrels] if self.qrels is not None else []) + list(self.runs)
+        if self.scores is None:
+            return [self.per_query] if self.per_query is not None else []
+        return [self.scores.qrels, *self.scores.runs]
 
 
 def plan(args: argparse.Namespace) -> Plan:
     """The :class:`Plan` of the parsed options: ``--out``, the number of runs, the measures, stdin checked."""
+    import sys
+
     import ir_cwla
     from ir_cwla.app.evaluate import check_stdin_once, unique_run_names
     from ir_cwla.errors import UsageError
@@ -111,43 +115,28 @@ def plan(args: argparse.Namespace) -> Plan:
                   trials=args.trials, resamples=args.resamples, seed=args.seed, topics=args.topics,
                   n_jobs=args.n_jobs, format=args.format, out=args.out)
     if len(args.inputs) == 1:
-        return Plan(qrels=None, runs=tuple(args.inputs),
+        return Plan(per_query=args.inputs[0],
                     measures=tuple(measures_arg(args.measures, [])) if args.measures else None, **common)
     qrels, runs = args.inputs[0], args.inputs[1:]
     if len(runs) < 2:
         raise UsageError("compare needs at least two runs (or one per-query file alone)")
-    measures = measures_arg(args.measures, ir_cwla.canonical())
+    measures = tuple(measures_arg(args.measures, ir_cwla.canonical()))
     check_stdin_once(args.inputs)
-    return Plan(qrels=qrels, runs=tuple(runs), names=tuple(unique_run_names(runs)), measures=tuple(measures),
-                **common)
+    scores = eval_command.Plan(qrels=qrels, runs=tuple(runs), names=tuple(unique_run_names(runs)), measures=measures,
+                               per_query=True, summary=False, progress=sys.stderr.isatty())
+    return Plan(measures=measures, scores=scores, **common)
 
 
 def read(plan: Plan) -> Any:
-    """The per-query frame of the plan's inputs (a per-query file, or the qrels and runs scored)."""
-    import sys
+    """The per-query frame of the plan's inputs: the per-query file, or the runs scored as ``ir-cwla eval`` scores them."""
+    from ir_cwla.app.evaluate import per_query_measures, read_per_query, results_frame
 
-    from ir_cwla.app.evaluate import (
-        check_topics,
-        evaluate_runs,
-        per_query_measures,
-        read_per_query,
-        read_qrels_arg,
-        read_run_arg,
-        stream_names,
-    )
-
-    if plan.qrels is None:
-        frame, _ = per_query_measures(read_per_query(plan.runs[0]), list(plan.measures or []))
+    if plan.scores is None:
+        assert plan.per_query is not None
+        frame, _ = per_query_measures(read_per_query(plan.per_query), list(plan.measures or []))
         return frame
-    measures = list(plan.measures or [])
-    qrels = read_qrels_arg(plan.qrels, measures)
-    runs = [read_run_arg(spec, measures=measures) for spec in plan.runs]
-    names = stream_names(plan.runs, runs, plan.names)
-    for name, run in zip(names, runs):
-        check_topics(name, run, qrels)
-    frame = evaluate_runs(dict(zip(names, runs)), qrels, measures, per_query=True, summary=False,
-                          progress=len(runs) > 1 and sys.stderr.isatty())
-    return frame[["name", "qid", "measure", "value"]]
+    rows = eval_command.score(plan.scores, *eval_command.read(plan.scores))
+    return results_frame(rows)[["name", "qid", "measure", "value"]]
 
 
 def execute(plan: Plan) -> int:

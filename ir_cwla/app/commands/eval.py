@@ -224,7 +224,13 @@ def read(plan: Plan) -> tuple[Any, dict[str, Any]]:
     from streams are named by their run tag (:func:`ir_cwla.app.evaluate.stream_names`), every
     run with ``--runid`` (:func:`ir_cwla.app.evaluate.run_tag_names`).
     """
-    from ir_cwla.app.evaluate import read_clean_files, read_qrels_arg, read_run_arg, run_tag_names, stream_names
+    from ir_cwla.app.evaluate import (
+        read_clean_files,
+        read_qrels_arg,
+        read_run_arg,
+        run_tag_names,
+        stream_names,
+    )
 
     measures = list(plan.measures)
     if plan.on_workers:

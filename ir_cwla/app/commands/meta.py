@@ -240,7 +240,13 @@ def execute(plan: Plan) -> int:
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla.app import report
-    from ir_cwla.app.evaluate import note_conventions, per_query_measures, read_per_query, read_qrels_arg, read_run_arg
+    from ir_cwla.app.evaluate import (
+        note_conventions,
+        per_query_measures,
+        read_per_query,
+        read_qrels_arg,
+        read_run_arg,
+    )
     from ir_cwla.meta import criteria
     from ir_cwla.text import csv_safe
 

@@ -16,6 +16,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``ir-cwla eval: error: ... (see ir-cwla eval --help)``)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Exits with status 2 and the message on one line of stderr."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
