@@ -14,7 +14,7 @@ import pytest
 from ir_cwla import trec_text
 from ir_cwla.app import evaluate
 from ir_cwla.app.cli import build_parser, main
-from ir_cwla.app.commands import COMMANDS
+from ir_cwla.app.commands import COMMANDS, command_module
 from ir_cwla.app.commands import compare as compare_command
 from ir_cwla.app.commands import eval as eval_command
 
@@ -28,11 +28,15 @@ def _subcommands(parser):
 
 def test_every_command_is_one_module_of_one_shape():
     assert list(COMMANDS) == LISTED == list(_subcommands(build_parser()))
-    for name, module in COMMANDS.items():
+    for name in COMMANDS:
+        module = command_module(name)
         assert module.NAME == name and module.__name__ == f"ir_cwla.app.commands.{name}"
         assert dataclasses.is_dataclass(module.Plan) and module.Plan.__dataclass_params__.frozen, name
         sub = _subcommands(build_parser(name))[name]
         assert sub.get_default("plan") is module.plan and sub.get_default("execute") is module.execute, name
+        assert sub.format_help() == _subcommands(build_parser())[name].format_help()     # built whole either way
+        others = [n for n in COMMANDS if n != name]    # the commands that do not run: their names and help alone
+        assert all(_subcommands(build_parser(name))[n].get_default("plan") is None for n in others)
 
 
 def test_a_plan_cannot_be_changed_once_made(tmp_path):

@@ -44,7 +44,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
-from ir_cwla.app.commands import COMMANDS
+from ir_cwla.app.commands import add_parsers
 from ir_cwla.app.commands.options import Parser
 from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import IrCwlaError
@@ -64,10 +64,11 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     Parameters
     ----------
     command : str, optional
-        The sub-command about to run (``''``: none, e.g. ``--version``); ``meta`` and ``compare``,
-        whose options are built from :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`, are then
-        built in full only if they are the one, so that ``ir-cwla eval`` (and ``--help``) never
-        imports them. None (the default, and ``ir-cwla --help``): every sub-command in full.
+        The sub-command about to run (``''``: none, e.g. ``--version``): it alone is built in
+        full, the others by name and help (:func:`ir_cwla.app.commands.add_parsers`), so that
+        ``ir-cwla eval`` (and its ``--help``) imports no other command's module, nor
+        :mod:`ir_cwla.meta` and :mod:`ir_cwla.comparison`, whose options ``meta`` and ``compare``
+        are built from. None (the default, and ``ir-cwla --help``): every sub-command in full.
     """
     parser = Parser(prog="ir-cwla", description="C/W/L/A measures, meta-evaluation and efficiency-aware "
                                                 "leaderboards for ir-measures and PyTerrier.")
@@ -76,8 +77,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name, module in COMMANDS.items():
-        module.add_parser(sub, full=command in (None, name))
+    add_parsers(sub, command)
     return parser
 
 

@@ -11,8 +11,8 @@ The runs are scored like ``ir-cwla eval`` (the same readers: files, gzip, ``-`` 
 ``irds:`` ids; every qrels topic counts, 0 where a run has none); one argument alone is a
 per-query file of ``ir-cwla eval -q --format csv|json|jsonl``. The work is
 :func:`ir_cwla.compare`; :func:`ir_cwla.app.report.add_comparison_section` puts a comparison in
-the HTML report. Its options name the tests and corrections of :mod:`ir_cwla.comparison`, so
-the parser is built in full only when ``compare`` runs (or ``--help`` lists every command).
+the HTML report. Its options name the tests and corrections of :mod:`ir_cwla.comparison`,
+imported only when ``compare`` runs (or ``--help`` lists every command).
 """
 from __future__ import annotations
 
@@ -28,14 +28,13 @@ NAME = "compare"
 FORMATS = ("table", "csv", "markdown", "latex")
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``compare`` to ``subparsers``: with its options if ``full``, else its name alone."""
-    if not full:        # its options come from ir_cwla.comparison: built only to run it
-        return subparsers.add_parser(NAME, help="compare systems")
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``compare`` to ``subparsers``: its options name the tests and corrections of :mod:`ir_cwla.comparison`."""
+    from ir_cwla.app.commands import COMMANDS
     from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS
 
     p = subparsers.add_parser(
-        NAME, help="compare systems: paired tests, corrected p-values, effect sizes and intervals",
+        NAME, help=COMMANDS[NAME],
         description="Is system A better than B, by how much, and how sure are we: paired two-sided tests over the "
                     "topics, p-values adjusted over a stated family of hypotheses, mean differences with t and "
                     "bootstrap intervals, Cohen's d_z, Sakai's ES_E2, wins/ties/losses.")

@@ -14,9 +14,11 @@ from typing import Any, Optional
 NAME = "cwl"
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``cwl`` to ``subparsers``: cwl_eval's options (``full`` is unused)."""
-    p = subparsers.add_parser(NAME, help="cwl_eval's command: EU, ETU, EC, ETC, ED (and residuals) per topic",
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``cwl`` to ``subparsers``: cwl_eval's options."""
+    from ir_cwla.app.commands import COMMANDS
+
+    p = subparsers.add_parser(NAME, help=COMMANDS[NAME],
                               description="cwl_eval's arguments, metrics files and output (byte for byte, see "
                                           "ir_cwla.app.cwl): rankings in the result file's line order, as cwl_eval, "
                                           "unless --order trec. Gains are real values, costs priced by element type. "

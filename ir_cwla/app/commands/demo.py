@@ -14,9 +14,11 @@ from typing import Any, Optional
 NAME = "demo"
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``demo`` to ``subparsers`` (of ``ir-cwla``'s parser; ``full`` is unused)."""
-    p = subparsers.add_parser(NAME, help="the offline end-to-end demo on Cranfield (what `make demo` runs)",
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``demo`` to ``subparsers`` (of ``ir-cwla``'s parser)."""
+    from ir_cwla.app.commands import COMMANDS
+
+    p = subparsers.add_parser(NAME, help=COMMANDS[NAME],
                               description="Index Cranfield with pyterrier-pisa and bm25s, evaluate with "
                                           "pt.Experiment, meta-evaluate, build the Dynascore leaderboard, write an "
                                           "HTML report.")

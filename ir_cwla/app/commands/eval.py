@@ -69,11 +69,12 @@ def registered_text(width: int = 86) -> str:
     return "\n".join(lines)
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``eval`` to ``subparsers`` (of ``ir-cwla``'s parser); its options need no import (``full`` is unused)."""
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``eval`` to ``subparsers`` (of ``ir-cwla``'s parser), with the registered models and aggregations in its epilog."""
+    from ir_cwla.app.commands import COMMANDS
     from ir_cwla.app.evaluate import FORMATS
 
-    p = subparsers.add_parser(NAME, help="score runs against qrels (like trec_eval / ir_measures)",
+    p = subparsers.add_parser(NAME, help=COMMANDS[NAME],
                               description="Score TREC runs against qrels, like trec_eval -q / ir_measures.",
                               epilog=EPILOG.format(averaging=AVERAGING, registered=registered_text()),
                               formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -16,9 +16,11 @@ from ir_cwla.app.commands.options import check_report
 NAME = "leaderboard"
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``leaderboard`` to ``subparsers`` (of ``ir-cwla``'s parser; ``full`` is unused)."""
-    p = subparsers.add_parser(NAME, help="rank systems from a CSV of accuracy, latency and cost",
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``leaderboard`` to ``subparsers`` (of ``ir-cwla``'s parser)."""
+    from ir_cwla.app.commands import COMMANDS
+
+    p = subparsers.add_parser(NAME, help=COMMANDS[NAME],
                               description="Efficiency-aware leaderboard (Dynascore) from precomputed numbers.")
     p.add_argument("csv", metavar="CSV", help="one row per system: a name column and numeric columns")
     p.add_argument("--name", help="column of the system names (default: 'name', else the first column)")

@@ -17,11 +17,13 @@ from typing import Any, Optional
 NAME = "measures"
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``measures`` to ``subparsers``: ir_measures' options, its providers as choices (``full`` is unused)."""
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``measures`` to ``subparsers``: ir_measures' options, its providers as choices."""
     import ir_measures
 
-    p = subparsers.add_parser(NAME, help="ir_measures' command line, with the C/W/L/A measures",
+    from ir_cwla.app.commands import COMMANDS
+
+    p = subparsers.add_parser(NAME, help=COMMANDS[NAME],
                               description="ir_measures QRELS RUN MEASURE... with the same arguments and output; "
                                           "QRELS is a file or an ir_datasets id, RUN a file (- for stdin). Measures "
                                           "are named as ir_measures prints them (CWLA(C='RBP',A='ERG')@10), not by "

@@ -6,8 +6,8 @@
                  [--alt-qrels FILE...] [--alpha A] [--seed S] [criteria options] [--out REPORT]
 
 Its options are those of the registered criteria (:func:`ir_cwla.meta.criteria.command_line_options`),
-so the parser is built in full only when ``meta`` runs (or ``--help`` lists every command):
-``ir-cwla eval`` never imports :mod:`ir_cwla.meta`.
+imported only when ``meta`` runs (or ``--help`` lists every command): ``ir-cwla eval`` never
+imports :mod:`ir_cwla.meta`.
 """
 from __future__ import annotations
 
@@ -23,14 +23,13 @@ from ir_cwla.app.commands.options import check_report, measures_arg
 NAME = "meta"
 
 
-def add_parser(subparsers: Any, full: bool = True) -> argparse.ArgumentParser:
-    """Adds ``meta`` to ``subparsers``: with every criterion's options if ``full``, else its name alone."""
-    if not full:            # its options come from the criteria of ir_cwla.meta: built only to run it
-        return subparsers.add_parser(NAME, help="meta-evaluate measures")
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds ``meta`` to ``subparsers``: its options are those of the registered criteria."""
+    from ir_cwla.app.commands import COMMANDS
     from ir_cwla.meta.criteria import CRITERIA
 
     titles = [c.title for c in CRITERIA.values()]
-    p = subparsers.add_parser(NAME, help="meta-evaluate measures: " + ", ".join(titles),
+    p = subparsers.add_parser(NAME, help=f"{COMMANDS[NAME]}: " + ", ".join(titles),
                               description="Meta-evaluation criteria of measures over TREC runs (a directory, run "
                                           "files or globs): " + "; ".join(titles) + ". Writes tables, figures, "
                                           "their run times and an HTML report.")
