@@ -42,7 +42,7 @@ def test_every_command_is_one_module_of_one_shape():
 def test_a_plan_cannot_be_changed_once_made(tmp_path):
     args = build_parser("eval").parse_args(["eval", "qrels.txt", "run.txt", "-m", "nDCG@10", "-M", "5"])
     plan = eval_command.plan(args)
-    assert plan.runs == ("run.txt",) and plan.names == ("run",) and plan.depth == 5 and plan.ranks_frames
+    assert plan.runs == ("run.txt",) and plan.names == ("run",) and plan.depth == 5 and plan.needs_frames
     assert [str(m) for m in plan.measures] == ["nDCG@10"] and not plan.on_workers
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.depth = 10          # type: ignore[misc]

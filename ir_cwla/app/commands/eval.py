@@ -155,7 +155,7 @@ class Plan:
         return self.scheduler is not None or self.n_jobs is not None
 
     @property
-    def ranks_frames(self) -> bool:
+    def needs_frames(self) -> bool:
         """True if a step works on frames (``-M``, ``--judged``), so the files are read as frames."""
         return self.depth is not None or bool(self.judged)
 
@@ -221,7 +221,7 @@ def read(plan: Plan) -> tuple[Any, dict[str, Any]]:
 
     On workers, each run is a :class:`ir_cwla.sharding.Shards` the workers read; else the qrels
     and runs as columns if :func:`ir_cwla.app.evaluate.read_clean_files` takes every file and no
-    step needs frames (:attr:`Plan.ranks_frames`), else as frames (:mod:`ir_cwla.io`). Runs read
+    step needs frames (:attr:`Plan.needs_frames`), else as frames (:mod:`ir_cwla.io`). Runs read
     from streams are named by their run tag (:func:`ir_cwla.app.evaluate.stream_names`), every
     run with ``--runid`` (:func:`ir_cwla.app.evaluate.run_tag_names`).
     """
@@ -239,7 +239,7 @@ def read(plan: Plan) -> tuple[Any, dict[str, Any]]:
 
         qrels = read_qrels_arg(plan.qrels, measures)
         return qrels, {name: sharding.shards(spec, name=name) for name, spec in zip(plan.names, plan.runs)}
-    clean = None if plan.ranks_frames else read_clean_files(plan.qrels, plan.runs, measures)
+    clean = None if plan.needs_frames else read_clean_files(plan.qrels, plan.runs, measures)
     if clean is not None:
         qrels, runs = clean
     else:
