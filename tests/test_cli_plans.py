@@ -17,6 +17,7 @@ from ir_cwla.app.cli import build_parser, main
 from ir_cwla.app.commands import COMMANDS, command_module
 from ir_cwla.app.commands import compare as compare_command
 from ir_cwla.app.commands import eval as eval_command
+from ir_cwla.errors import NotFoundError
 
 #: The commands of ``ir-cwla --help``, in its order.
 LISTED = ["eval", "measures", "meta", "leaderboard", "cwl", "demo", "compare"]
@@ -37,6 +38,11 @@ def test_every_command_is_one_module_of_one_shape():
         assert sub.format_help() == _subcommands(build_parser())[name].format_help()     # built whole either way
         others = [n for n in COMMANDS if n != name]    # the commands that do not run: their names and help alone
         assert all(_subcommands(build_parser(name))[n].get_default("plan") is None for n in others)
+
+
+def test_an_unknown_command_has_no_module():
+    with pytest.raises(NotFoundError, match="no ir-cwla command 'nope' \\(eval, measures, meta"):
+        command_module("nope")
 
 
 def test_a_plan_cannot_be_changed_once_made(tmp_path):

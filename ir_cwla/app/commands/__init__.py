@@ -33,8 +33,10 @@ COMMANDS = {
 
 def command_module(name: str) -> ModuleType:
     """The module of command ``name`` (``'eval'`` -> :mod:`ir_cwla.app.commands.eval`)."""
+    from ir_cwla.errors import NotFoundError
+
     if name not in COMMANDS:
-        raise KeyError(f"no ir-cwla command {name!r} ({', '.join(COMMANDS)})")
+        raise NotFoundError(f"no ir-cwla command {name!r} ({', '.join(COMMANDS)})")
     return importlib.import_module(f"{__name__}.{name}")
 
 
