@@ -17,7 +17,9 @@ import pytest
 
 import ir_cwla
 from ir_cwla import leaderboard as lb
-from ir_cwla.app.cli import main, measures_arg, parse_weights
+from ir_cwla.app.cli import main
+from ir_cwla.app.commands.leaderboard import parse_weights
+from ir_cwla.app.commands.options import measures_arg
 from ir_cwla.names import parse_measures
 from ir_cwla.names import split_measure_list as split_measures
 from tests.html_checks import external_references, parse_tags

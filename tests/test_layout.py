@@ -96,7 +96,7 @@ TYPED_GRAPH = _graph(typing=True)
 
 def test_the_graph_is_read():
     assert "ir_cwla.kernel" in GRAPH["ir_cwla.scoring"] and "ir_cwla.scoring" in GRAPH["ir_cwla.provider"]
-    assert "ir_cwla.app.evaluate" in GRAPH["ir_cwla.app.cli"]
+    assert "ir_cwla.app.evaluate" in GRAPH["ir_cwla.app.commands.eval"]
     assert "ir_cwla.meta.frame" in GRAPH["ir_cwla.meta.kendall"]
 
 

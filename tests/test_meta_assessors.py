@@ -490,6 +490,7 @@ def test_judged_choices_differ_and_the_criterion_equals_the_function(synthetic):
 
 def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_path, capsys):
     from ir_cwla.app import cli
+    from ir_cwla.app.commands.meta import alt_qrels_arg
 
     _, _, other = synthetic
     alt = tmp_path / "assessor-b.txt"
@@ -509,10 +510,10 @@ def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_pat
     assert set(written["judged"]) == {SHARED}
     page = html.unescape((tmp_path / "report" / "index.html").read_text())
     assert "robustness to a change of assessor" in page and f"judged='{SHARED}'" in page
-    assert cli.alt_qrels_arg(["x/group1-assessor-a.txt", "n=y.txt.gz", "irds:foo/bar"]) == {
+    assert alt_qrels_arg(["x/group1-assessor-a.txt", "n=y.txt.gz", "irds:foo/bar"]) == {
         "group1-assessor-a": "x/group1-assessor-a.txt", "n": "y.txt.gz", "irds:foo/bar": "irds:foo/bar"}
     with pytest.raises(UsageError, match="two qrels are named 'q'"):
-        cli.alt_qrels_arg(["a/q.txt", "b/q.txt"])
+        alt_qrels_arg(["a/q.txt", "b/q.txt"])
     capsys.readouterr()
     assert cli.main(["meta", str(synthetic_files.qrels), *runs, "--criteria", "assessor_variation",
                      "--out", str(tmp_path / "r2")]) == 1

@@ -80,9 +80,12 @@ def test_the_command_line_starts_without_pandas_or_the_rooms(argv):
             "assert 'ir-cwla' in out.getvalue(), out.getvalue()")
     modules = loaded(code)
     assert not top_level(modules) & HEAVY, sorted(top_level(modules) & HEAVY)
+    # the module of the command that runs (eval; none for --version) and nothing else: no other command's
     rooms = {m for m in modules if m.startswith(ROOMS)} - {"ir_cwla.app", "ir_cwla.app.cli", "ir_cwla.app.evaluate",
-                                                           "ir_cwla.app.compare"}
+                                                           "ir_cwla.app.commands", "ir_cwla.app.commands.options",
+                                                           "ir_cwla.app.commands.eval"}
     assert not rooms, sorted(rooms)
+    assert ("ir_cwla.app.commands.eval" in modules) == (argv[0] == "eval")
 
 
 def test_help_still_lists_every_command_and_what_is_registered():

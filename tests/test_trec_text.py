@@ -322,7 +322,7 @@ MEASURES = ["nDCG@10", "P@5", "AP", "RR", "R@100", "Judged@10", "CWLA(C='RBP',A=
             "CWLA(C='AP',A='ERG',gain='lin')", "CWLA(C='INST',A='PE',unjudged='residual')@20",
             "CWLA(C='P',A='ERG',rel=2)@10", "CWLA(C='DCG',A='ERG',unjudged='condense')@10"]
 OPTIONS = [[], ["-q"], ["-q", "-n"], ["--answered-only", "-q"], ["-J"], ["-l", "2"], ["--ties", "float64", "-q"],
-           ["--runid"], ["--format", "json", "-q"], ["--format", "jsonl"], ["-p", "6"]]
+           ["--runid"], ["--format", "json", "-q"], ["--format", "jsonl"], ["--format", "csv", "-q"], ["-p", "6"]]
 
 
 @pytest.mark.slow

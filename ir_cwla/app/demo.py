@@ -403,15 +403,13 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
                "all 39 Table-1 measures (rows) for every system (columns)", filename="means_table1.csv")
 
     if result.comparison is not None:
-        from ir_cwla.app.compare import add_comparison_section
-
         baseline = result.comparison.table()["baseline"].iloc[0]
         intro = (f"Is a system better than the baseline {baseline} (the first system), and by how much? Every other "
                   "system against it under nDCG@10 and the six canonical C/W/L/A measures: Student's paired t-test "
                   "over the topics, p-values adjusted with Holm's correction over all these hypotheses together, "
                   "mean differences with 95% t and bootstrap intervals (2,000 resamples of the topics, seed "
                   f"{result.comparison.seed}), Cohen's d_z, wins and losses (ir_cwla.compare).")
-        add_comparison_section(page, result.comparison, intro=intro)
+        report.add_comparison_section(page, result.comparison, intro=intro)
 
     report.add_meta_sections(page, result.meta)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)

@@ -115,7 +115,13 @@ def read_run_arg(spec: str, name: Optional[str] = None, measures: Sequence[Any] 
 
 
 def note_conventions(qrels_spec: str) -> None:
-    """Tells on stderr which grade conventions the qrels were read with (Cranfield's)."""
+    """Tells on stderr which grade conventions the qrels were read with (Cranfield's).
+
+    Only a named source (``irds:ID``) is read with conventions of its own; a file's grades are
+    its own, so for a file nothing is imported (:mod:`ir_cwla.datasets` needs pandas).
+    """
+    if not is_named_source(qrels_spec):
+        return
     from ir_cwla import datasets
 
     note = datasets.conventions_note(qrels_spec)
@@ -319,9 +325,15 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
         if isinstance(run, Shards):
             check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
     answered = {name: set(map(str, topics_of[name])) for name in runs} if answered_only else None
-    rows = result_rows(list(scores[["name", "qid", "measure", "value"]].itertuples(index=False, name=None)),
-                       list(runs), list(measures), per_query, summary, answered)
-    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS)).astype({"value": "float64"})
+    return results_frame(result_rows(list(scores[["name", "qid", "measure", "value"]].itertuples(index=False, name=None)),
+                                     list(runs), list(measures), per_query, summary, answered))
+
+
+def results_frame(rows: Sequence[tuple[str, str, str, float, str]]) -> pd.DataFrame:
+    """The rows of :func:`result_rows` as the frame of :func:`evaluate_runs` (columns :data:`RESULT_COLUMNS`)."""
+    import pandas as pd
+
+    return pd.DataFrame(list(rows), columns=list(RESULT_COLUMNS)).astype({"value": "float64"})
 
 
 def result_rows(scores: Sequence[tuple[str, str, str, float]], runs: Sequence[str], measures: Sequence[Any],

@@ -778,3 +778,42 @@ def add_leaderboard_sections(report: HtmlReport, board: Any, weights: Optional[M
         versions = ", ".join(f"{k} {v}" for k, v in (env.get("versions") or {}).items())
         report.text(f"Measured on {env.get('cpu_model', '?')} ({env.get('logical_cores', '?')} logical cores, "
                     f"{env.get('memory_gib', '?')} GiB), {env.get('os', '?')}; {versions}.", note=True)
+
+
+def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison of systems",
+                           intro: Optional[str] = None) -> Any:
+    """Renders a :class:`ir_cwla.comparison.Comparison` into an :class:`ir_cwla.app.report.HtmlReport`.
+
+    The section shows the means with significance marks, the caption (test, correction, family),
+    every pair's row, and the per-topic differences of the most significant pair of the first
+    measure.
+
+    Parameters
+    ----------
+    page
+        The :class:`ir_cwla.app.report.HtmlReport` to add the section to.
+    comparison
+        The :class:`ir_cwla.comparison.Comparison` to render.
+    title
+        The section's heading.
+    intro
+        A note under the heading (what is compared and why).
+    """
+    from ir_cwla.meta import naming
+
+    page.section(title)
+    if intro:
+        page.text(intro, note=True)
+    page.text(comparison.caption(bold=False))
+    page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
+    rows = comparison.table()
+    page.table(rows.assign(measure=rows["measure"].map(naming.label)),
+               f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
+               "p-values", index=False, filename="comparison.csv")
+    if len(rows):
+        best = comparison.most_significant()
+        fig = comparison.plot_differences(best["baseline"], best["system"], best["measure"])
+        page.figure(fig, f"per-topic differences {best['system']} - {best['baseline']} under "
+                         f"{naming.label(best['measure'])}, sorted (the most significant pair of this measure)",
+                    filename="comparison_differences.png")
+    return page
