@@ -71,6 +71,7 @@ VIEWS: dict[str, tuple[str, str]] = {
     "cranfield": ("Cranfield, the demo's 15 systems (225 topics)", "Cranfield"),
     "dl19-a": ("DL19 passage, assessor a's re-annotation in place of NIST's qrels", "DL19-a"),
     "dl19-b": ("DL19 passage, assessor b's re-annotation in place of NIST's qrels", "DL19-b"),
+    "dl21": ("DL21 passage, NIST qrels (63 runs, NIST's 53 topics)", "DL21"),
 }
 MODELS = ("P", "DCG", "RBP", "INST", "AP", "ERR")
 POLICIES = ("zero", "condense", "max")
@@ -108,6 +109,13 @@ class Settings:
 FULL = Settings()
 QUICK = Settings(seeds=(0, 1), splits=100, test_trials=200, fractions=(0.1, 0.5, 0.9), fraction_trials=3,
                  bootstrap=20, bootstrap_trials=100, run_bootstrap=200, irm_fractions=(0.1, 0.5), irm_trials=0)
+#: DL21 (63 runs, 1,953 pairs: about three times DL19's work per trial) runs with fewer seeds and
+#: trials, on a machine shared by several jobs; its settings are recorded with its numbers.
+MODEST = Settings(seeds=(0, 1, 2), splits=500, test_trials=1000, fraction_trials=10, bootstrap=100,
+                  bootstrap_trials=500, run_bootstrap=1000, irm_trials=4)
+#: The settings of a full run per view, where they are not :data:`FULL`'s.
+VIEW_SETTINGS: dict[str, Settings] = {"dl21": MODEST}
+DL21_DIR = Path("llm-judgments") / "dl21"
 
 
 # ============================================================================ the views
@@ -153,6 +161,9 @@ def load_view(key: str, data: Path, settings: Settings) -> View:
     if key == "cranfield":
         runs, qrels = cranfield_runs(settings.max_runs)
         return View(key, runs, qrels)
+    if key == "dl21":        # NIST's qrels judge 53 of the runs' 477 topics: the criteria use those 53
+        runs = read_runs(data / DL21_DIR / "runs", settings.max_runs)
+        return View(key, runs, io.read_trec_qrels(str(data / DL21_DIR / "qrels.nist.txt")))
     runs = read_runs(data / "trec-dl-2019-passage" / "runs", settings.max_runs)
     return View(key, runs, dl19_qrels(data, {"dl19": None, "dl19-a": "a", "dl19-b": "b"}[key]))
 
@@ -1830,6 +1841,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     ap.add_argument("--max-runs", type=int, default=None, help="only the first runs/systems by name (tests)")
     ap.add_argument("--irm-trials", type=int, default=None, help="trials of the ir-measures policies (0: skip)")
     ap.add_argument("--render", default=None, metavar="JSON", help="only rewrite the page and figures from JSON")
+    ap.add_argument("--merge", default=None, metavar="JSON",
+                    help="compute only --views and add them to the saved numbers of JSON (its other views kept)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -1838,13 +1851,16 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
         numbers["claims"] = evaluate_claims(numbers["views"])
         write_outputs(numbers, out)
         return numbers
-    settings = QUICK if args.quick else FULL
-    if args.seeds is not None:
-        settings = dataclasses.replace(settings, seeds=tuple(range(args.seeds)))
-    if args.max_runs is not None:
-        settings = dataclasses.replace(settings, max_runs=args.max_runs)
-    if args.irm_trials is not None:
-        settings = dataclasses.replace(settings, irm_trials=args.irm_trials)
+    def adjusted(settings: Settings) -> Settings:
+        if args.seeds is not None:
+            settings = dataclasses.replace(settings, seeds=tuple(range(args.seeds)))
+        if args.max_runs is not None:
+            settings = dataclasses.replace(settings, max_runs=args.max_runs)
+        if args.irm_trials is not None:
+            settings = dataclasses.replace(settings, irm_trials=args.irm_trials)
+        return settings
+
+    settings = adjusted(QUICK if args.quick else FULL)
     keys = [k.strip() for k in args.views.split(",") if k.strip()]
     unknown = [k for k in keys if k not in VIEWS]
     if unknown:
@@ -1856,13 +1872,21 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     for key in keys:
         if progress:
             print(f"[{key}] {VIEWS[key][0]}", file=sys.stderr, flush=True)
-        view = load_view(key, Path(args.data), settings)
-        result = analyse(view, settings, progress)
+        own = settings if args.quick or key not in VIEW_SETTINGS else adjusted(VIEW_SETTINGS[key])
+        view = load_view(key, Path(args.data), own)
+        result = analyse(view, own, progress)
         frames[key] = result.pop("tables")
+        if own != settings:          # a view with settings of its own records them with its numbers
+            result["settings"] = dataclasses.asdict(own)
         views[key] = result
-    numbers = {"settings": dataclasses.asdict(settings), "full": settings == FULL,
-               "seconds": {"total": round(time.perf_counter() - clock, 1)}, "views": views}
-    numbers["claims"] = evaluate_claims(views)
+    if args.merge:                   # the saved run, with these views added (or replaced)
+        numbers = json.loads(Path(args.merge).read_text())
+        numbers["views"] = {k: v for k, v in {**numbers["views"], **views}.items()}
+        numbers["views"] = {k: numbers["views"][k] for k in VIEWS if k in numbers["views"]}
+    else:
+        numbers = {"settings": dataclasses.asdict(settings), "full": settings == FULL,
+                   "seconds": {"total": round(time.perf_counter() - clock, 1)}, "views": views}
+    numbers["claims"] = evaluate_claims(numbers["views"])
     write_outputs(numbers, out, frames)
     if progress:
         print(f"wrote {out}/ (findings.md, findings.json, tables/, figures/) in {minutes(numbers['seconds']['total'])}",

@@ -383,3 +383,88 @@ def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_
         assert any(expected_page in h for h in hits), (query, hits[:10])
         page_.screenshot(path=str(artifacts / f"docs-search-{query.split()[0]}.png"))
     page_.close()
+
+
+def _search(page_, query: str) -> list[str]:
+    """Types ``query`` into the site's search until it answers (a busy machine takes its time); the hits."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    toggle = "label.md-header__button[for='__search']"
+    if page_.is_visible(toggle):            # narrow windows hide the search field behind a button
+        page_.click(toggle)
+    for _ in range(60):
+        page_.click("input.md-search__input")
+        page_.fill("input.md-search__input", "")
+        page_.type("input.md-search__input", query)
+        try:
+            page_.wait_for_selector(".md-search-result__item", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    return page_.evaluate("Array.from(document.querySelectorAll('.md-search-result__item a')).map(a => a.href)")
+
+
+_LINKED = """() => Array.from(document.querySelectorAll('link[href], script[src], img[src], a[href]'))
+    .map(e => e.href || e.src).filter(u => u.startsWith('file:'))"""
+
+
+@pytest.mark.slow
+def test_site_opened_from_disk_searches_and_its_404_page_links_resolve(built_site, browser, artifacts):
+    """``site/index.html`` opened from ``file://``, as the README says: search answers, nothing remote.
+
+    Material's search runs in a web worker, which browsers refuse to ``file://`` pages: the offline
+    plugin and the locally served iframe-worker shim make it work. ``404.html`` (root-absolute
+    links, made relative by docs/_tools/hooks.py) finds its stylesheets, scripts and pages from
+    ``file://`` too, and its search answers there.
+    """
+    from pathlib import PurePosixPath
+    from urllib.parse import unquote, urlsplit
+
+    for start, width in (("index.html", 1280), ("404.html", 1280), ("measures.html", 390)):
+        page_ = browser.new_page(viewport={"width": width, "height": 900})
+        requests: list[str] = []
+        page_.on("request", lambda r, seen=requests: seen.append(r.url))
+        page_.goto((built_site / start).as_uri(), wait_until="load")
+        linked = page_.evaluate(_LINKED)
+        missing = sorted({u for u in linked if not Path(unquote(urlsplit(u).path)).exists()})
+        assert not missing, f"{start} from file://: links to files that do not exist: {missing[:5]}"
+        assert page_.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky", \
+            f"{start} from file://: the theme's stylesheet is not applied"
+        hits = _search(page_, "discriminative power")
+        assert any(PurePosixPath(urlsplit(h).path).name == "meta-evaluation.html" for h in hits), (start, hits[:10])
+        outside = [u for u in requests if not u.startswith(("file:", "data:", "blob:", "about:"))]
+        assert not outside, f"{start} from file://: requests leave the disk: {outside}"
+        page_.screenshot(path=str(artifacts / f"docs-file-search-{start[:-5]}-{width}.png"))
+        page_.close()
+
+
+@pytest.mark.slow
+def test_cli_reference_options_read_on_a_phone(served_site, browser, artifacts):
+    """The command-line reference at 390 px (a phone): nothing wider than the window, options readable.
+
+    Every argument is a term of a definition list (names, value, default) and its description
+    below it at nearly the full width, not a cell of a four-column table; no option name breaks
+    inside.
+    """
+    page_ = browser.new_page(viewport={"width": 390, "height": 844})
+    page_.goto(served_site + "cli-reference.html", wait_until="load")
+    assert page_.evaluate("document.documentElement.scrollWidth") <= 390
+    found = page_.evaluate("""() => ({
+        tables: document.querySelectorAll('.md-content table').length,
+        terms: Array.from(document.querySelectorAll('.md-content dt')).map(dt => ({
+            text: dt.textContent,
+            right: dt.getBoundingClientRect().right,
+            broken: Array.from(dt.querySelectorAll('code')).filter(c => c.getClientRects().length > 1)
+                        .map(c => c.textContent)})),
+        widths: Array.from(document.querySelectorAll('.md-content dd')).map(dd => dd.getBoundingClientRect().width),
+    })""")
+    assert found["tables"] == 0, "the options are tables again"
+    assert len(found["terms"]) > 50, len(found["terms"])
+    for term in found["terms"]:
+        assert term["right"] <= 390, f"{term['text']!r} runs past the window"
+        assert not [c for c in term["broken"] if c.startswith("-")], f"an option name breaks: {term['broken']}"
+    assert min(found["widths"]) >= 250, f"a description column is {min(found['widths']):.0f} px wide"
+    page_.screenshot(path=str(artifacts / "docs-cli-reference-390.png"))
+    page_.evaluate("window.scrollTo(0, document.querySelectorAll('.md-content dl')[2].getBoundingClientRect().top - 60)")
+    page_.screenshot(path=str(artifacts / "docs-cli-reference-390-options.png"))
+    page_.close()
