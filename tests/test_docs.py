@@ -259,6 +259,28 @@ def test_readme_is_short_and_starts_with_what_install_and_a_command():
         assert (ROOT / link).exists(), link
 
 
+def test_readme_first_screen_is_the_project_and_the_demo_at_80_columns():
+    """``less README.md`` in an 80 x 24 terminal: what the project is, how to install it, the demo command.
+
+    No line is wider than 80 columns (tabs at 8), so the first 24 lines are the first screen; in it,
+    the demo's command in a block that runs (closed on the screen), no raw HTML comment (a
+    ``<!-- test: ... -->`` marker reads as noise in a terminal) and nowhere a placeholder URL.
+    """
+    text = README.read_text()
+    lines = text.split("\n")
+    wide = [(i + 1, len(line.expandtabs(8))) for i, line in enumerate(lines) if len(line.expandtabs(8)) > 80]
+    assert not wide, f"README lines wider than 80 columns (line, width): {wide}"
+    screen = "\n".join(lines[:24])
+    assert "<!--" not in screen, "a raw HTML comment on the README's first screen"
+    assert "pip install" in screen
+    demo = [b for b in docs_blocks.parse("README.md", screen).blocks if b.kind == "shell" and "ir-cwla demo" in b.code]
+    assert demo, "the demo command is not on the first screen, in a block that runs"
+    assert not re.search(r"<[^<>\n]*(?:URL|url)[^<>\n]*>|git\+<", text), "a placeholder URL in the README"
+    runnable = docs_blocks.parse("README.md", text)
+    assert not runnable.problems and runnable.runnable[0].code.startswith("ir-cwla demo"), \
+        "the demo is the README's first block, and every block is run or marked"
+
+
 # -- the site: built strictly, offline, read in a browser ----------------------------------------
 
 REMOTE = re.compile(r"<(?:script|link|img|iframe|source|video|audio)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.I)
