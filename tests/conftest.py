@@ -32,6 +32,8 @@ DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
 REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir"})
 MISSING = "real data not found at"
+#: Where a skip for missing real data sends the reader: (page, heading), checked by tests/test_docs.py.
+DATA_SECTION = ("docs/data.md", "The real data of the tests")
 
 # nothing in the suite depends on the machine being idle (issue 19): Hypothesis' per-example
 # deadline and its "generation too slow" health check are time limits, off for every test
@@ -47,7 +49,7 @@ os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="ir_cwla-tests-irds-")
 def _require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{MISSING} {path} (a fresh clone has no ../shared/data; set "
-                    "IR_CWLA_SHARED_DATA=/path/to/shared/data, see 'The tests and the real data' in the README)")
+                    f"IR_CWLA_SHARED_DATA=/path/to/shared/data, see '{DATA_SECTION[1]}' in {DATA_SECTION[0]})")
     return path
 
 

@@ -259,6 +259,14 @@ def test_readme_is_short_and_starts_with_what_install_and_a_command():
         assert (ROOT / link).exists(), link
 
 
+def test_the_skip_message_for_missing_real_data_names_a_section_that_exists():
+    from tests import conftest
+
+    page_name, heading = conftest.DATA_SECTION
+    headings = re.findall(r"^#+ (.+)$", (ROOT / page_name).read_text(), flags=re.MULTILINE)
+    assert heading in headings, f"the real-data skip message points to '{heading}' in {page_name}: {headings}"
+
+
 def test_readme_first_screen_is_the_project_and_the_demo_at_80_columns():
     """``less README.md`` in an 80 x 24 terminal: what the project is, how to install it, the demo command.
 
@@ -490,3 +498,21 @@ def test_cli_reference_options_read_on_a_phone(served_site, browser, artifacts):
     page_.evaluate("window.scrollTo(0, document.querySelectorAll('.md-content dl')[2].getBoundingClientRect().top - 60)")
     page_.screenshot(path=str(artifacts / "docs-cli-reference-390-options.png"))
     page_.close()
+
+
+def test_the_api_reference_renders_every_public_name_of_meta():
+    """Every name of ``ir_cwla.meta.__all__`` (but its submodule ``criteria``) has a ``:::`` directive on
+    docs/api/meta.md that resolves to the same object."""
+    import importlib
+    import types
+
+    from ir_cwla import meta
+
+    targets = re.findall(r"^::: (\S+)$", (DOCS / "api" / "meta.md").read_text(), flags=re.MULTILINE)
+    resolved = {}
+    for target in targets:
+        module, _, name = target.rpartition(".")
+        resolved[target] = getattr(importlib.import_module(module), name)
+    missing = [n for n in meta.__all__ if not isinstance(getattr(meta, n), types.ModuleType)
+               and not any(obj is getattr(meta, n) for obj in resolved.values())]
+    assert not missing, f"public names of ir_cwla.meta not in docs/api/meta.md: {missing}"

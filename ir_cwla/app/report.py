@@ -595,8 +595,34 @@ def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4
     return most
 
 
-def _decimals(column: str) -> int:
-    """Decimals of a leaderboard column: 3 for times in ms, 1 for queries per second, else 4."""
+def money_decimals(values: Sequence[float], most: int = 6) -> int:
+    """Decimals of a column of dollars: cents (2), or more where a smaller amount needs them.
+
+    Money is printed as money: ``210.00``, never ``210.0000`` (issue 33), with no ``$`` sign in
+    a table (the column's name, ``usd_per_...``, says the currency). A column whose smallest
+    non-zero amount is below a dime gets as many decimals (at most ``most``) as it takes to show
+    that amount with two significant digits (``0.0030``), so that a cheap system never prints as
+    free; every amount of the column then has as many, so that they line up.
+    """
+    amounts = [abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v)) and float(v) != 0]
+    if not amounts:
+        return 2
+    smallest = min(amounts)
+    return int(min(most, max(2, 1 - math.floor(math.log10(smallest)))))
+
+
+def is_money(column: Any, cost_column: Optional[str] = None) -> bool:
+    """Whether a leaderboard column holds dollars: its name starts with ``usd``, or it is the cost role's."""
+    return str(column).lower().startswith("usd") or (cost_column is not None and str(column) == cost_column)
+
+
+def _decimals(column: str, values: Optional[Sequence[float]] = None, money: bool = False) -> int:
+    """Decimals of a leaderboard column.
+
+    3 for times in ms, 1 for queries per second, :func:`money_decimals` for dollars, else 4.
+    """
+    if money:
+        return money_decimals(values if values is not None else [])
     return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
 
 
@@ -682,7 +708,7 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
                              rank_high=by_name.loc[names, "rank_high"].to_numpy())
     frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
     frame.attrs = attrs
-    precision = {str(c): _decimals(c) for c in frame.columns}
+    precision = {str(c): _decimals(c, frame[c].tolist(), is_money(c, cols["cost"])) for c in frame.columns}
     precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
     out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
                        set(frame.index[frame["rank"] == 1]),

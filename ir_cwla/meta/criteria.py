@@ -285,8 +285,10 @@ class Run:
 def describe(name: str, options: Mapping[str, Any]) -> str:
     """What criterion ``name`` is about to do, in one line.
 
-    Its title and each option with its value (``consistency: random splits of the topics into two
-    halves 1000, permutations of the randomised Tukey HSD tests 2000``); ``options`` by keyword, as
+    Its title and each option as its flag, its value and what it sets (``system ranking
+    consistency: --trials 1000 (random splits of the topics into two halves), --test-trials 2000
+    (permutations of the randomised Tukey HSD tests)``): a value beside the words of its help read
+    as one phrase (``1 - the power of the test 0.2``); ``options`` by keyword, as
     :func:`options_of` returns them.
     """
     criterion = get_criterion(name)
@@ -300,7 +302,7 @@ def describe(name: str, options: Mapping[str, Any]) -> str:
         text = option.help
         return text[len(criterion.title) + 2:] if text.startswith(criterion.title + ": ") else text
 
-    parts = [f"{what(o)} {shown(options.get(o.name, o.default))}" for o in criterion.options]
+    parts = [f"{o.flag} {shown(options.get(o.name, o.default))} ({what(o)})" for o in criterion.options]
     return criterion.title + (": " + ", ".join(parts) if parts else "")
 
 
