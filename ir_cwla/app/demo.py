@@ -415,6 +415,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
                   f"{result.comparison.seed}), Cohen's d_z, wins and losses (ir_cwla.compare).")
         add_comparison_section(page, result.comparison, intro=intro)
 
+    report.add_meta_summary(page, result.meta)
     report.add_meta_sections(page, result.meta)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)
 

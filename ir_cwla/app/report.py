@@ -529,6 +529,31 @@ def add_meta_sections(report: HtmlReport, run: Any) -> None:
         add_blocks(report, criterion.section(run.results[name], run.summaries[name]))
 
 
+SUMMARY_TITLE = "Summary: the best measure of each family"
+
+
+def add_meta_summary(report: HtmlReport, run: Any) -> None:
+    """The report's first section: per family (row) and criterion (column), the best measure.
+
+    :func:`ir_cwla.meta.criteria.best_measures` of ``run``: what a reader would otherwise work out
+    from the CSV files, with the caveat that a nominal best may be tied within noise.
+    """
+    from ir_cwla.meta.criteria import best_measures
+
+    table = best_measures(run)
+    if not len(table) or table.shape[1] < 2:
+        return
+    report.section(SUMMARY_TITLE)
+    report.text("For each family of measures (rows) and each criterion that ranks measures (columns), the "
+                "measure with the best value (most consistent, most discriminative, fewest topics needed, "
+                "most robust, least biased), with measures of the same value joined by '='; within a browsing "
+                "model a measure is named by its aggregation, * marking the model's canonical measure. The "
+                "best is nominal: whether it beats the others significantly is the (k) of the criterion's own "
+                "table below.", note=True)
+    report.table(table, "the best measure of each family under each criterion (value in brackets)", index=False,
+                 filename="summary.csv")
+
+
 def step_title(step: str) -> str:
     """How run-time tables name a step: a criterion by its title, anything else as it is."""
     from ir_cwla.meta.criteria import CRITERIA
