@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 import warnings
 from pathlib import Path
@@ -211,9 +212,11 @@ def pairing_numbers(runs, nist, a, b, measures, others, kwargs, seed: int) -> di
     majority = meta.combine_qrels({"NIST": nist, "a": a, "b": b}, method="majority")
     mean_ab = meta.combine_qrels({"a": a, "b": b}, method="mean")
     alts = {"a": a, "b": b, "majority(NIST,a,b)": majority, "mean(a,b)": mean_ab}
-    labels = meta.label_agreement(nist, {"a": a, "b": b}, trials=200, seed=seed)
-    agreement = labels.table(["exact", "kappa", "alpha_ordinal"]).set_index("alternative")
-    result = meta.assessor_variation(runs, nist, alts, measures, **kwargs)
+    with warnings.catch_warnings():          # a resample of topics without a grade pair: said by the tables
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        labels = meta.label_agreement(nist, {"a": a, "b": b}, trials=200, seed=seed)
+        agreement = labels.table(["exact", "kappa", "alpha_ordinal"]).set_index("alternative")
+        result = meta.assessor_variation(runs, nist, alts, measures, **kwargs)
     rows = by_measure(result.table(list(alts)), result)
     out: dict = {"agreement": {x: {k: round(float(agreement.at[x, k]), 6) for k in ("exact", "kappa",
                                                                                    "alpha_ordinal")}
@@ -271,6 +274,12 @@ def run_pairings(runs, nist, files, measures, others, kwargs, seed: int, progres
     return {"settings": settings, "runs": len(runs), "seconds": round(time.perf_counter() - clock), "pairings": done}
 
 
+def compact_json(numbers: dict) -> str:
+    """``numbers`` as JSON, indented, with every innermost object or list on one line."""
+    text = json.dumps(numbers, indent=1, ensure_ascii=False)
+    return re.sub(r"[\[{][^\[\]{}]*[\]}]", lambda m: " ".join(m.group(0).split()), text)
+
+
 def _span(values, digits: int = 3) -> str:
     lo, hi = min(values), max(values)
     return f"{lo:.{digits}f}" if round(lo, digits) == round(hi, digits) else f"{lo:.{digits}f}-{hi:.{digits}f}"
@@ -288,11 +297,12 @@ def render_headlines(numbers: dict) -> str:
     n = len(ps)
     s = numbers["settings"]
 
-    def over(get, digits=3, who=("a", "b")):
-        """``lo-hi`` over the pairings (and ``who``), with the published pairing's values."""
+    def over(get, digits=3, who=("a", "b"), unit=""):
+        """``lo-hi`` over the pairings (and ``who``), with the published pairing's values (a / b)."""
         every = [get(p, x) for p in ps.values() for x in who]
         pub = [get(published, x) for x in who]
-        return f"{_span(every, digits)} (published pairing: {' / '.join(f'{v:.{digits}f}' for v in pub)})"
+        return (f"{_span(every, digits)}{unit} (published pairing: "
+                f"{' / '.join(f'{v:.{digits}f}{unit}' for v in pub)})")
 
     canon = [m for m in published["measures"]["a"] if naming.is_canonical(m)]
     canon_tau = [p["measures"][x][m]["tau"] for p in ps.values() for x in ("a", "b") for m in canon]
@@ -314,7 +324,7 @@ def render_headlines(numbers: dict) -> str:
                    for x in ("a", "b")]
     lines += [
         "1. **The labels disagree, the rankings mostly do not.** The re-annotators agree with NIST on "
-        f"{over(lambda p, x: 100 * p['agreement'][x]['exact'], 0)} % of the pairs; Cohen's kappa "
+        f"{over(lambda p, x: 100 * p['agreement'][x]['exact'], 0, unit='%')} of the pairs; Cohen's kappa "
         f"{over(lambda p, x: p['agreement'][x]['kappa'])}, ordinal Krippendorff's alpha "
         f"{over(lambda p, x: p['agreement'][x]['alpha_ordinal'])}. Yet the six canonical measures keep NIST's "
         f"ranking of the {numbers['runs']} runs with tau {_span(canon_tau)} under either assessor of any pairing "
@@ -449,7 +459,7 @@ def main(argv=None) -> None:
         numbers = run_pairings(runs, nist, files, measures, others, kwargs, args.seed)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / PAIRINGS_JSON.name).write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n")
+        (out / PAIRINGS_JSON.name).write_text(compact_json(numbers) + "\n")
         if (out / PAGE.name).exists():
             write_headlines(numbers, out / PAGE.name)
         print(render_headlines(numbers))
