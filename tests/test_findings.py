@@ -58,6 +58,21 @@ def test_the_page_is_the_rendering_of_the_full_run(findings, numbers):
     assert f"{numbers['seconds']['total'] / 60:.0f} min" in page          # the wall time of the run
 
 
+def test_every_finding_is_stated_on_dl21_with_its_settings(findings, numbers):
+    """DL21, added by a run of its own (``--merge``), keeps its settings, seeds and trials with its numbers."""
+    dl21 = numbers["views"]["dl21"]
+    assert dl21["settings"] == json.loads(json.dumps(dataclasses.asdict(findings.VIEW_SETTINGS["dl21"])))
+    assert dl21["extra"]["collection"] == {"systems": 63, "topics": 53, "pairs": 63 * 62 // 2, "judgments": 10828}
+    assert all(c["views"]["dl21"]["status"] in (findings.HOLDS, findings.TIE, findings.PARTLY, findings.FAILS)
+               for c in numbers["claims"])
+    page = (DOCS / "findings.md").read_text()
+    for claim in numbers["claims"]:                  # every verdict sentence says what happened on DL21
+        assert findings.verdict(claim["views"]).count("on DL21 it") == 1
+        assert f"**{findings.verdict(claim['views'])}**" in page
+    for member in dl21["standings"]["consistency"]["P@10"]["members"].values():
+        assert len(member["seeds"]) == len(findings.VIEW_SETTINGS["dl21"].seeds)
+
+
 def test_the_verdicts_follow_from_the_numbers(findings, numbers):
     assert findings.evaluate_claims(numbers["views"]) == numbers["claims"]
     assert [c["id"] for c in numbers["claims"]] == [c.id for c in findings.CLAIMS]
@@ -205,6 +220,21 @@ def test_one_system_finds_a_measure_that_only_separates_one_run(findings):
 
 
 # -- a reduced run on the real data ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_reduced_run_on_dl21_reproduces_its_deterministic_numbers(findings, numbers, dl21_dir, tmp_path):
+    """Few trials and two seeds on DL21's 63 runs: similarity, topic set sizes and pooling bias are the saved ones."""
+    got = findings.main(["--quick", "--views", "dl21", "--irm-trials", "0", "--data", str(dl21_dir.parents[1]),
+                         "--out", str(tmp_path / "out"), "--quiet"])
+    small, full = got["views"]["dl21"], numbers["views"]["dl21"]
+    assert small["extra"]["collection"] == full["extra"]["collection"]
+    assert small["extra"]["similarity"] == full["extra"]["similarity"]
+    for criterion in ("topic_set_size", "pool_depth", "pooling_bias", "pooling_rel_drop"):
+        for family, st in full["standings"][criterion].items():
+            for m, e in st["members"].items():
+                got_value = small["standings"][criterion][family]["members"][m]["value"]
+                assert got_value == pytest.approx(e["value"], abs=2e-6), (criterion, m)
+
 
 @pytest.mark.slow
 def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, dl19_dir, tmp_path):
