@@ -361,7 +361,6 @@ DEEP_PAGES = ("measures.html", "meta-evaluation.html", "cli-reference.html")
 
 @pytest.mark.slow
 def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_site, browser, artifacts):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for path in ("index.html", *DEEP_PAGES):
         for width in (1280, 800):
@@ -394,29 +393,27 @@ def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_
     # the built-in search (lunr, in a web worker, on the locally served index)
     for query, expected_page in (("discriminative power", "meta-evaluation.html"), ("RBP", "measures.html")):
         page_.goto(served_site + "index.html", wait_until="load")
-        toggle = "label.md-header__button[for='__search']"
-        if page_.is_visible(toggle):            # narrow windows hide the search field behind a button
-            page_.click(toggle)
-        # the query is typed again until lunr, which builds its index in a web worker, answers
-        # (a busy machine takes its time; no tight timeout)
-        for _ in range(60):
-            page_.click("input.md-search__input")
-            page_.fill("input.md-search__input", "")
-            page_.type("input.md-search__input", query)
-            try:
-                page_.wait_for_selector(".md-search-result__item", timeout=5_000)
-                break
-            except PlaywrightTimeout:
-                continue
-        hits = page_.evaluate("Array.from(document.querySelectorAll('.md-search-result__item a'))"
-                              ".map(a => a.href)")
+        hits = _search(page_, query)
         assert any(expected_page in h for h in hits), (query, hits[:10])
         page_.screenshot(path=str(artifacts / f"docs-search-{query.split()[0]}.png"))
+    # 404.html as a server shows it for a missing page at any depth: its links, relative since the
+    # build's hook, still resolve from the site's root (its <base href="/"> over HTTP)
+    missing = served_site + "no/such/page.html"
+    body = (built_site / "404.html").read_text(encoding="utf-8")
+    page_.route(missing, lambda route: route.fulfill(status=404, body=body, content_type="text/html"))
+    page_.goto(missing, wait_until="load")
+    assert page_.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+    linked = page_.evaluate("Array.from(document.querySelectorAll('link[href], script[src]')).map(e => e.href || e.src)")
+    assert linked and all(u.startswith(served_site) and "/no/such/" not in u for u in linked), linked
     page_.close()
 
 
 def _search(page_, query: str) -> list[str]:
-    """Types ``query`` into the site's search until it answers (a busy machine takes its time); the hits."""
+    """Types ``query`` into the site's search until it answers; the hits.
+
+    The query is typed again until lunr, which builds its index in a web worker, answers (a busy
+    machine takes its time; no tight timeout).
+    """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     toggle = "label.md-header__button[for='__search']"
@@ -501,8 +498,11 @@ def test_cli_reference_options_read_on_a_phone(served_site, browser, artifacts):
 
 
 def test_the_api_reference_renders_every_public_name_of_meta():
-    """Every name of ``ir_cwla.meta.__all__`` (but its submodule ``criteria``) has a ``:::`` directive on
-    docs/api/meta.md that resolves to the same object."""
+    """Every public name of ``ir_cwla.meta`` is rendered by the API reference.
+
+    Each name of ``ir_cwla.meta.__all__`` (but its submodule ``criteria``) has a ``:::`` directive
+    on docs/api/meta.md that resolves to the same object.
+    """
     import importlib
     import types
 

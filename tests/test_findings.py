@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("findings_example", ROOT / "examples" / "findings.py")
+def load_example(name: str):
+    """``examples/NAME.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", ROOT / "examples" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module                 # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -35,7 +36,7 @@ def load_script():
 
 @pytest.fixture(scope="module")
 def findings():
-    return load_script()
+    return load_example("findings")
 
 
 @pytest.fixture(scope="module")
@@ -268,17 +269,9 @@ def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, d
 
 # -- the assessor page's headline findings, over the 8 pairings of the group files -------------------------
 
-def load_assessors():
-    spec = importlib.util.spec_from_file_location("assessors_example", ROOT / "examples" / "assessors.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def assessors():
-    return load_assessors()
+    return load_example("assessors")
 
 
 @pytest.fixture(scope="module")
