@@ -1726,6 +1726,8 @@ def tau_ap_section(numbers: Mapping[str, Any]) -> list[str]:
         out.append(f"* {VIEWS[k][1]}: tau_AP is below tau for {n - len(higher)} of {n} measures"
                    + (f"; at or above it for {', '.join(higher)}" if higher else "")
                    + f". The same aggregations first and last (I8): {SYMBOL[ends]}.")
+    if "dl19" not in numbers["views"]:              # a run without DL19 (a reduced run of another view)
+        return out + [""]
     v = Numbers("dl19", numbers["views"]["dl19"])
     tau, tau_ap = v.st("incompleteness", "AP")["members"]["ERR"], v.st("incompleteness_tau_ap", "AP")["members"]["ERR"]
     seeds = len(tau["seeds"])
