@@ -335,8 +335,8 @@ def test_a_reduced_run_of_one_pairing_reproduces_its_deterministic_numbers(asses
     a = io.as_qrels_frame(pd.concat(list(a_files.values()), ignore_index=True), "assessor a")
     b = io.as_qrels_frame(pd.concat(list(b_files.values()), ignore_index=True), "assessor b")
     measures = list(table1()) + assessors.EXTRA
-    kwargs = dict(judged="shared", test_trials=50, splits=20, bootstrap=50, seed=0, alpha=0.05,
-                  groups=meta.browsing_model, reference_name="NIST", progress=False)
+    kwargs = {**pairings_numbers["settings"], "test_trials": 50, "splits": 20, "bootstrap": 50,     # as saved, fewer
+              "groups": meta.browsing_model, "reference_name": "NIST", "progress": False}
     got = assessors.pairing_numbers(runs, nist, a, b, measures, {}, kwargs, 0)     # no other criteria here
     saved = pairings_numbers["pairings"][name]
     assert got["agreement"] == saved["agreement"]
