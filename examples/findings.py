@@ -71,6 +71,7 @@ VIEWS: dict[str, tuple[str, str]] = {
     "cranfield": ("Cranfield, the demo's 15 systems (225 topics)", "Cranfield"),
     "dl19-a": ("DL19 passage, assessor a's re-annotation in place of NIST's qrels", "DL19-a"),
     "dl19-b": ("DL19 passage, assessor b's re-annotation in place of NIST's qrels", "DL19-b"),
+    "dl21": ("DL21 passage, NIST qrels (63 runs, NIST's 53 topics)", "DL21"),
 }
 MODELS = ("P", "DCG", "RBP", "INST", "AP", "ERR")
 POLICIES = ("zero", "condense", "max")
@@ -108,6 +109,15 @@ class Settings:
 FULL = Settings()
 QUICK = Settings(seeds=(0, 1), splits=100, test_trials=200, fractions=(0.1, 0.5, 0.9), fraction_trials=3,
                  bootstrap=20, bootstrap_trials=100, run_bootstrap=200, irm_fractions=(0.1, 0.5), irm_trials=0)
+#: DL21 (63 runs, 53 topics) runs the criteria with the full settings (a few minutes: its
+#: Table-1 criteria are as fast as DL19's), so that its verdicts have the power of the others', but
+#: the ir-measures policies, which re-score every run with ir-measures under every qrels variant
+#: (about a minute per trial on 63 runs), with half the trials; its settings are recorded with
+#: its numbers.
+MODEST = dataclasses.replace(FULL, irm_trials=4)
+#: The settings of a full run per view, where they are not :data:`FULL`'s.
+VIEW_SETTINGS: dict[str, Settings] = {"dl21": MODEST}
+DL21_DIR = Path("llm-judgments") / "dl21"
 
 
 # ============================================================================ the views
@@ -153,6 +163,9 @@ def load_view(key: str, data: Path, settings: Settings) -> View:
     if key == "cranfield":
         runs, qrels = cranfield_runs(settings.max_runs)
         return View(key, runs, qrels)
+    if key == "dl21":        # NIST's qrels judge 53 of the runs' 477 topics: the criteria use those 53
+        runs = read_runs(data / DL21_DIR / "runs", settings.max_runs)
+        return View(key, runs, io.read_trec_qrels(str(data / DL21_DIR / "qrels.nist.txt")))
     runs = read_runs(data / "trec-dl-2019-passage" / "runs", settings.max_runs)
     return View(key, runs, dl19_qrels(data, {"dl19": None, "dl19-a": "a", "dl19-b": "b"}[key]))
 
@@ -1452,10 +1465,20 @@ def verdict(results: Mapping[str, Mapping[str, str]]) -> str:
         text = f"On DL19 it {PHRASE[d]}; on Cranfield it {PHRASE[c]}"
     a, b = s.get("dl19-a", NA), s.get("dl19-b", NA)
     if a == b:
-        text += f"; with either re-annotation in place of NIST's qrels it {PHRASE[a]}."
+        text += f"; with either re-annotation in place of NIST's qrels it {PHRASE[a]}"
     else:
-        text += f"; with assessor a's qrels it {PHRASE[a]}, with assessor b's it {PHRASE[b]}."
-    return text
+        text += f"; with assessor a's qrels it {PHRASE[a]}, with assessor b's it {PHRASE[b]}"
+    if "dl21" in s:
+        text += f"; on DL21 it {PHRASE[s['dl21']]}"
+    return text + "."
+
+
+def own_settings(view: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    """How a view's own settings (a view added by ``--merge``) differ from the run's: ``irm_trials 4``."""
+    own = view.get("settings")
+    if not own:
+        return ""
+    return ", ".join(f"{k} {own[k]}" for k in own if own[k] != settings.get(k) and k != "max_runs")
 
 
 def cell(text: Any) -> str:
@@ -1514,21 +1537,27 @@ def render(numbers: Mapping[str, Any]) -> str:
         "",
         "Every finding the README stated (before its findings moved to this page) about which C/W/L/A aggregation is the most and least consistent, "
         "discriminative, robust to incomplete judgments and to pooling bias was measured on TREC DL 2019 passage "
-        "only, and stated with point estimates. This page measures each again, with its uncertainty, on DL19 and "
-        "on a second collection, and with DL19's re-annotated qrels as a third view, and says which hold.",
+        "only, and stated with point estimates. This page measures each again, with its uncertainty, on DL19, "
+        "on the bundled Cranfield collection, on a second TREC collection (DL21 passage, NIST's qrels) and with "
+        "DL19's re-annotated qrels in place of NIST's, and says for each finding where it holds.",
         "",
         "**Rerun it** (numbers, tables and figures; nothing is fetched):",
         "",
         "<!-- test: norun (the research run: tens of minutes on the real data; tests/test_findings.py checks "
         "this page against docs/findings.json) -->",
         "```console",
-        "$ python examples/findings.py --out findings-run",
+        "$ python examples/findings.py --out findings-run --views dl19,cranfield,dl19-a,dl19-b",
+        "$ python examples/findings.py --out findings-run --views dl21 --merge findings-run/findings.json",
         "$ cp findings-run/findings.md docs/findings.md; cp findings-run/findings.json docs/findings.json",
         "$ cp findings-run/figures/*.png docs/figures/",
         "```",
         "",
         f"The run behind this page took **{minutes(wall['total'])}** on a 2-core machine shared with other jobs "
-        f"(per view: " + ", ".join(f"{VIEWS[k][1]} {minutes(views[k]['seconds']['total'])}" for k in keys) + "). "
+        f"(per view: " + ", ".join(f"{VIEWS[k][1]} {minutes(views[k]['seconds']['total'])}" for k in keys
+                                   if "settings" not in views[k]) + ")"
+        + "".join(f"; {VIEWS[k][1]} was added to it by a run of its own (`--views {k} --merge`, "
+                  f"{minutes(views[k]['seconds']['total'])}, `nice -n 10`)" for k in keys if "settings" in views[k])
+        + ". "
         "`--quick` runs the same code with few trials in a few minutes; `--render docs/findings.json` rewrites "
         "this page and its figures from the saved numbers in seconds. `tests/test_findings.py` checks that this "
         "page is what `--render` makes of `docs/findings.json`, and that a reduced run of the script reproduces "
@@ -1539,13 +1568,19 @@ def render(numbers: Mapping[str, Any]) -> str:
     ]
     for k in keys:
         c = views[k]["extra"]["collection"]
+        own = own_settings(views[k], s)
         lines.append(f"* **{VIEWS[k][1]}**: {VIEWS[k][0]}; {c['systems']} systems, {c['topics']} topics, "
-                     f"{c['judgments']:,} judgments, {c['pairs']} system pairs.")
+                     f"{c['judgments']:,} judgments, {c['pairs']:,} system pairs"
+                     + (f"; settings as below but {own}" if own else "") + ".")
     lines += [
         "",
         "The re-annotated views use the union of the four groups' files of one assessor "
         "(`reannotation/group*-assessor-a.txt`, then `-b`) as the qrels: about half of NIST's pairs, judged by "
-        "someone else; the other pooled documents are unjudged there (gain 0 under the default policy).",
+        "someone else; the other pooled documents are unjudged there (gain 0 under the default policy). DL21 "
+        "(`llm-judgments/dl21/` of the shared data, from the SynDL repository): the 63 official DL 2021 passage "
+        "runs (top 100, 477 topics each) and NIST's graded qrels of 53 of those topics; the criteria use the 53 "
+        "judged topics. It is the second TREC collection, with runs of another year and another corpus (MS MARCO "
+        "v2): a finding that holds on DL19 and on DL21 holds beyond one set of topics and runs.",
         "",
         f"On every view, `ir_cwla.meta.criteria.run` (the machinery of `ir-cwla meta`) computes the criteria on the "
         f"39 Table-1 measures at cutoff 10, aggregations compared within each browsing model "
@@ -1613,8 +1648,8 @@ def render(numbers: Mapping[str, Any]) -> str:
     lines += tau_ap_section(numbers)
     lines += topic_set_size_section(numbers)
     lines += ["## Rank ranges, every criterion and view", "",
-              "Each cell: the rank range of the aggregation in its family on DL19 · Cranfield · DL19-a · DL19-b "
-              "(1 = best; `1-3`: tied for places 1 to 3).", ""]
+              "Each cell: the rank range of the aggregation in its family on " + " · ".join(VIEWS[k][1] for k in keys)
+              + " (1 = best; `1-3`: tied for places 1 to 3).", ""]
     for criterion, (title, what) in CRITERIA_SHOWN.items():
         lines += [f"**{title}** ({what}):", "", rank_table(views, criterion)]
     lines += ["**Unjudged policies, incompleteness** (mean tau with the full-qrels ranking):", "",
@@ -1657,6 +1692,14 @@ def in_short(claims: Sequence[Mapping[str, Any]]) -> list[str]:
            "* Do not hold on DL19 itself: " + ids(lambda s: s.get("dl19", NA) == FAILS) + ".",
            "* Hold with both re-annotations in place of NIST's qrels: "
            + ids(lambda s: ok(s.get("dl19-a", NA)) and ok(s.get("dl19-b", NA))) + ".",
+           "* Hold on DL19 and on DL21, the second TREC collection: "
+           + ids(lambda s: ok(s.get("dl19", NA)) and ok(s.get("dl21", NA))) + ".",
+           "* Hold on DL19 but not on DL21 (partly, or not at all): "
+           + ids(lambda s: ok(s.get("dl19", NA)) and s.get("dl21", NA) in (PARTLY, FAILS)) + ".",
+           "* Hold on DL19, within noise on DL21: "
+           + ids(lambda s: ok(s.get("dl19", NA)) and s.get("dl21", NA) == TIE) + ".",
+           "* Hold on DL21 though not (or only within noise) on DL19: "
+           + ids(lambda s: ok(s.get("dl21", NA)) and not ok(s.get("dl19", NA))) + ".",
            "", "The findings issue 21 names (six that did not hold on a held-out collection, one false on DL19):", ""]
     by_id = {c["id"]: c for c in claims}
     for cid, words in ISSUE_CLAIMS:
@@ -1683,6 +1726,8 @@ def tau_ap_section(numbers: Mapping[str, Any]) -> list[str]:
         out.append(f"* {VIEWS[k][1]}: tau_AP is below tau for {n - len(higher)} of {n} measures"
                    + (f"; at or above it for {', '.join(higher)}" if higher else "")
                    + f". The same aggregations first and last (I8): {SYMBOL[ends]}.")
+    if "dl19" not in numbers["views"]:              # a run without DL19 (a reduced run of another view)
+        return out + [""]
     v = Numbers("dl19", numbers["views"]["dl19"])
     tau, tau_ap = v.st("incompleteness", "AP")["members"]["ERR"], v.st("incompleteness_tau_ap", "AP")["members"]["ERR"]
     seeds = len(tau["seeds"])
@@ -1830,6 +1875,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     ap.add_argument("--max-runs", type=int, default=None, help="only the first runs/systems by name (tests)")
     ap.add_argument("--irm-trials", type=int, default=None, help="trials of the ir-measures policies (0: skip)")
     ap.add_argument("--render", default=None, metavar="JSON", help="only rewrite the page and figures from JSON")
+    ap.add_argument("--merge", default=None, metavar="JSON",
+                    help="compute only --views and add them to the saved numbers of JSON (its other views kept)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -1838,13 +1885,16 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
         numbers["claims"] = evaluate_claims(numbers["views"])
         write_outputs(numbers, out)
         return numbers
-    settings = QUICK if args.quick else FULL
-    if args.seeds is not None:
-        settings = dataclasses.replace(settings, seeds=tuple(range(args.seeds)))
-    if args.max_runs is not None:
-        settings = dataclasses.replace(settings, max_runs=args.max_runs)
-    if args.irm_trials is not None:
-        settings = dataclasses.replace(settings, irm_trials=args.irm_trials)
+    def adjusted(settings: Settings) -> Settings:
+        if args.seeds is not None:
+            settings = dataclasses.replace(settings, seeds=tuple(range(args.seeds)))
+        if args.max_runs is not None:
+            settings = dataclasses.replace(settings, max_runs=args.max_runs)
+        if args.irm_trials is not None:
+            settings = dataclasses.replace(settings, irm_trials=args.irm_trials)
+        return settings
+
+    settings = adjusted(QUICK if args.quick else FULL)
     keys = [k.strip() for k in args.views.split(",") if k.strip()]
     unknown = [k for k in keys if k not in VIEWS]
     if unknown:
@@ -1856,13 +1906,21 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     for key in keys:
         if progress:
             print(f"[{key}] {VIEWS[key][0]}", file=sys.stderr, flush=True)
-        view = load_view(key, Path(args.data), settings)
-        result = analyse(view, settings, progress)
+        own = settings if args.quick or key not in VIEW_SETTINGS else adjusted(VIEW_SETTINGS[key])
+        view = load_view(key, Path(args.data), own)
+        result = analyse(view, own, progress)
         frames[key] = result.pop("tables")
+        if own != settings:          # a view with settings of its own records them with its numbers
+            result["settings"] = dataclasses.asdict(own)
         views[key] = result
-    numbers = {"settings": dataclasses.asdict(settings), "full": settings == FULL,
-               "seconds": {"total": round(time.perf_counter() - clock, 1)}, "views": views}
-    numbers["claims"] = evaluate_claims(views)
+    if args.merge:                   # the saved run, with these views added (or replaced)
+        numbers = json.loads(Path(args.merge).read_text())
+        numbers["views"] = {k: v for k, v in {**numbers["views"], **views}.items()}
+        numbers["views"] = {k: numbers["views"][k] for k in VIEWS if k in numbers["views"]}
+    else:
+        numbers = {"settings": dataclasses.asdict(settings), "full": settings == FULL,
+                   "seconds": {"total": round(time.perf_counter() - clock, 1)}, "views": views}
+    numbers["claims"] = evaluate_claims(numbers["views"])
     write_outputs(numbers, out, frames)
     if progress:
         print(f"wrote {out}/ (findings.md, findings.json, tables/, figures/) in {minutes(numbers['seconds']['total'])}",

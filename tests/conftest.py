@@ -30,8 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
-REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir"})
+DL21 = SHARED_DATA / "llm-judgments" / "dl21"
+REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir",
+                                "dl21_dir"})
 MISSING = "real data not found at"
+#: Where a skip for missing real data sends the reader: (page, heading), checked by tests/test_docs.py.
+DATA_SECTION = ("docs/data.md", "The real data of the tests")
 
 # nothing in the suite depends on the machine being idle (issue 19): Hypothesis' per-example
 # deadline and its "generation too slow" health check are time limits, off for every test
@@ -47,7 +51,7 @@ os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="ir_cwla-tests-irds-")
 def _require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{MISSING} {path} (a fresh clone has no ../shared/data; set "
-                    "IR_CWLA_SHARED_DATA=/path/to/shared/data, see 'The tests and the real data' in the README)")
+                    f"IR_CWLA_SHARED_DATA=/path/to/shared/data, see '{DATA_SECTION[1]}' in {DATA_SECTION[0]})")
     return path
 
 
@@ -93,6 +97,12 @@ def synthetic_files(synthetic_collection, tmp_path_factory) -> synthetic.Files:
 def dl19_dir() -> Path:
     """Directory of the TREC DL 2019 passage qrels and its 37 official runs."""
     return _require(DL19)
+
+
+@pytest.fixture(scope="session")
+def dl21_dir() -> Path:
+    """Directory of TREC DL 2021 passage: NIST's qrels (53 topics) and the 63 official runs (``runs/*.gz``)."""
+    return _require(DL21 / "qrels.nist.txt").parent
 
 
 @pytest.fixture(scope="session")

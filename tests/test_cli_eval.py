@@ -497,8 +497,8 @@ def test_meta_says_each_step_on_stderr_and_when_there_is_nothing_to_compare(caps
     steps = [line for line in err.splitlines() if line.startswith("ir-cwla meta: ") and "warning" not in line]
     assert steps == [f"ir-cwla meta: reading the per-query file {path}",
                      "ir-cwla meta: criterion 1/2, system ranking similarity",
-                     "ir-cwla meta: criterion 2/2, system ranking consistency: random splits of the topics into two "
-                     "halves 7, permutations of the randomised Tukey HSD tests 9",
+                     "ir-cwla meta: criterion 2/2, system ranking consistency: --trials 7 (random splits of the "
+                     "topics into two halves), --test-trials 9 (permutations of the randomised Tukey HSD tests)",
                      f"ir-cwla meta: writing the report to {tmp_path / 'r'}"]
     assert out.startswith("system ranking similarity:\n  nothing to compare: every family holds one measure "
                           "(AP, nDCG@10); compare every measure with every other with groups=None "

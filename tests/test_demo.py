@@ -47,6 +47,12 @@ def test_summary_and_progress(demo):
     assert lines[-1] == f"report: {out / 'index.html'}"
     steps = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert [s.split("]")[0] for s in steps] == [f"[{k}/7" for k in range(1, 8)]
+    # the meta step names the criteria it runs, and as many as it then runs (issue 33)
+    meta_step = next(s for s in steps if "meta-evaluation" in s)
+    named = meta_step.split(" criteria: ")[1].split(", ")
+    count = int(meta_step.split(" criteria: ")[0].rsplit(" ", 1)[1])
+    ran = [line for line in proc.stderr.splitlines() if line.strip().startswith("criterion ")]
+    assert count == len(named) == len(ran) and len(ran) >= 6, (meta_step, ran)
     assert "Create index" not in proc.stderr                    # PISA's own output is silenced
     assert (out.parent / "irds" / "cranfield" / "cran.tar.gz").exists()   # the private cache was used
     assert "\r" not in proc.stderr and "it/s" not in proc.stderr and "system/s" not in proc.stderr  # no bars in logs

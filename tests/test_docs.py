@@ -259,6 +259,36 @@ def test_readme_is_short_and_starts_with_what_install_and_a_command():
         assert (ROOT / link).exists(), link
 
 
+def test_the_skip_message_for_missing_real_data_names_a_section_that_exists():
+    from tests import conftest
+
+    page_name, heading = conftest.DATA_SECTION
+    headings = re.findall(r"^#+ (.+)$", (ROOT / page_name).read_text(), flags=re.MULTILINE)
+    assert heading in headings, f"the real-data skip message points to '{heading}' in {page_name}: {headings}"
+
+
+def test_readme_first_screen_is_the_project_and_the_demo_at_80_columns():
+    """``less README.md`` in an 80 x 24 terminal: what the project is, how to install it, the demo command.
+
+    No line is wider than 80 columns (tabs at 8), so the first 24 lines are the first screen; in it,
+    the demo's command in a block that runs (closed on the screen), no raw HTML comment (a
+    ``<!-- test: ... -->`` marker reads as noise in a terminal) and nowhere a placeholder URL.
+    """
+    text = README.read_text()
+    lines = text.split("\n")
+    wide = [(i + 1, len(line.expandtabs(8))) for i, line in enumerate(lines) if len(line.expandtabs(8)) > 80]
+    assert not wide, f"README lines wider than 80 columns (line, width): {wide}"
+    screen = "\n".join(lines[:24])
+    assert "<!--" not in screen, "a raw HTML comment on the README's first screen"
+    assert "pip install" in screen
+    demo = [b for b in docs_blocks.parse("README.md", screen).blocks if b.kind == "shell" and "ir-cwla demo" in b.code]
+    assert demo, "the demo command is not on the first screen, in a block that runs"
+    assert not re.search(r"<[^<>\n]*(?:URL|url)[^<>\n]*>|git\+<", text), "a placeholder URL in the README"
+    runnable = docs_blocks.parse("README.md", text)
+    assert not runnable.problems and runnable.runnable[0].code.startswith("ir-cwla demo"), \
+        "the demo is the README's first block, and every block is run or marked"
+
+
 # -- the site: built strictly, offline, read in a browser ----------------------------------------
 
 REMOTE = re.compile(r"<(?:script|link|img|iframe|source|video|audio)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.I)
@@ -331,7 +361,6 @@ DEEP_PAGES = ("measures.html", "meta-evaluation.html", "cli-reference.html")
 
 @pytest.mark.slow
 def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_site, browser, artifacts):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for path in ("index.html", *DEEP_PAGES):
         for width in (1280, 800):
@@ -364,22 +393,126 @@ def test_site_in_a_browser_fits_loads_navigates_and_searches(served_site, built_
     # the built-in search (lunr, in a web worker, on the locally served index)
     for query, expected_page in (("discriminative power", "meta-evaluation.html"), ("RBP", "measures.html")):
         page_.goto(served_site + "index.html", wait_until="load")
-        toggle = "label.md-header__button[for='__search']"
-        if page_.is_visible(toggle):            # narrow windows hide the search field behind a button
-            page_.click(toggle)
-        # the query is typed again until lunr, which builds its index in a web worker, answers
-        # (a busy machine takes its time; no tight timeout)
-        for _ in range(60):
-            page_.click("input.md-search__input")
-            page_.fill("input.md-search__input", "")
-            page_.type("input.md-search__input", query)
-            try:
-                page_.wait_for_selector(".md-search-result__item", timeout=5_000)
-                break
-            except PlaywrightTimeout:
-                continue
-        hits = page_.evaluate("Array.from(document.querySelectorAll('.md-search-result__item a'))"
-                              ".map(a => a.href)")
+        hits = _search(page_, query)
         assert any(expected_page in h for h in hits), (query, hits[:10])
         page_.screenshot(path=str(artifacts / f"docs-search-{query.split()[0]}.png"))
+    # 404.html as a server shows it for a missing page at any depth: its links, relative since the
+    # build's hook, still resolve from the site's root (its <base href="/"> over HTTP)
+    missing = served_site + "no/such/page.html"
+    body = (built_site / "404.html").read_text(encoding="utf-8")
+    page_.route(missing, lambda route: route.fulfill(status=404, body=body, content_type="text/html"))
+    page_.goto(missing, wait_until="load")
+    assert page_.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+    linked = page_.evaluate("Array.from(document.querySelectorAll('link[href], script[src]')).map(e => e.href || e.src)")
+    assert linked and all(u.startswith(served_site) and "/no/such/" not in u for u in linked), linked
     page_.close()
+
+
+def _search(page_, query: str) -> list[str]:
+    """Types ``query`` into the site's search until it answers; the hits.
+
+    The query is typed again until lunr, which builds its index in a web worker, answers (a busy
+    machine takes its time; no tight timeout).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    toggle = "label.md-header__button[for='__search']"
+    if page_.is_visible(toggle):            # narrow windows hide the search field behind a button
+        page_.click(toggle)
+    for _ in range(60):
+        page_.click("input.md-search__input")
+        page_.fill("input.md-search__input", "")
+        page_.type("input.md-search__input", query)
+        try:
+            page_.wait_for_selector(".md-search-result__item", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    return page_.evaluate("Array.from(document.querySelectorAll('.md-search-result__item a')).map(a => a.href)")
+
+
+_LINKED = """() => Array.from(document.querySelectorAll('link[href], script[src], img[src], a[href]'))
+    .map(e => e.href || e.src).filter(u => u.startsWith('file:'))"""
+
+
+@pytest.mark.slow
+def test_site_opened_from_disk_searches_and_its_404_page_links_resolve(built_site, browser, artifacts):
+    """``site/index.html`` opened from ``file://``, as the README says: search answers, nothing remote.
+
+    Material's search runs in a web worker, which browsers refuse to ``file://`` pages: the offline
+    plugin and the locally served iframe-worker shim make it work. ``404.html`` (root-absolute
+    links, made relative by docs/_tools/hooks.py) finds its stylesheets, scripts and pages from
+    ``file://`` too, and its search answers there.
+    """
+    from pathlib import PurePosixPath
+    from urllib.parse import unquote, urlsplit
+
+    for start, width in (("index.html", 1280), ("404.html", 1280), ("measures.html", 390)):
+        page_ = browser.new_page(viewport={"width": width, "height": 900})
+        requests: list[str] = []
+        page_.on("request", lambda r, seen=requests: seen.append(r.url))
+        page_.goto((built_site / start).as_uri(), wait_until="load")
+        linked = page_.evaluate(_LINKED)
+        missing = sorted({u for u in linked if not Path(unquote(urlsplit(u).path)).exists()})
+        assert not missing, f"{start} from file://: links to files that do not exist: {missing[:5]}"
+        assert page_.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky", \
+            f"{start} from file://: the theme's stylesheet is not applied"
+        hits = _search(page_, "discriminative power")
+        assert any(PurePosixPath(urlsplit(h).path).name == "meta-evaluation.html" for h in hits), (start, hits[:10])
+        outside = [u for u in requests if not u.startswith(("file:", "data:", "blob:", "about:"))]
+        assert not outside, f"{start} from file://: requests leave the disk: {outside}"
+        page_.screenshot(path=str(artifacts / f"docs-file-search-{start[:-5]}-{width}.png"))
+        page_.close()
+
+
+@pytest.mark.slow
+def test_cli_reference_options_read_on_a_phone(served_site, browser, artifacts):
+    """The command-line reference at 390 px (a phone): nothing wider than the window, options readable.
+
+    Every argument is a term of a definition list (names, value, default) and its description
+    below it at nearly the full width, not a cell of a four-column table; no option name breaks
+    inside.
+    """
+    page_ = browser.new_page(viewport={"width": 390, "height": 844})
+    page_.goto(served_site + "cli-reference.html", wait_until="load")
+    assert page_.evaluate("document.documentElement.scrollWidth") <= 390
+    found = page_.evaluate("""() => ({
+        tables: document.querySelectorAll('.md-content table').length,
+        terms: Array.from(document.querySelectorAll('.md-content dt')).map(dt => ({
+            text: dt.textContent,
+            right: dt.getBoundingClientRect().right,
+            broken: Array.from(dt.querySelectorAll('code')).filter(c => c.getClientRects().length > 1)
+                        .map(c => c.textContent)})),
+        widths: Array.from(document.querySelectorAll('.md-content dd')).map(dd => dd.getBoundingClientRect().width),
+    })""")
+    assert found["tables"] == 0, "the options are tables again"
+    assert len(found["terms"]) > 50, len(found["terms"])
+    for term in found["terms"]:
+        assert term["right"] <= 390, f"{term['text']!r} runs past the window"
+        assert not [c for c in term["broken"] if c.startswith("-")], f"an option name breaks: {term['broken']}"
+    assert min(found["widths"]) >= 250, f"a description column is {min(found['widths']):.0f} px wide"
+    page_.screenshot(path=str(artifacts / "docs-cli-reference-390.png"))
+    page_.evaluate("window.scrollTo(0, document.querySelectorAll('.md-content dl')[2].getBoundingClientRect().top - 60)")
+    page_.screenshot(path=str(artifacts / "docs-cli-reference-390-options.png"))
+    page_.close()
+
+
+def test_the_api_reference_renders_every_public_name_of_meta():
+    """Every public name of ``ir_cwla.meta`` is rendered by the API reference.
+
+    Each name of ``ir_cwla.meta.__all__`` (but its submodule ``criteria``) has a ``:::`` directive
+    on docs/api/meta.md that resolves to the same object.
+    """
+    import importlib
+    import types
+
+    from ir_cwla import meta
+
+    targets = re.findall(r"^::: (\S+)$", (DOCS / "api" / "meta.md").read_text(), flags=re.MULTILINE)
+    resolved = {}
+    for target in targets:
+        module, _, name = target.rpartition(".")
+        resolved[target] = getattr(importlib.import_module(module), name)
+    missing = [n for n in meta.__all__ if not isinstance(getattr(meta, n), types.ModuleType)
+               and not any(obj is getattr(meta, n) for obj in resolved.values())]
+    assert not missing, f"public names of ir_cwla.meta not in docs/api/meta.md: {missing}"

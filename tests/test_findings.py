@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("findings_example", ROOT / "examples" / "findings.py")
+def load_example(name: str):
+    """``examples/NAME.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", ROOT / "examples" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module                 # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -35,7 +36,7 @@ def load_script():
 
 @pytest.fixture(scope="module")
 def findings():
-    return load_script()
+    return load_example("findings")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,21 @@ def test_the_page_is_the_rendering_of_the_full_run(findings, numbers):
         assert f"figures/findings_{name}.png" in page
         assert (DOCS / "figures" / f"findings_{name}.png").stat().st_size > 20_000
     assert f"{numbers['seconds']['total'] / 60:.0f} min" in page          # the wall time of the run
+
+
+def test_every_finding_is_stated_on_dl21_with_its_settings(findings, numbers):
+    """DL21, added by a run of its own (``--merge``), keeps its settings, seeds and trials with its numbers."""
+    dl21 = numbers["views"]["dl21"]
+    assert dl21["settings"] == json.loads(json.dumps(dataclasses.asdict(findings.VIEW_SETTINGS["dl21"])))
+    assert dl21["extra"]["collection"] == {"systems": 63, "topics": 53, "pairs": 63 * 62 // 2, "judgments": 10828}
+    assert all(c["views"]["dl21"]["status"] in (findings.HOLDS, findings.TIE, findings.PARTLY, findings.FAILS)
+               for c in numbers["claims"])
+    page = (DOCS / "findings.md").read_text()
+    for claim in numbers["claims"]:                  # every verdict sentence says what happened on DL21
+        assert findings.verdict(claim["views"]).count("on DL21 it") == 1
+        assert f"**{findings.verdict(claim['views'])}**" in page
+    for member in dl21["standings"]["consistency"]["P@10"]["members"].values():
+        assert len(member["seeds"]) == len(findings.VIEW_SETTINGS["dl21"].seeds)
 
 
 def test_the_verdicts_follow_from_the_numbers(findings, numbers):
@@ -207,6 +223,21 @@ def test_one_system_finds_a_measure_that_only_separates_one_run(findings):
 # -- a reduced run on the real data ---------------------------------------------------------------------
 
 @pytest.mark.slow
+def test_a_reduced_run_on_dl21_reproduces_its_deterministic_numbers(findings, numbers, dl21_dir, tmp_path):
+    """Few trials and two seeds on DL21's 63 runs: similarity, topic set sizes and pooling bias are the saved ones."""
+    got = findings.main(["--quick", "--views", "dl21", "--irm-trials", "0", "--data", str(dl21_dir.parents[1]),
+                         "--out", str(tmp_path / "out"), "--quiet"])
+    small, full = got["views"]["dl21"], numbers["views"]["dl21"]
+    assert small["extra"]["collection"] == full["extra"]["collection"]
+    assert small["extra"]["similarity"] == full["extra"]["similarity"]
+    for criterion in ("topic_set_size", "pool_depth", "pooling_bias", "pooling_rel_drop"):
+        for family, st in full["standings"][criterion].items():
+            for m, e in st["members"].items():
+                got_value = small["standings"][criterion][family]["members"][m]["value"]
+                assert got_value == pytest.approx(e["value"], abs=2e-6), (criterion, m)
+
+
+@pytest.mark.slow
 def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, dl19_dir, tmp_path):
     """Few trials and two seeds on DL19 (all 37 runs).
 
@@ -234,3 +265,85 @@ def test_a_reduced_run_reproduces_the_deterministic_numbers(findings, numbers, d
             got_value = small["policies"]["standings"]["pooling_rel_drop"][family]["members"][m]["value"]
             assert got_value == pytest.approx(e["value"], abs=2e-6)
     assert [c["id"] for c in got["claims"]] == [c["id"] for c in numbers["claims"]]
+
+
+# -- the assessor page's headline findings, over the 8 pairings of the group files -------------------------
+
+@pytest.fixture(scope="module")
+def assessors():
+    return load_example("assessors")
+
+
+@pytest.fixture(scope="module")
+def pairings_numbers():
+    return json.loads((DOCS / "assessors-pairings.json").read_text())
+
+
+def test_the_headline_findings_are_the_rendering_of_the_pairings(assessors, pairings_numbers):
+    page = (DOCS / "findings-assessors.md").read_text()
+    start, stop = page.index(assessors.BEGIN), page.index(assessors.END) + len(assessors.END)
+    assert page[start:stop] == assessors.render_headlines(pairings_numbers), \
+        "the headline findings of docs/findings-assessors.md are not what examples/assessors.py makes of " \
+        "docs/assessors-pairings.json: run examples/assessors.py --render-pairings docs/assessors-pairings.json"
+    assert len(pairings_numbers["pairings"]) == 8
+    settings = pairings_numbers["settings"]
+    assert settings["seed"] == 0 and settings["bootstrap"] >= 1000 and settings["test_trials"] >= 1000
+
+
+def test_the_8_pairings_are_every_way_to_split_each_group(assessors):
+    files = {f"g{g}{x}": f"g{g}{x}" for g in range(1, 5) for x in "ab"}
+    found = assessors.pairings(files)
+    assert found[0] == ("1a 2a 3a 4a", {f"g{g}a": f"g{g}a" for g in range(1, 5)},
+                        {f"g{g}b": f"g{g}b" for g in range(1, 5)})              # the published pairing first
+    splits = set()
+    for name, a, b in found:
+        assert sorted({k[1] for k in a} | {k[1] for k in b}) == ["1", "2", "3", "4"]
+        assert all({f"g{g}a", f"g{g}b"} == {k for k in (*a, *b) if k[1] == str(g)} for g in range(1, 5))
+        assert name == " ".join(k[1:] for k in a)
+        splits.add(frozenset((frozenset(a), frozenset(b))))                     # unordered: a and b swapped alike
+    every = {frozenset((frozenset(f"g{g}{x}" for g, x in zip(range(1, 5), pick)),
+                        frozenset(f"g{g}{'b' if x == 'a' else 'a'}" for g, x in zip(range(1, 5), pick))))
+             for pick in itertools.product("ab", repeat=4)}
+    assert splits == every and len(every) == 8
+
+
+def test_the_published_pairing_is_the_pages_tables(pairings_numbers):
+    """The published pairing's agreement and taus are those of the page's tables (the assessors.py run)."""
+    page = (DOCS / "findings-assessors.md").read_text()
+    published = pairings_numbers["pairings"]["1a 2a 3a 4a"]
+    for who in ("a", "b"):
+        row = next(line for line in page.splitlines() if line.startswith(f"| {who} | 45"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[2]) == pytest.approx(published["agreement"][who]["exact"], abs=5e-4)
+        assert float(cells[3]) == pytest.approx(published["agreement"][who]["kappa"], abs=5e-4)
+        assert float(cells[5]) == pytest.approx(published["agreement"][who]["alpha_ordinal"], abs=5e-4)
+        for measure in ("P_ERG@10", "ERR_ERR@10", "RR@10", "nDCG@10"):
+            row = next(line for line in page.splitlines() if line.startswith(f"| {who} | {measure} |"))
+            assert float(row.split("|")[3]) == pytest.approx(published["measures"][who][measure]["tau"], abs=5e-4)
+
+
+@pytest.mark.slow
+def test_a_reduced_run_of_one_pairing_reproduces_its_deterministic_numbers(assessors, pairings_numbers, dl19_dir):
+    """Pairing ``1a 2b 3a 4a`` with few resamples: the label agreement and every tau (deterministic) are the saved ones."""
+    from ir_cwla import io, meta, table1
+
+    nist = io.read_trec_qrels(dl19_dir / "qrels.dl19-passage.txt")
+    runs = {meta.run_name(p): io.read_trec_run(p) for p in sorted((dl19_dir / "runs").glob("input.*.gz"))}
+    files = {f"g{g}{x}": io.read_trec_qrels(dl19_dir / "reannotation" / f"group{g}-assessor-{x}.txt")
+             for g in range(1, 5) for x in "ab"}
+    name, a_files, b_files = next(p for p in assessors.pairings(files) if p[0] == "1a 2b 3a 4a")
+    a = io.as_qrels_frame(pd.concat(list(a_files.values()), ignore_index=True), "assessor a")
+    b = io.as_qrels_frame(pd.concat(list(b_files.values()), ignore_index=True), "assessor b")
+    measures = list(table1()) + assessors.EXTRA
+    kwargs = {**pairings_numbers["settings"], "test_trials": 50, "splits": 20, "bootstrap": 50,     # as saved, fewer
+              "groups": meta.browsing_model, "reference_name": "NIST", "progress": False}
+    got = assessors.pairing_numbers(runs, nist, a, b, measures, {}, kwargs, 0)     # no other criteria here
+    saved = pairings_numbers["pairings"][name]
+    assert got["agreement"] == saved["agreement"]
+    for who in ("a", "b", "majority(NIST,a,b)", "mean(a,b)"):
+        for measure, entry in saved["measures"][who].items():
+            assert got["measures"][who][measure]["tau"] == entry["tau"], (who, measure)
+            assert got["measures"][who][measure]["max_rank_move"] == entry["max_rank_move"], (who, measure)
+    for family, fam in saved["families"].items():
+        assert got["families"][family]["a, b"]["best"] == fam["a, b"]["best"]
+        assert got["families"][family]["ERG"]["rank"] == fam["ERG"]["rank"]

@@ -269,3 +269,26 @@ def test_a_report_file_changed_since_is_the_users(tmp_path):
     _write_report(out, {"index.html": "three"})
     assert (out / "leaderboard" / "results.csv").read_text() == "the user's board, longer"
     assert (out / "index.html").read_text() == "three"
+
+
+def test_dollars_print_as_money_in_every_table_of_a_leaderboard():
+    """Dollars with cents (``210.00``, not ``210.0000``), more decimals only for amounts below a dime.
+
+    The same precision on the terminal and on the page (issue 33; the rule: ``money_decimals``).
+    """
+    import pandas as pd
+
+    from ir_cwla import leaderboard as lb
+    from ir_cwla.app.report import leaderboard_tables, money_decimals
+
+    frame = pd.DataFrame({"name": ["a", "b", "c"], "acc": [0.3, 0.4, 0.5], "latency_ms": [1.0, 2.0, 3.0],
+                          "usd_per_1M": [210.0, 105.5, 420.0]})
+    board = lb.Leaderboard.from_frame(frame, accuracy="acc", latency="latency_ms", cost="usd_per_1M", name="name")
+    tables = leaderboard_tables(board, budget={"latency": 2.5})
+    for table in tables:
+        text = table.text()
+        assert "210.00" in text and "210.000" not in text, text
+        assert table.precision["usd_per_1M"] == 2
+        assert "210.00<" in report.table_html(table.frame, precision=table.precision)
+    assert [money_decimals(v) for v in ([210.0], [0.5, 210.0], [0.05], [0.011, 0.003], [1e-9], [])] == [2, 2, 3, 4, 6, 2]
+    assert f"{0.003:.{money_decimals([0.003, 0.049])}f}" == "0.0030"          # two significant digits, never "0.00"

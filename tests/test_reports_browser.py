@@ -69,6 +69,36 @@ def test_meta_report_fits_and_shows_the_csv_numbers(meta_report, browser, artifa
         assert len(times["rows"]) == 7
 
 
+def test_meta_report_starts_with_the_best_measure_of_each_family(meta_report, browser, artifacts):
+    """The first section: per family and criterion the best measure, as the criteria's CSV files give it."""
+    import numpy as np
+
+    from ir_cwla.app.report import SUMMARY_TITLE
+    from ir_cwla.meta import naming
+
+    tables = check_report(browser, meta_report / "index.html", "meta-summary", artifacts, section=SUMMARY_TITLE)
+    sources = (("consistency.csv", "mean_tau", True, "consistency"),
+               ("discriminative_power.csv", "significant", True, "discriminative power"),
+               ("topic_set_size.csv", "n_t_test", False, "topic set size"),
+               ("incompleteness_robustness.csv", "tau", True, "incompleteness"),
+               ("pooling_bias_robustness.csv", "mean_abs_rank_change", False, "pooling bias"))
+    for found in tables.values():
+        summary = table_by_caption(found, "the best measure of each family")
+        assert found[0] is summary, "the summary is not the page's first table"
+        assert summary["head"] == ["family", *[title for *_, title in sources]]
+        assert [r[0] for r in summary["rows"]] == ["P@10", "DCG@10", "RBP@10", "INST@10", "AP@10", "ERR@10"]
+        for filename, column, higher, title in sources:
+            csv = pd.read_csv(meta_report / filename)
+            for row in summary["rows"]:
+                part = csv[csv["group"] == row[0]]
+                best = part[column].max() if higher else part[column].min()
+                want = {naming.aggregation(m) for m in part.loc[np.isclose(part[column], best, rtol=1e-9, atol=0),
+                                                                "measure"]}
+                cell = row[summary["head"].index(title)]
+                assert {n.rstrip("*") for n in cell.rsplit(" (", 1)[0].split(" = ")} == want, (title, row[0], cell)
+                assert float(cell.rsplit("(", 1)[1].rstrip(")")) == pytest.approx(best, abs=5e-4)
+
+
 @pytest.fixture(scope="module")
 def assessor_report(tmp_path_factory, dl19_dir, dl19_qrels_path):
     """``ir-cwla meta --alt-qrels`` on six DL19 runs, two group files of the re-annotation."""

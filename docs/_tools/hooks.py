@@ -4,11 +4,17 @@
   docs/ nor a fallback leave the navigation, so that the strict build accepts their absence;
 - ``on_files``: an optional page absent from docs/ is served from docs/_tools/fallback/;
 - ``on_page_markdown``: every ``<!-- generated: NAME -->`` directive is replaced by Markdown
-  built from the registries and parsers (docs/_tools/reference.py).
+  built from the registries and parsers (docs/_tools/reference.py);
+- ``on_post_build``: ``404.html``, which mkdocs links root-absolute (``/assets/...``, for a
+  server that shows it at any depth), gets links relative to the site's root, where it lies,
+  so that it works opened from disk (``file://``) too; over HTTP a ``<base href="/">`` it writes
+  first thing keeps them resolving from the root, and from ``file://`` an inline script points
+  the theme's configuration (search index, search worker) at the page's own folder.
 """
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -57,3 +63,25 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     return reference.expand(markdown)
+
+
+#: ``href="/..."`` / ``src="/..."`` (not ``//host``): root-absolute links.
+_ROOT_LINK = re.compile(r'\b(href|src)="/(?!/)')
+_BASE = """<script>if (location.protocol !== "file:") document.write('<base href="/">')</script>"""
+_FILE_CONFIG = ("<script>if (location.protocol === \"file:\") { var c = document.getElementById(\"__config\"), "
+                "j = JSON.parse(c.textContent); j.base = \".\"; j.search = j.search.replace(/^\\//, \"\"); "
+                "c.textContent = JSON.stringify(j); }</script>")
+
+
+def relative_404(html: str) -> str:
+    """``404.html`` with root-relative links that work from ``file://`` and over HTTP (module docstring)."""
+    html = _ROOT_LINK.sub(r'\1="', html)
+    html = html.replace("<head>", "<head>\n    " + _BASE, 1)
+    config_end = html.index("</script>", html.index('id="__config"')) + len("</script>")
+    return html[:config_end] + _FILE_CONFIG + html[config_end:]
+
+
+def on_post_build(config):
+    page = Path(config["site_dir"]) / "404.html"
+    if page.exists():
+        page.write_text(relative_404(page.read_text(encoding="utf-8")), encoding="utf-8")

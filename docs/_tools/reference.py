@@ -231,16 +231,21 @@ def _usage(parser: argparse.ArgumentParser) -> str:
 
 
 def _value(action: argparse.Action) -> str:
+    """The value an option takes, as Markdown: ``PLACES``, ``MEASURE [MEASURE ...]``, or its choices.
+
+    Choices are listed one code span each (``one of `tsv`, `json` ``) so that a long list wraps
+    on a narrow screen instead of running out of it.
+    """
     if action.nargs == 0:
         return ""
     if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
-        return "{" + ",".join(map(str, action.choices)) + "}"
+        return "one of " + ", ".join(_code(c) for c in action.choices)
     metavar = action.metavar or action.dest.upper()
     if action.nargs in ("+", argparse.ONE_OR_MORE):
-        return f"{metavar} [{metavar} ...]"
+        return _code(f"{metavar} [{metavar} ...]")
     if action.nargs in ("*", argparse.ZERO_OR_MORE):
-        return f"[{metavar} ...]"
-    return str(metavar)
+        return _code(f"[{metavar} ...]")
+    return _code(metavar)
 
 
 def _default(action: argparse.Action) -> str:
@@ -250,14 +255,26 @@ def _default(action: argparse.Action) -> str:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> list[str]:
-    rows = ["| argument | value | default | what it does |", "|---|---|---|---|"]
+    """Every argument of ``parser`` as a definition list.
+
+    The term: its names, its value and its default; the definition: its help. A list, not a
+    table of four columns, so that it reads on a phone (390 px) as on a desktop:
+    ``tests/test_docs.py`` looks at it at that width.
+    """
+    rows = []
     for action in parser._actions:
         if isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)):
             continue
-        names = ", ".join(f"`{o}`" for o in action.option_strings) if action.option_strings \
-            else f"`{action.metavar or action.dest}`"
-        value = _value(action)
-        rows.append(f"| {names} | {_code(value) if value else ''} | {_default(action)} | {_cell(action.help or '')} |")
+        value, default = _value(action), _default(action)
+        if action.option_strings:
+            term = ", ".join(f"`{o}`" for o in action.option_strings) + (f" {value}" if value else "")
+        else:
+            name = action.metavar or action.dest
+            term = f"`{name}`" + (f" {value}" if value and value != _code(name) else "")
+        if default:
+            term += f" (default {default})"
+        missing = "(no description)" if action.option_strings else "(positional)"
+        rows += [term, f":   {_cell(action.help) if action.help else missing}", ""]
     return rows
 
 

@@ -310,11 +310,13 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
                                   names=list(runs), perquery=True, verbose=on_terminal(progress))
         per_query = per_query[["name", "qid", "measure", "value"]]
 
-        steps.start("meta", f"meta-evaluation of the 39 Table-1 measures: {', '.join(meta.CRITERIA)}")
         t1 = per_query[per_query["measure"].isin({str(m) for m in table1})]
         inputs = meta.Inputs(t1, table1, runs, qrels, groups=meta.browsing_model, seed=seed, alpha=alpha,
                              progress=progress)
-        criteria_run = meta.criteria.run(None, inputs, {"trials": trials, "test_trials": test_trials},
+        chosen = meta.criteria.resolve(None, inputs)        # the criteria these inputs allow, as run below
+        steps.start("meta", f"meta-evaluation of the {len(table1)} Table-1 measures, {len(chosen)} criteria: "
+                            f"{', '.join(chosen)}")
+        criteria_run = meta.criteria.run(chosen, inputs, {"trials": trials, "test_trials": test_trials},
                                          log=steps.note)
 
         steps.start("leaderboard", f"latency, throughput and cost: {len(built)} systems x {len(topics)} "
@@ -411,6 +413,7 @@ def _build_report(result: DemoResult, out: Path, directory: Path, standard: list
                   f"{result.comparison.seed}), Cohen's d_z, wins and losses (ir_cwla.compare).")
         report.add_comparison_section(page, result.comparison, intro=intro)
 
+    report.add_meta_summary(page, result.meta)
     report.add_meta_sections(page, result.meta)
     report.add_leaderboard_sections(page, result.leaderboard, result.weights, tables=tables)
 

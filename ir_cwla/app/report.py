@@ -529,6 +529,31 @@ def add_meta_sections(report: HtmlReport, run: Any) -> None:
         add_blocks(report, criterion.section(run.results[name], run.summaries[name]))
 
 
+SUMMARY_TITLE = "Summary: the best measure of each family"
+
+
+def add_meta_summary(report: HtmlReport, run: Any) -> None:
+    """The report's first section: per family (row) and criterion (column), the best measure.
+
+    :func:`ir_cwla.meta.criteria.best_measures` of ``run``: what a reader would otherwise work out
+    from the CSV files, with the caveat that a nominal best may be tied within noise.
+    """
+    from ir_cwla.meta.criteria import best_measures
+
+    table = best_measures(run)
+    if not len(table) or table.shape[1] < 2:
+        return
+    report.section(SUMMARY_TITLE)
+    report.text("For each family of measures (rows) and each criterion that ranks measures (columns), the "
+                "measure with the best value (most consistent, most discriminative, fewest topics needed, "
+                "most robust, least biased), with measures of the same value joined by '='; within a browsing "
+                "model a measure is named by its aggregation, * marking the model's canonical measure. The "
+                "best is nominal: whether it beats the others significantly is the (k) of the criterion's own "
+                "table below.", note=True)
+    report.table(table, "the best measure of each family under each criterion (value in brackets)", index=False,
+                 filename="summary.csv")
+
+
 def step_title(step: str) -> str:
     """How run-time tables name a step: a criterion by its title, anything else as it is."""
     from ir_cwla.meta.criteria import CRITERIA
@@ -595,8 +620,34 @@ def score_decimals(scores: Sequence[float], ranks: Sequence[int], start: int = 4
     return most
 
 
-def _decimals(column: str) -> int:
-    """Decimals of a leaderboard column: 3 for times in ms, 1 for queries per second, else 4."""
+def money_decimals(values: Sequence[float], most: int = 6) -> int:
+    """Decimals of a column of dollars: cents (2), or more where a smaller amount needs them.
+
+    Money is printed as money: ``210.00``, never ``210.0000`` (issue 33), with no ``$`` sign in
+    a table (the column's name, ``usd_per_...``, says the currency). A column whose smallest
+    non-zero amount is below a dime gets as many decimals (at most ``most``) as it takes to show
+    that amount with two significant digits (``0.0030``), so that a cheap system never prints as
+    free; every amount of the column then has as many, so that they line up.
+    """
+    amounts = [abs(float(v)) for v in values if _is_number(v) and math.isfinite(float(v)) and float(v) != 0]
+    if not amounts:
+        return 2
+    smallest = min(amounts)
+    return int(min(most, max(2, 1 - math.floor(math.log10(smallest)))))
+
+
+def is_money(column: Any, cost_column: Optional[str] = None) -> bool:
+    """Whether a leaderboard column holds dollars: its name starts with ``usd``, or it is the cost role's."""
+    return str(column).lower().startswith("usd") or (cost_column is not None and str(column) == cost_column)
+
+
+def _decimals(column: str, values: Optional[Sequence[float]] = None, money: bool = False) -> int:
+    """Decimals of a leaderboard column.
+
+    3 for times in ms, 1 for queries per second, :func:`money_decimals` for dollars, else 4.
+    """
+    if money:
+        return money_decimals(values if values is not None else [])
     return 3 if str(column).endswith("_ms") or column == "latency" else 1 if column == "qps" else 4
 
 
@@ -682,7 +733,7 @@ def leaderboard_tables(board: Any, weights: Optional[Mapping[str, float]] = None
                              rank_high=by_name.loc[names, "rank_high"].to_numpy())
     frame = table[key + [c for c in table.columns if c not in key]].rename_axis("system")
     frame.attrs = attrs
-    precision = {str(c): _decimals(c) for c in frame.columns}
+    precision = {str(c): _decimals(c, frame[c].tolist(), is_money(c, cols["cost"])) for c in frame.columns}
     precision["dynascore"] = score_decimals(frame["dynascore"], frame["rank"])
     out = [ReportTable("leaderboard (best Dynascore first)", frame, precision, "leaderboard.csv", key,
                        set(frame.index[frame["rank"] == 1]),

@@ -710,5 +710,5 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
              criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
                              cli="alt_splits", check=streams.check_trials),
              criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
-                             cli="alt_bootstrap", check=streams.check_trials)), order=60), replace=True)
+                             cli="alt_bootstrap", check=streams.check_trials)), best=("tau", True), order=60), replace=True)
 

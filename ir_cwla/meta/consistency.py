@@ -303,4 +303,4 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     section=_section,
     options=(criteria.Option("trials", 1000, "random splits of the topics into two halves", check=streams.check_trials),
              criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
-                             check=streams.check_trials)), order=20), replace=True)
+                             check=streams.check_trials)), best=("mean_tau", True), order=20), replace=True)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ir_cwla import registry
 from ir_cwla.errors import ParameterError, RegistrationError
+from ir_cwla.meta import naming
 from ir_cwla.meta.frame import Groups
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
@@ -171,6 +172,10 @@ class Criterion:
     order : int
         Its place in reports (the built-in ones are 10, 20, ...; a criterion of a plugin comes
         after them by default), then registration order.
+    best : (str, bool), optional
+        The summary's column that ranks the measures and whether higher is better
+        (``('mean_tau', True)``), for the report's summary of the best measure of each family
+        (:func:`best_measures`); None for a criterion that ranks nothing (similarity).
     """
 
     name: str
@@ -184,6 +189,7 @@ class Criterion:
     precision: int = 3
     per_measure: bool = True
     order: int = 1000
+    best: Optional[tuple[str, bool]] = None
 
     def allowed(self, available: Collection[str]) -> bool:
         """True if the inputs ``available`` (of :data:`NEEDS`) hold everything the criterion needs."""
@@ -285,8 +291,10 @@ class Run:
 def describe(name: str, options: Mapping[str, Any]) -> str:
     """What criterion ``name`` is about to do, in one line.
 
-    Its title and each option with its value (``consistency: random splits of the topics into two
-    halves 1000, permutations of the randomised Tukey HSD tests 2000``); ``options`` by keyword, as
+    Its title and each option as its flag, its value and what it sets (``system ranking
+    consistency: --trials 1000 (random splits of the topics into two halves), --test-trials 2000
+    (permutations of the randomised Tukey HSD tests)``): a value beside the words of its help read
+    as one phrase (``1 - the power of the test 0.2``); ``options`` by keyword, as
     :func:`options_of` returns them.
     """
     criterion = get_criterion(name)
@@ -300,7 +308,7 @@ def describe(name: str, options: Mapping[str, Any]) -> str:
         text = option.help
         return text[len(criterion.title) + 2:] if text.startswith(criterion.title + ": ") else text
 
-    parts = [f"{what(o)} {shown(options.get(o.name, o.default))}" for o in criterion.options]
+    parts = [f"{o.flag} {shown(options.get(o.name, o.default))} ({what(o)})" for o in criterion.options]
     return criterion.title + (": " + ", ".join(parts) if parts else "")
 
 
@@ -350,3 +358,45 @@ def shared_settings(inputs: Inputs) -> dict[str, Any]:
     """The settings of :class:`Inputs` every analysis takes (``groups``, ``seed``, ``alpha``, ...)."""
     return {"groups": inputs.groups, "seed": inputs.seed, "alpha": inputs.alpha, "executor": inputs.executor,
             "progress": inputs.progress}
+
+
+def best_measures(run: Run, tolerance: float = 1e-12) -> pd.DataFrame:
+    """The best measure of each family under each criterion of ``run`` that ranks measures.
+
+    One row per family (in the summaries' order), one column per criterion with a
+    :attr:`Criterion.best` column (named by the criterion's name, ``pooling bias``), in report
+    order: the measure with the best value of that
+    column, every measure whose value equals it joined by ``' = '`` (the same value to within
+    ``tolerance`` of its size: ERG and ETG under P rank alike), then the value. A C/W/L/A measure
+    is named by its aggregation where its family is one browsing model (the row says which:
+    ``ERG* = ETG (0.816)``, ``*``: the canonical measure of the model), any other by its label. The
+    *nominal* best: whether it beats the others significantly is the criterion's own table's
+    ``outperforms`` (the report says so). A family with one measure has nothing to compare and
+    stays empty.
+    """
+    rows: dict[str, dict[str, str]] = {}
+    columns = []
+    for name in [c for c in CRITERIA if c in run.summaries and CRITERIA[c].best is not None]:
+        criterion = CRITERIA[name]
+        column, higher = criterion.best  # type: ignore[misc]
+        table = run.summaries[name]
+        if not len(table) or column not in table or "group" not in table:
+            continue
+        title = name.replace("_", " ")          # short: the table has a column per criterion
+        columns.append(title)
+        for group, part in table.groupby("group", sort=False):
+            values = pd.to_numeric(part[column], errors="coerce")
+            if len(part) < 2 or values.isna().all():
+                rows.setdefault(str(group), {})
+                continue
+            best = values.max() if higher else values.min()
+            tied = part["measure"][(values - best).abs() <= tolerance * max(1.0, abs(float(best)))]
+            shown = f"{best:.3f}" if not float(best).is_integer() else f"{best:.0f}"
+            names = [str(m) for m in tied]
+            aggregations = [naming.aggregation(m) for m in part["measure"].astype(str)]
+            models = {naming.browsing_model(m) for m in part["measure"].astype(str)}
+            if None not in aggregations and len(models) == 1:          # one browsing model: its aggregations
+                names = [str(naming.aggregation(m)) + ("*" if naming.is_canonical(m) else "") for m in names]
+            rows.setdefault(str(group), {})[title] = " = ".join(names) + f" ({shown})"
+    frame = pd.DataFrame([{"family": g, **{c: r.get(c, "") for c in columns}} for g, r in rows.items()])
+    return frame

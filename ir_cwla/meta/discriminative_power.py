@@ -182,4 +182,4 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
                                                         **criteria.shared_settings(inputs)),
     summary=lambda result, inputs, **options: result.table(), section=_section, precision=4,
     options=(criteria.Option("trials", 2000, "permutations of the randomised Tukey HSD tests", cli="test_trials",
-                             check=streams.check_trials),), order=30), replace=True)
+                             check=streams.check_trials),), best=("significant", True), order=30), replace=True)

@@ -390,4 +390,4 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
                              parse=criteria.numbers(int), check=robustness.check_depths,
                              metavar="D,D,..."),
              criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
-                             check=streams.check_trials)), order=40), replace=True)
+                             check=streams.check_trials)), best=("tau", True), order=40), replace=True)

@@ -261,4 +261,4 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     options=(criteria.Option("depths", DEPTHS, "pool depths", cli="bias_depths", parse=criteria.numbers(int),
                              check=robustness.check_depths, metavar="D,D,..."),
              criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
-                             check=streams.check_trials)), order=50), replace=True)
+                             check=streams.check_trials)), best=("mean_abs_rank_change", False), order=50), replace=True)

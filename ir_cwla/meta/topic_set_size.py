@@ -318,7 +318,7 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     "How many topics does a measure need to detect a given difference between two systems (Sakai 2016)?",
     compute=lambda inputs, min_d, beta: topic_set_size(inputs.per_query, min_d, beta=beta, alpha=inputs.alpha,
                                                        groups=inputs.groups),
-    summary=lambda result, inputs, **options: result.table(), section=_section, precision=4, order=35,
+    summary=lambda result, inputs, **options: result.table(), section=_section, precision=4, best=("n_t_test", False), order=35,
     options=(criteria.Option("min_d", 0.10, "topic set size: the smallest difference to detect", cli="min_diff",
                              check=_check_positive),
              criteria.Option("beta", 0.20, "topic set size: 1 - the power of the test", check=_check_beta))),

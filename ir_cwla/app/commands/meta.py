@@ -288,6 +288,7 @@ def execute(plan: Plan) -> int:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
                                  f"{len(measures)} measures, from {source}", directory=directory)
+        report.add_meta_summary(page, done)
         page.section("Runs")
         page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
         report.add_meta_sections(page, done)
