@@ -104,7 +104,8 @@ def run_case(case: str, run_dir: Path, qrels_path: Path, out: Path, scheduler_fi
     import warnings
 
     import ir_cwla
-    from ir_cwla import meta, sharding
+    from ir_cwla import meta
+    from ir_cwla.io import _sharding as sharding
 
     warnings.simplefilter("ignore")
     measures = ir_cwla.table1()

@@ -18,8 +18,8 @@ import pytest
 import ir_cwla
 from ir_cwla import leaderboard as lb
 from ir_cwla.app.cli import main, measures_arg, parse_weights
-from ir_cwla.names import parse_measures
-from ir_cwla.names import split_measure_list as split_measures
+from ir_cwla.measures import parse_measures
+from ir_cwla.measures._names import split_measure_list as split_measures
 from tests.html_checks import external_references, parse_tags
 from tests.offline import ROOT, run_offline_code
 

@@ -69,8 +69,8 @@ from ir_cwla.app.evaluate import (
     with_judged_only,
     with_relevance_level,
 )
-from ir_cwla.costs import allow_cost_files
 from ir_cwla.errors import DataError, IrCwlaError, UsageError
+from ir_cwla.measures import allow_cost_files
 
 
 class _Parser(argparse.ArgumentParser):
@@ -196,7 +196,7 @@ def _eval_in_shards(args: argparse.Namespace, names: list[str], qrels: Any, meas
     read shard by shard on the workers (:func:`ir_cwla.sharding.shards`), never whole; the output
     is that of the runs scored whole.
     """
-    from ir_cwla import sharding
+    from ir_cwla.io import _sharding as sharding
     from ir_cwla.meta.executors import get_executor
 
     for flag, value in (("-M/--depth", args.depth), ("--judged", args.judged), ("--runid", args.runid)):
@@ -342,10 +342,10 @@ def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: the meta-evaluation criteria of measures over runs, in one report."""
     import ir_cwla
     from ir_cwla import meta
+    from ir_cwla._text import csv_safe
     from ir_cwla.app import report
     from ir_cwla.meta import criteria
     from ir_cwla.meta.frame import check_alpha
-    from ir_cwla.text import csv_safe
 
     have_runs = bool(args.runs)
     alt_specs = alt_qrels_arg(args.alt_qrels)
@@ -597,9 +597,8 @@ def registered_text(width: int = 86) -> str:
     """
     import textwrap
 
-    from ir_cwla.aggregation import AGGREGATIONS
-    from ir_cwla.browsing import BROWSING_MODELS
-    from ir_cwla.names import format_number
+    from ir_cwla.measures import AGGREGATIONS, BROWSING_MODELS
+    from ir_cwla.measures._names import format_number
 
     def entry(name: str, params: Any) -> str:
         shown = ",".join(f"{k}={format_number(v.default)}" for k, v in params.items())

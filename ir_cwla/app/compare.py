@@ -112,7 +112,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                          resamples=args.resamples, seed=args.seed, topics=args.topics, n_jobs=args.n_jobs,
                          progress=sys.stderr.isatty())
     if args.format == "csv":
-        from ir_cwla.text import csv_safe
+        from ir_cwla._text import csv_safe
 
         sys.stdout.write(csv_safe(comparison.table()).to_csv(index=False))
     elif args.format == "markdown":

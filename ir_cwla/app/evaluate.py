@@ -25,18 +25,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from ir_cwla import columns
-from ir_cwla.columns import RUN_TAG_ATTR
-from ir_cwla.costs import allow_cost_files
+from ir_cwla._text import csv_safe, csv_unescape, escape_name
+from ir_cwla._text import run_name as file_run_name
 from ir_cwla.errors import InputError, MeasureError, ParameterError
-from ir_cwla.measure import is_cwla, needs_element_types
-from ir_cwla.names import named_cost_files, parse_measures, short_name
-from ir_cwla.sources import is_named_source
-from ir_cwla.text import csv_safe, csv_unescape, escape_name
-from ir_cwla.text import run_name as file_run_name
-from ir_cwla.textstream import STDIN
-from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
-from ir_cwla.textstream import natural_key as _natural_key
+from ir_cwla.io import RUN_TAG_ATTR, STDIN, is_named_source
+from ir_cwla.io import SUMMARY_QID as SUMMARY_QID
+from ir_cwla.io import _columns as columns
+from ir_cwla.io import natural_key as _natural_key
+from ir_cwla.measures import allow_cost_files, is_cwla, needs_element_types, parse_measures, short_name
+from ir_cwla.measures._names import named_cost_files
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -303,9 +300,9 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     """
     import pandas as pd
 
+    from ir_cwla.io import Shards
     from ir_cwla.meta.evaluation import evaluate_collections
     from ir_cwla.meta.executors import get_executor
-    from ir_cwla.sharding import Shards
 
     seen: dict[tuple, set] = {}
     try:
@@ -372,7 +369,9 @@ def read_clean_files(qrels_spec: str, run_specs: Sequence[str], measures: Sequen
     below 0 trigger (:data:`ir_cwla.sources.NEGATIVE_GRADE_CHECKS`; clean qrels have none).
     The grades are checked for the measures' backends as :func:`read_qrels_arg` checks them.
     """
-    from ir_cwla import backends, sources, trec_text
+    from ir_cwla.io import _sources as sources
+    from ir_cwla.io import _trec_text as trec_text
+    from ir_cwla.provider import _backends as backends
 
     if any(key not in sources.NEGATIVE_GRADE_CHECKS for key in sources.QRELS_CHECKS):
         return None
@@ -399,10 +398,9 @@ def evaluate_columns(runs: Mapping[str, columns.RunColumns], qrels: columns.Qrel
     """
     import ir_measures
 
-    from ir_cwla import per_topic
-    from ir_cwla.gains import Qrels
-    from ir_cwla.ordering import check_ties
-    from ir_cwla.scoring import Scorer
+    from ir_cwla.io import check_ties
+    from ir_cwla.provider import _per_topic as per_topic
+    from ir_cwla.scoring import Qrels, Scorer
 
     check_ties(ties)
     names = {m: str(m) for m in measures}
@@ -514,7 +512,7 @@ def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = No
     """
     import pandas as pd
 
-    from ir_cwla.names import parse_measure
+    from ir_cwla.measures import parse_measure
 
     names = list(pd.unique(frame["measure"]))
     parsed = {}

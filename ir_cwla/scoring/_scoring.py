@@ -24,17 +24,17 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 from ir_measures.measures.base import Measure
 
-from ir_cwla import kernel
-from ir_cwla.aggregation import Aggregation, get_aggregation
-from ir_cwla.browsing import BrowsingModel, get_browsing_model
-from ir_cwla.columns import QrelsColumns, RunColumns
-from ir_cwla.costs import CostSpec
 from ir_cwla.errors import DataError, InputError, MeasureError
-from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
-from ir_cwla.measure import _CWLA, is_cwla, needs_element_types
-from ir_cwla.names import short_name
-from ir_cwla.ordering import check_ties
-from ir_cwla.params import Params
+from ir_cwla.io._columns import QrelsColumns, RunColumns
+from ir_cwla.io._ordering import check_ties
+from ir_cwla.measures._aggregation import Aggregation, get_aggregation
+from ir_cwla.measures._browsing import BrowsingModel, get_browsing_model
+from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._measure import _CWLA, is_cwla, needs_element_types
+from ir_cwla.measures._names import short_name
+from ir_cwla.measures._params import Params
+from ir_cwla.scoring import _kernel as kernel
+from ir_cwla.scoring._gains import GainSpec, Qrels, Rankings, rank_run
 
 
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
@@ -156,7 +156,7 @@ class Scorer:
         if isinstance(qrels, (Qrels, QrelsColumns)):
             self.qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
         else:
-            from ir_cwla.io import as_qrels_frame
+            from ir_cwla.io._frames import as_qrels_frame
 
             self.qrels = Qrels(as_qrels_frame(qrels))
         for m in measures:
@@ -180,7 +180,7 @@ class Scorer:
                 raise InputError(f"{name or 'run'}: {self._priced()} prices element types, but the run has no "
                                  "element types (read it with its second column kept)")
             return rank_run(run, self.qrels, self.depth, name or "run", doc_ids=self.doc_ids, ties=self.ties)
-        from ir_cwla.io import ELEMENT_TYPE, as_run_frame, source_name
+        from ir_cwla.io._frames import ELEMENT_TYPE, as_run_frame, source_name
 
         if name is None:
             name = source_name(run)

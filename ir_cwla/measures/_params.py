@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Optional, Union
 
+from ir_cwla._text import shown
 from ir_cwla.errors import RegistrationError
-from ir_cwla.text import shown
 
 #: What a model, tail, check or aggregation receives: its declared parameters and ``cutoff``.
 Params = Mapping[str, Any]

@@ -45,9 +45,9 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from ir_cwla import registry
 from ir_cwla.errors import MeasureError, RegistrationError
-from ir_cwla.params import Param, Params, as_declarations
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._params import Param, Params, as_declarations
 
 
 class AggregationInput:

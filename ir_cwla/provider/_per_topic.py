@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ir_cwla import hashing
-from ir_cwla.columns import RunColumns, run_dict
-from ir_cwla.ordering import rank_score_values
-from ir_cwla.scoring import Scorer
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io._columns import RunColumns, run_dict
+from ir_cwla.io._ordering import rank_score_values
+from ir_cwla.scoring._scoring import Scorer
 
 
 def backend_run(run: RunColumns, ties: str = "float32") -> dict[str, dict[str, float]]:

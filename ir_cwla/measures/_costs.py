@@ -54,8 +54,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ir_cwla.errors import CostError, MeasureError, ParameterError
-from ir_cwla.gains import PADDING, UNJUDGED, Group, Rankings
-from ir_cwla.textstream import text_lines
+from ir_cwla.io._textstream import text_lines
+from ir_cwla.scoring._gains import PADDING, UNJUDGED, Group, Rankings
 
 COST_KINDS = ("grade", "type", "doc")
 #: The key of a cost file that prices everything the file does not list (and padding).

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ir_cwla.errors import InputError, MissingTopicsWarning
-from ir_cwla.textstream import natural_key
+from ir_cwla.io._textstream import natural_key
 
 RUN_TAG_ATTR = "run_tag"
 """``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""

@@ -18,10 +18,11 @@ from typing import Callable, Optional, Union
 
 import numpy as np
 
-# (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
-from ir_cwla import registry
 from ir_cwla.errors import MeasureError
-from ir_cwla.params import Param, Params, as_declarations
+
+# (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._params import Param, Params, as_declarations
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
 #: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
-from ir_cwla import hashing
-from ir_cwla.columns import QrelsColumns, RunColumns
 from ir_cwla.errors import DataError, MeasureError, ParameterError
-from ir_cwla.ordering import check_ties, compared_scores, trec_order
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io._columns import QrelsColumns, RunColumns
+from ir_cwla.io._ordering import check_ties, compared_scores, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -21,10 +21,10 @@ from typing import Optional
 
 import numpy as np
 
-from ir_cwla.aggregation import Aggregation, AggregationInput
-from ir_cwla.browsing import BrowsingModel, TailInput, TailSums
 from ir_cwla.errors import KernelError, MeasureError
-from ir_cwla.params import Params
+from ir_cwla.measures._aggregation import Aggregation, AggregationInput
+from ir_cwla.measures._browsing import BrowsingModel, TailInput, TailSums
+from ir_cwla.measures._params import Params
 
 TAILS = ("stop", "pad")
 

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ir_measures import measures
 
-from ir_cwla import (
-    cwl_models,  # noqa: F401  (registers cwl_eval's browsing models)
-    registry,
-)
-from ir_cwla.aggregation import AGGREGATIONS, Aggregation, get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, get_browsing_model
-from ir_cwla.costs import CostSpec
+from ir_cwla._text import shown
 from ir_cwla.errors import MeasureError
-from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
-from ir_cwla.kernel import TAILS
-from ir_cwla.params import MEASURE_PARAMS, Param, Params
-from ir_cwla.text import shown
+from ir_cwla.measures import (
+    _cwl_models,  # noqa: F401  (registers cwl_eval's browsing models)
+)
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._aggregation import AGGREGATIONS, Aggregation, get_aggregation
+from ir_cwla.measures._browsing import BROWSING_MODELS, BrowsingModel, get_browsing_model
+from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._params import MEASURE_PARAMS, Param, Params
+from ir_cwla.scoring._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
+from ir_cwla.scoring._kernel import TAILS
 
 if TYPE_CHECKING:
     from typing import TypeGuard

@@ -52,13 +52,14 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.backends import (  # noqa: F401  (what trec_eval takes: ir_cwla.io.check_grades_for_backends, ...)
-    TREC_EVAL_MAX_GRADE,
-    TREC_EVAL_MAX_LEVEL,
-    backend_of,
-    check_grades_for_backends,
+from ir_cwla._text import shown
+from ir_cwla.errors import (
+    DuplicateWarning,
+    InputError,
+    MissingDependencyError,
+    ParameterError,
 )
-from ir_cwla.columns import (  # noqa: F401  (the rule of no silent zero: ir_cwla.io.topic_coverage, ...)
+from ir_cwla.io._columns import (  # noqa: F401  (the rule of no silent zero: ir_cwla.io.topic_coverage, ...)
     METADATA_ATTR,
     MISSING_COUNTED,
     RUN_TAG_ATTR,
@@ -66,13 +67,7 @@ from ir_cwla.columns import (  # noqa: F401  (the rule of no silent zero: ir_cwl
     check_topics,
     topic_coverage,
 )
-from ir_cwla.errors import (
-    DuplicateWarning,
-    InputError,
-    MissingDependencyError,
-    ParameterError,
-)
-from ir_cwla.ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwla.io.trec_order, ...)
+from ir_cwla.io._ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwla.io.trec_order, ...)
     TIES,
     check_ties,
     compared_scores,
@@ -80,7 +75,7 @@ from ir_cwla.ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwl
     rank_score_values,
     trec_order,
 )
-from ir_cwla.sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
+from ir_cwla.io._sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
     QRELS_CHECKS,
     SOURCES,
     QrelsCheck,
@@ -90,8 +85,7 @@ from ir_cwla.sources import (  # noqa: F401  (named sources and qrels checks: ir
     register_qrels_check,
     register_source,
 )
-from ir_cwla.text import shown
-from ir_cwla.textstream import (  # noqa: F401
+from ir_cwla.io._textstream import (  # noqa: F401
     STDIN,
     SUMMARY_QID,
     TABLE_FORMATS,
@@ -100,6 +94,12 @@ from ir_cwla.textstream import (  # noqa: F401
     line_blocks,
     natural_key,
     open_input,
+)
+from ir_cwla.provider._backends import (  # noqa: F401  (what trec_eval takes: ir_cwla.io.check_grades_for_backends, ...)
+    TREC_EVAL_MAX_GRADE,
+    TREC_EVAL_MAX_LEVEL,
+    backend_of,
+    check_grades_for_backends,
 )
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")

@@ -67,7 +67,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ir_cwla.browsing import (
+from ir_cwla.errors import KernelError
+from ir_cwla.measures._browsing import (
     MAX_T,
     TARGET,
     TailInput,
@@ -81,8 +82,7 @@ from ir_cwla.browsing import (
     _rbp_tail,
     register_browsing_model,
 )
-from ir_cwla.errors import KernelError
-from ir_cwla.params import Param, Params
+from ir_cwla.measures._params import Param, Params
 
 
 def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
@@ -251,7 +251,7 @@ def _set_tail(inp: TailInput, params: Params) -> TailSums:
     sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`_range_sum`
     (term by term for the first 65,536 ranks, then Euler-Maclaurin).
     """
-    from ir_cwla.browsing import _range_sum
+    from ir_cwla.measures._browsing import _range_sum
 
     k = float(params["cutoff"])
     e = float(params["exponent"])

@@ -29,8 +29,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ir_cwla.columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
-from ir_cwla.textstream import STDIN, SUMMARY_QID, open_input
+from ir_cwla.io._columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
+from ir_cwla.io._textstream import STDIN, SUMMARY_QID, open_input
 
 MAX_BYTES = 32 << 20
 """The largest text (after decompression) read here; beyond it the general reader's parser,

@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from ir_cwla import hashing
 from ir_cwla.errors import InputError, ParameterError, ScoreOverflowWarning
+from ir_cwla.io import _hashing as hashing
 
 
 def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> np.ndarray:
