@@ -18,18 +18,18 @@ from __future__ import annotations
 from ir_cwla.measures._aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
 from ir_cwla.measures._browsing import (
     BROWSING_MODELS,
+    TAILS,
     BrowsingModel,
     TailInput,
     TailSums,
     register_browsing_model,
 )
 from ir_cwla.measures._costs import CostSpec, allow_cost_files
+from ir_cwla.measures._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.measures._measure import CWLA, is_cwla, needs_element_types
 from ir_cwla.measures._names import family, parse_measure, parse_measures, short_name
 from ir_cwla.measures._params import MEASURE_PARAMS, Param
 from ir_cwla.measures._table1 import MeasureList, canonical, is_canonical, table1
-from ir_cwla.scoring._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
-from ir_cwla.scoring._kernel import TAILS
 
 __all__ = [
     # the measure and its names

@@ -2,13 +2,18 @@
 
 A browsing model says how likely a user who has just looked at rank i is to look at rank
 i+1. From C follow V(i) = prod_{j<i} C(j) (the chance of reaching rank i) and
-L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i); see :mod:`ir_cwla.kernel`.
+L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i), which the kernel of
+:mod:`ir_cwla.scoring` computes.
 
 Every model is a pure function over the topics x ranks gain matrix (Moffat et al. 2022;
 Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics", Eqs. 3-8; exact details in
 ``docs/semantics.md``). Under ``tail='pad'`` a model also says what happens past the last
 ranked document (where every gain is 0): its :class:`TailSums`. Add your own with
 :func:`register_browsing_model`.
+
+The two tails (:data:`TAILS`, ``CWLA(tail=...)``): ``'stop'``, the user stops at the depth D
+(the cutoff, or the ranking's end) at the latest; ``'pad'``, the ranking goes on with
+non-relevant documents forever, and the measure is the exact infinite sum.
 """
 from __future__ import annotations
 
@@ -23,6 +28,10 @@ from ir_cwla.errors import MeasureError
 # (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._params import Param, Params, as_declarations
+
+#: What happens past the depth D looked at (``CWLA(tail=...)``): ``'stop'``, the user stops at D
+#: at the latest (C(D) := 0); ``'pad'``, non-relevant documents follow forever (the tail sums).
+TAILS = ("stop", "pad")
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
 #: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).

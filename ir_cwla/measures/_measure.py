@@ -22,11 +22,10 @@ from ir_cwla.measures import (
 )
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._aggregation import AGGREGATIONS, Aggregation, get_aggregation
-from ir_cwla.measures._browsing import BROWSING_MODELS, BrowsingModel, get_browsing_model
+from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, BrowsingModel, get_browsing_model
 from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.measures._params import MEASURE_PARAMS, Param, Params
-from ir_cwla.scoring._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
-from ir_cwla.scoring._kernel import TAILS
 
 if TYPE_CHECKING:
     from typing import TypeGuard

@@ -44,11 +44,10 @@ from ir_measures.measures import Measure
 from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.measures._browsing import BROWSING_MODELS, get_browsing_model
+from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model
 from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GAIN_NAMES
 from ir_cwla.measures._measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
-from ir_cwla.scoring._gains import GAIN_NAMES
-from ir_cwla.scoring._kernel import TAILS
 
 MeasureLike = Union[str, Measure]
 

@@ -23,10 +23,8 @@ import numpy as np
 
 from ir_cwla.errors import KernelError, MeasureError
 from ir_cwla.measures._aggregation import Aggregation, AggregationInput
-from ir_cwla.measures._browsing import BrowsingModel, TailInput, TailSums
+from ir_cwla.measures._browsing import TAILS, BrowsingModel, TailInput, TailSums
 from ir_cwla.measures._params import Params
-
-TAILS = ("stop", "pad")
 
 
 @dataclass

@@ -30,11 +30,12 @@ from ir_cwla.io._ordering import check_ties
 from ir_cwla.measures._aggregation import Aggregation, get_aggregation
 from ir_cwla.measures._browsing import BrowsingModel, get_browsing_model
 from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GainSpec
 from ir_cwla.measures._measure import _CWLA, is_cwla, needs_element_types
 from ir_cwla.measures._names import short_name
 from ir_cwla.measures._params import Params
 from ir_cwla.scoring import _kernel as kernel
-from ir_cwla.scoring._gains import GainSpec, Qrels, Rankings, rank_run
+from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
 
 
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
