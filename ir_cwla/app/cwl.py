@@ -97,9 +97,9 @@ from ir_cwla.errors import InputError, InputWarning, LineOrderWarning, Parameter
 from ir_cwla.io import RunColumns, input_name
 from ir_cwla.io import _hashing as hashing
 from ir_cwla.io import _ordering as ordering
+from ir_cwla.io._cost_files import ANY, cost_problem, field_lines, read_cost_file
 from ir_cwla.io._textstream import text_lines
 from ir_cwla.measures import CWLA
-from ir_cwla.measures._costs import ANY, cost_problem, field_lines, read_cost_file
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -59,6 +59,7 @@ from ir_cwla.io._columns import (
     run_dict,
     topic_coverage,
 )
+from ir_cwla.io._cost_files import ANY, MAX_COST, MIN_COST, read_cost_file
 from ir_cwla.io._ordering import (
     TIES,
     check_ties,
@@ -133,6 +134,8 @@ __all__ = [
     "open_input", "input_name", "natural_key", "STDIN", "SUMMARY_QID", "TABLE_FORMATS",
     # named sources and qrels checks
     "register_source", "register_qrels_check", "is_named_source", "SOURCES", "QRELS_CHECKS", "Source", "QrelsCheck",
+    # cost files
+    "read_cost_file", "ANY", "MIN_COST", "MAX_COST",
     # runs in shards
     "shards", "read_shard", "Shards", "Shard", "Piece", "DEFAULT_SHARD_BYTES",
 ]

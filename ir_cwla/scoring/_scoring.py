@@ -35,6 +35,7 @@ from ir_cwla.measures._measure import _CWLA, is_cwla, needs_element_types
 from ir_cwla.measures._names import short_name
 from ir_cwla.measures._params import Params
 from ir_cwla.scoring import _kernel as kernel
+from ir_cwla.scoring._cell_costs import cell_costs
 from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
 
 
@@ -306,7 +307,7 @@ class Scorer:
             # under 'max' an unjudged document costs what the largest grade costs
             top = plan.spec.max_rel if plan.spec.max_rel is not None else qrels.x_max
             if plan.ckey not in cache:
-                cache[plan.ckey] = [plan.costs.cell_costs(rankings, g, gains_policy, top) for g in groups]
+                cache[plan.ckey] = [cell_costs(plan.costs, rankings, g, gains_policy, top) for g in groups]
             costs, pad_cost = cache[plan.ckey], plan.costs.pad_cost(gains_policy)
         if plan.bkey not in cache:
             if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in cache:
