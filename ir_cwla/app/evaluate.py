@@ -89,12 +89,13 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
     checked for the ``measures`` they will be used with.
     """
     from ir_cwla import io
+    from ir_cwla.provider import check_grades_for_backends
 
     if _absent(spec):
         raise _missing(spec, "qrels")
     qrels = io.as_qrels_frame(spec, io.input_name(spec), measures=measures)
     if measures is not None:
-        io.check_grades_for_backends(qrels, measures, io.input_name(spec))
+        check_grades_for_backends(qrels, measures, io.input_name(spec))
     return qrels
 
 
@@ -485,21 +486,21 @@ def read_per_query(path: str) -> pd.DataFrame:
             frame = pd.read_csv(_io.StringIO(text), dtype={"name": str, "qid": str, "measure": str},
                                 keep_default_na=False, na_values={"value": ["", "nan", "NaN"]})
     except (ValueError, pd.errors.ParserError) as ex:
-        raise io.InputError(f"per-query file {name} cannot be read as CSV, JSON or JSON lines: {ex}") from None
+        raise InputError(f"per-query file {name} cannot be read as CSV, JSON or JSON lines: {ex}") from None
     missing = [c for c in ("name", "qid", "measure", "value") if c not in frame.columns]
     if missing:
-        raise io.InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
-                            "write it with ir-cwla eval -q --format csv")
+        raise InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
+                         "write it with ir-cwla eval -q --format csv")
     frame = frame.astype({"name": str, "qid": str, "measure": str})
     if head not in ("[", "{"):                  # the CSV of format_results escapes formula-like text
         frame = frame.assign(**{c: frame[c].map(csv_unescape) for c in ("name", "qid", "measure")})
     frame = frame[frame["qid"] != SUMMARY_QID]
     if len(frame) == 0:
-        raise io.InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
+        raise InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
     try:
         values = pd.to_numeric(frame["value"]).astype("float64")
     except (ValueError, TypeError) as ex:
-        raise io.InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
+        raise InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
     return long_frame(frame["name"].tolist(), frame["qid"].tolist(), frame["measure"].tolist(), values.tolist())
 
 

@@ -108,9 +108,6 @@ _LAZY = {
                      "is_checked_frame", "is_checked_run", "rank_scores", "read_trec_qrels", "read_trec_run",
                      "source_name", "top_ranked"), "ir_cwla.io._frames"),
     **dict.fromkeys(("DEFAULT_SHARD_BYTES", "Piece", "Shard", "Shards", "read_shard", "shards"), "ir_cwla.io._sharding"),
-    # (until their callers import them from ir_cwla.provider)
-    **dict.fromkeys(("check_grades_for_backends", "backend_of", "TREC_EVAL_MAX_GRADE", "TREC_EVAL_MAX_LEVEL"),
-                    "ir_cwla.io._frames"),
 }
 
 

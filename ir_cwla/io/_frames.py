@@ -53,54 +53,11 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
-from ir_cwla.errors import (
-    DuplicateWarning,
-    InputError,
-    MissingDependencyError,
-    ParameterError,
-)
-from ir_cwla.io._columns import (  # noqa: F401  (the rule of no silent zero: ir_cwla.io.topic_coverage, ...)
-    METADATA_ATTR,
-    MISSING_COUNTED,
-    RUN_TAG_ATTR,
-    SOURCE_ATTR,
-    check_topics,
-    topic_coverage,
-)
-from ir_cwla.io._ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwla.io.trec_order, ...)
-    TIES,
-    check_ties,
-    compared_scores,
-    float32_scores,
-    rank_score_values,
-    trec_order,
-)
-from ir_cwla.io._sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
-    QRELS_CHECKS,
-    SOURCES,
-    QrelsCheck,
-    Source,
-    _source_of,
-    is_named_source,
-    register_qrels_check,
-    register_source,
-)
-from ir_cwla.io._textstream import (  # noqa: F401
-    STDIN,
-    SUMMARY_QID,
-    TABLE_FORMATS,
-    check_utf8,
-    input_name,
-    line_blocks,
-    natural_key,
-    open_input,
-)
-from ir_cwla.provider._backends import (  # noqa: F401  (what trec_eval takes: ir_cwla.io.check_grades_for_backends, ...)
-    TREC_EVAL_MAX_GRADE,
-    TREC_EVAL_MAX_LEVEL,
-    backend_of,
-    check_grades_for_backends,
-)
+from ir_cwla.errors import DuplicateWarning, InputError, MissingDependencyError, ParameterError
+from ir_cwla.io._columns import METADATA_ATTR, RUN_TAG_ATTR, SOURCE_ATTR
+from ir_cwla.io._ordering import compared_scores, float32_scores, rank_score_values, trec_order
+from ir_cwla.io._sources import QRELS_CHECKS, source_of
+from ir_cwla.io._textstream import SUMMARY_QID, TABLE_FORMATS, check_utf8, input_name, line_blocks, open_input
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 #: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
@@ -960,7 +917,7 @@ def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> p
 def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, element_type: bool = False) -> tuple[pd.DataFrame, bool]:
     """A run or qrels input as a frame with ``columns``; True if it was read from a TREC file."""
     if isinstance(obj, (str, os.PathLike)) or hasattr(obj, "read"):
-        source = _source_of(obj) if isinstance(obj, str) else None
+        source = source_of(obj) if isinstance(obj, str) else None
         if source is None:
             if kind == "run":
                 return read_trec_run(obj, element_type=element_type), True

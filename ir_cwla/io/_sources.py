@@ -77,10 +77,11 @@ def register_qrels_check(check: Union[str, QrelsCheck]) -> None:
 
 def is_named_source(spec: Any) -> bool:
     """True if ``spec`` is a string read by a registered source (e.g. ``irds:ID``), not a file."""
-    return isinstance(spec, str) and _source_of(spec) is not None
+    return isinstance(spec, str) and source_of(spec) is not None
 
 
-def _source_of(spec: str) -> Optional[Source]:
+def source_of(spec: str) -> Optional[Source]:
+    """The reader registered for the prefix ``spec`` starts with, or None (``spec`` is a file)."""
     for prefix, reader in SOURCES.items():
         if spec.startswith(prefix):
             return reader

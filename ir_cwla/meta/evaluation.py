@@ -46,6 +46,7 @@ from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
 from ir_cwla.provider import _per_topic as per_topic
+from ir_cwla.provider import check_grades_for_backends
 from ir_cwla.scoring import Scorer
 from ir_cwla.scoring._gains import run_columns
 
@@ -223,7 +224,7 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     """
     source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
     frame = io.as_qrels_frame(qrels, source, measures=measures)
-    io.check_grades_for_backends(frame, measures, source)
+    check_grades_for_backends(frame, measures, source)
     return frame
 
 
