@@ -22,17 +22,17 @@ from typing import Any, Optional
 from ir_cwla.errors import CostError
 from ir_cwla.io._textstream import text_lines
 
-#: The key of a cost file that prices everything the file does not list (and padding).
 ANY = "*"
-#: The largest cost, 2^40 (about 1.1e12: beyond any count of characters, seconds or cents a
-#: document costs): a sum of costs over a ranking of up to 2^64 documents, and its product with
-#: any other such sum or inverse, stays far below the float range (1.8e308), so no expectation
-#: overflows to inf or nan.
+"""The key of a cost file that prices everything the file does not list (and padding)."""
 MAX_COST = 2.0 ** 40
-#: The smallest cost, 2^-40 (about 9.1e-13): the inverse of a cost or of a cumulated cost (TrAP
-#: and IFT's rate divide by them) is at most MAX_COST, and the models that compare costs with
-#: 1 keep their precision (TrAP's tail under 'pad' loses it below about 1e-16).
+"""The largest cost, 2^40 (about 1.1e12: beyond any count of characters, seconds or cents a
+document costs): a sum of costs over a ranking of up to 2^64 documents, and its product with
+any other such sum or inverse, stays far below the float range (1.8e308), so no expectation
+overflows to inf or nan."""
 MIN_COST = 2.0 ** -40
+"""The smallest cost, 2^-40 (about 9.1e-13): the inverse of a cost or of a cumulated cost (TrAP
+and IFT's rate divide by them) is at most MAX_COST, and the models that compare costs with
+1 keep their precision (TrAP's tail under 'pad' loses it below about 1e-16)."""
 
 
 def cost_problem(value: float) -> Optional[str]:

@@ -8,7 +8,7 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
 * **One read.** A TREC input is a path, ``-`` (stdin), ``/dev/stdin``, a process
   substitution or a FIFO, plain or compressed (gzip, bzip2, xz: recognised from its first
   bytes, not its name). It is read exactly once, as a stream, in blocks of lines
-  (:mod:`ir_cwla.textstream`) parsed by pandas' C reader; an error names the file
+  (:mod:`ir_cwla.io._textstream`) parsed by pandas' C reader; an error names the file
   (``<stdin>`` for ``-``) and the line.
 * **Lines.** A run line has exactly 6 whitespace-separated fields ``qid Q0 docno rank score
   tag``, a qrels line exactly 4 ``qid iter docno grade`` (the format of trec_eval and
@@ -27,7 +27,7 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
   :func:`register_source`; qrels checks that only a data set knows about (e.g. the raw
   Cranfield grades) are registered with :func:`register_qrels_check`. The engine itself
   knows no data set.
-* **Without pandas.** :mod:`ir_cwla.trec_text` reads a file no rule here has anything to say
+* **Without pandas.** :mod:`ir_cwla.io._trec_text` reads a file no rule here has anything to say
   about (clean text, no comment, no duplicate) into checked columns, for the command line; it
   hands every other file to these readers, so each rule is applied here alone.
 * **trec_eval's grade limit.** trec_eval's time and memory grow with the largest grade, so
@@ -60,10 +60,12 @@ from ir_cwla.io._sources import QRELS_CHECKS, source_of
 from ir_cwla.io._textstream import SUMMARY_QID, TABLE_FORMATS, check_utf8, input_name, line_blocks, open_input
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
-#: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
-#: cost files price; kept only when asked for (``element_type=True``).
+"""The columns of a checked run frame, ir-measures' names (PyTerrier's ``qid, docno, score`` are read too)."""
 ELEMENT_TYPE = "element_type"
+"""A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
+cost files price; kept only when asked for (``element_type=True``)."""
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
+"""The columns of a checked qrels frame, ir-measures' names (PyTerrier's ``qid, docno, label`` are read too)."""
 PathLike = Union[str, "os.PathLike[str]"]
 
 def source_name(run: Any, default: str = "run") -> str:

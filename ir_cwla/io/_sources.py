@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 
 Source = Callable[[str, str], "pd.DataFrame"]
+"""A reader of a named source: ``reader(spec, kind)`` -> a frame, ``kind`` ``'run'`` or ``'qrels'``."""
 SOURCES: dict[str, Source] = {}
 """Readers of named sources, by prefix: ``SOURCES['irds:'](spec, kind)`` with kind 'run' or 'qrels'."""
 
 QrelsCheck = Callable[["pd.DataFrame", str, Optional[Sequence[Any]]], None]
+"""A check run on every qrels read: ``check(qrels, source, measures)`` (see :func:`register_qrels_check`)."""
 QRELS_CHECKS: dict[str, QrelsCheck] = {}
 """Checks run on every qrels frame, by name (see :func:`register_qrels_check`)."""
 

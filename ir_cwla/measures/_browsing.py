@@ -29,9 +29,9 @@ from ir_cwla.errors import MeasureError
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._params import Param, Params, as_declarations
 
-#: What happens past the depth D looked at (``CWLA(tail=...)``): ``'stop'``, the user stops at D
-#: at the latest (C(D) := 0); ``'pad'``, non-relevant documents follow forever (the tail sums).
 TAILS = ("stop", "pad")
+"""What happens past the depth D looked at (``CWLA(tail=...)``): ``'stop'``, the user stops at D
+at the latest (C(D) := 0); ``'pad'``, non-relevant documents follow forever (the tail sums)."""
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
 #: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).
@@ -116,6 +116,8 @@ class BrowsingModel:
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
+"""Every registered browsing model by name (``CWLA(C=name)``), in registration order; add one with
+:func:`register_browsing_model`."""
 
 
 def register_browsing_model(name: str, continuation: Continuation, *,
@@ -134,7 +136,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         The model's name (an identifier): ``CWLA(C=name)``, short names ``name_ERG@10``.
     continuation : callable
         ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains
-        in [0, 1] and the measure's parameters (:data:`ir_cwla.params.Params`: those declared
+        in [0, 1] and the measure's parameters (:data:`ir_cwla.measures._params.Params`: those declared
         here and by the aggregation, and ``cutoff``) and returns C(i) for every cell, in [0, 1].
     params : mapping of str to Param, or sequence of str
         The parameters the model reads, each declared as :class:`ir_cwla.Param` (default,
@@ -166,7 +168,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         by the gain of (by one for) every unjudged document ranked.
     uses_costs : bool
         The kernel calls ``continuation(gains, params, costs)`` with the (topics x ranks)
-        matrix of document costs (:mod:`ir_cwla.costs`; 1 per document unless the measure
+        matrix of document costs (:mod:`ir_cwla.measures._costs`; 1 per document unless the measure
         names ``costs=``), and passes them to ``tail`` in :attr:`TailInput.costs`.
     doc : str, optional
         What the model is, for the reference tables (default: ``continuation``'s docstring).

@@ -17,12 +17,13 @@ import numpy as np
 from ir_cwla.errors import MeasureError
 
 GAIN_NAMES = ("lin", "exp", "bin")
+"""How grades become gains (``CWLA(gain=...)``): ``'lin'`` x / x_max, ``'exp'`` (2^x - 1) / 2^x_max, ``'bin'`` x >= rel."""
 
-#: What an unjudged document is worth (``CWLA(unjudged=...)``): ``'zero'`` gain 0 (the
-#: pessimistic bound, trec_eval's convention), ``'max'`` the largest gain (the optimistic
-#: bound), ``'condense'`` removed from the ranking before the user model applies (Sakai's
-#: condensed lists), ``'residual'`` the score under 'max' minus the score under 'zero'.
 UNJUDGED_POLICIES = ("zero", "max", "condense", "residual")
+"""What an unjudged document is worth (``CWLA(unjudged=...)``): ``'zero'`` gain 0 (the
+pessimistic bound, trec_eval's convention), ``'max'`` the largest gain (the optimistic
+bound), ``'condense'`` removed from the ranking before the user model applies (Sakai's
+condensed lists), ``'residual'`` the score under 'max' minus the score under 'zero'."""
 
 
 @dataclass(frozen=True)

@@ -373,11 +373,11 @@ class _CWLA(measures.Measure):
                         None if max_rel is _NP or kind == "bin" else max_rel)
 
     def cost_spec(self) -> CostSpec:
-        """Where document costs come from (:mod:`ir_cwla.costs`; unit costs by default)."""
+        """Where document costs come from (:mod:`ir_cwla.measures._costs`; unit costs by default)."""
         return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> Params:
-        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`).
+        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.measures._params.Params`).
 
         Every parameter they declare (the measure's value or the declared default) and ``cutoff``.
         """
@@ -388,6 +388,17 @@ class _CWLA(measures.Measure):
 
 
 CWLA = _CWLA()
+"""The C/W/L/A measure, an ir-measures measure: ``CWLA(C='RBP', A='max', p=0.9)@10``.
+
+M = sum_i L(i) A(i): ``C`` names the browsing model (:data:`BROWSING_MODELS`), ``A`` the
+aggregation (:data:`AGGREGATIONS`), ``@k`` the cutoff; ``gain``, ``rel``, ``max_rel``, ``tail``,
+``unjudged`` and ``costs`` are the parameters of every C/W/L/A measure (:data:`MEASURE_PARAMS`),
+and the model and the aggregation declare their own (``p`` of RBP, ``T`` of INST, ``beta`` of PE).
+A measure is validated against the registries (:class:`~ir_cwla.errors.MeasureError` says what to
+change); its exact semantics are those of ``docs/semantics.md``. Examples: ``CWLA(C='RBP', A='max')@10``,
+``CWLA(C='INST', A='PE', T=3, beta=0.3)``, ``CWLA(C='AP', A='ERG', tail='pad')`` (trec_eval's AP
+with binary gains), ``CWLA(C='RBP', unjudged='residual')@10`` (RBP's residual).
+"""
 
 
 def needs_element_types(measures: Any) -> bool:

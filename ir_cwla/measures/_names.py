@@ -357,7 +357,7 @@ def _check_thresholds(token: str, given: dict[str, str]) -> None:
     """Checks that grade thresholds in ir-measures syntax mean the grades their float holds.
 
     A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
-    grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`).
+    grades as the float it is held in (:func:`ir_cwla.measures._measure.threshold_problem`).
     """
     for key in THRESHOLDS:
         value = given.get(key)
@@ -543,7 +543,7 @@ def register_aliases() -> None:
     (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
 
     ``ir_cwla.register()`` calls it; afterwards every model or aggregation registered keeps
-    the names in step (a listener of :mod:`ir_cwla.registry`). A name that an ir-measures
+    the names in step (a listener of :mod:`ir_cwla.measures._registry`). A name that an ir-measures
     measure already has (``P_IA``, ``AP_IA``: an aggregation named ``IA``) is refused with
     :class:`~ir_cwla.errors.RegistrationError`, and the registration that brought it is undone.
     """

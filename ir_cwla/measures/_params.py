@@ -32,9 +32,9 @@ from ir_cwla.errors import RegistrationError
 #: What a model, tail, check or aggregation receives: its declared parameters and ``cutoff``.
 Params = Mapping[str, Any]
 
-#: The parameters of every C/W/L/A measure (:class:`ir_cwla.CWLA`), which no model or
-#: aggregation may declare: its cutoff, model, aggregation, gains, tail, unjudged policy, costs.
 MEASURE_PARAMS = ("cutoff", "C", "A", "gain", "rel", "max_rel", "tail", "unjudged", "costs")
+"""The parameters of every C/W/L/A measure (:class:`ir_cwla.CWLA`), which no model or
+aggregation may declare: its cutoff, model, aggregation, gains, tail, unjudged policy, costs."""
 
 #: The words of :attr:`Param.closed` (those of ``pandas.Interval``).
 CLOSED = ("both", "neither", "left", "right")

@@ -1,7 +1,7 @@
 """Per-topic values of one checked run under C/W/L/A and ir-measures measures together.
 
 The unit of work of :func:`ir_cwla.meta.evaluate` and of ``ir-cwla eval``, on checked columns
-(:class:`~ir_cwla.columns.RunColumns`), so that the command line scores a file without pandas:
+(:class:`~ir_cwla.io.RunColumns`), so that the command line scores a file without pandas:
 
 - C/W/L/A measures are scored by :class:`ir_cwla.Scorer`, on every qrels topic: the topics the
   run answers in the order of the qrels' topics, then the others, sorted, with the measure's
@@ -24,7 +24,7 @@ def backend_run(run: RunColumns, ties: str = "float32") -> dict[str, dict[str, f
     """A checked run as ir-measures' backends read it (``{query_id: {doc_id: score}}``).
 
     Those backends compare scores in float32: under ``ties='float64'`` they are given the
-    ranks of the float64 order as scores (:func:`ir_cwla.ordering.rank_score_values`), which
+    ranks of the float64 order as scores (:func:`ir_cwla.io.rank_score_values`), which
     they rank alike.
     """
     if ties == "float64" and len(run):

@@ -156,13 +156,15 @@ class CwlaProvider(providers.Provider):
 
 
 PROVIDER = CwlaProvider()
+"""The provider ``import ir_cwla`` registers with ir-measures (``ir_measures.providers.registry['ir_cwla']``)
+and appends to ``ir_measures.DefaultPipeline`` (:func:`register`)."""
 
 
 def register() -> None:
     """Registers ``CWLA`` with ir-measures and appends the provider to its DefaultPipeline.
 
     Also registers the plain short names ``MODEL_AGG`` of the models and aggregations
-    (:func:`ir_cwla.names.register_aliases`; kept in step with later registrations).
+    (:func:`ir_cwla.measures._names.register_aliases`; kept in step with later registrations).
     Makes the pipeline keep the order of the measures given to it (:class:`OrderedEvaluator`).
     Idempotent and safe under ``importlib.reload``: an earlier registration is replaced.
     """

@@ -37,7 +37,7 @@ from ir_cwla.measures._gains import GainSpec
 
 if TYPE_CHECKING:
     import pandas as pd
-# no pandas: ids are numbered by ir_cwla.hashing, so that a run read as columns (ir_cwla.trec_text)
+# no pandas: ids are numbered by ir_cwla.io._hashing, so that a run read as columns (ir_cwla.io._trec_text)
 # is scored without it; ir_cwla.io is imported where a frame is to be checked (rank_run)
 
 #: Cell of a group matrix past the end of a topic's ranking (no document there).
@@ -543,11 +543,11 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
     """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
 
     ``run``: a frame (checked by :mod:`ir_cwla.io` unless it is a checked frame already) or
-    :class:`~ir_cwla.columns.RunColumns`. Topics absent from the qrels are ignored. ``max_depth``
+    :class:`~ir_cwla.io.RunColumns`. Topics absent from the qrels are ignored. ``max_depth``
     keeps only the first ranks (None keeps whole rankings). The cells keep their element type if
     the run has an ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the
     precision scores are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the
-    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.ordering.compared_scores`.
+    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
     """
     check_ties(ties)
     cols = run_columns(run, name)

@@ -10,7 +10,7 @@ the robustness analyses' re-scoring under reduced qrels (:mod:`ir_cwla.meta.resc
     scores = scorer.score(ranked)              # {measure: per-row values}, rows = ranked.topics
 
 A :class:`Scorer` makes one plan per (measure, unjudged policy) and scores a ranked run group
-by group (:meth:`ir_cwla.gains.Rankings.groups`): measures that share a gain mapping and cutoff
+by group (:meth:`ir_cwla.scoring.Rankings.groups`): measures that share a gain mapping and cutoff
 share the gain matrices, measures that also share a browsing model share its C, V and L, and
 each cached step is freed after the last plan that needs it, so peak memory is that of the
 widest single step. :func:`score_matrix` does the same for gain matrices built elsewhere.
@@ -125,7 +125,7 @@ class Scorer:
     measures : iterable of CWLA measures
         Validated here (:class:`~ir_cwla.errors.MeasureError` says what to change).
     qrels : qrels input or Qrels
-        Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.gains.Qrels`.
+        Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.scoring.Qrels`.
     ties : {'float32', 'float64'}
         The precision scores are compared in when runs are ranked: float32 (the default), as
         trec_eval up to 9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
@@ -174,7 +174,7 @@ class Scorer:
         """``run`` ranked as the measures need.
 
         ``run``: any run input of :func:`ir_cwla.io.as_run_frame`, or checked
-        :class:`~ir_cwla.columns.RunColumns`. ``name`` names it in messages (default: its file,
+        :class:`~ir_cwla.io.RunColumns`. ``name`` names it in messages (default: its file,
         :func:`ir_cwla.io.source_name`).
         """
         if isinstance(run, RunColumns):
@@ -207,7 +207,7 @@ class Scorer:
 
         For each layout its plans share, the ranks each row holds there (its kept ranks cut to
         the cutoff; of the condensed list for condensed plans) and the width every matrix is
-        padded to (None: as wide as its longest row). :func:`ir_cwla.gains.group_widths` of these
+        padded to (None: as wide as its longest row). :func:`ir_cwla.scoring.group_widths` of these
         over a whole run gives each row the width it is scored at, which :meth:`score` takes
         (``widths``) to score a shard of the run bit for bit as the whole run is scored.
         """
@@ -334,7 +334,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
     """C, V and L of a measure's browsing model over a gain matrix built elsewhere.
 
     C, V and L of a measure's browsing model over a gain matrix built elsewhere
-    (:func:`ir_cwla.kernel.browse` with the measure's model, parameters and tail).
+    (:func:`ir_cwla.scoring._kernel.browse` with the measure's model, parameters and tail).
 
     Parameters
     ----------
@@ -362,7 +362,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
 
 def aggregate(measure: _CWLA, browsing: kernel.Browsing, *, costs: Optional[np.ndarray] = None,
               pad_cost: float = 1.0) -> np.ndarray:
-    """Per-row values of ``measure`` from a :func:`browse` of its model (:func:`ir_cwla.kernel.aggregate`)."""
+    """Per-row values of ``measure`` from a :func:`browse` of its model (:func:`ir_cwla.scoring._kernel.aggregate`)."""
     return kernel.aggregate(browsing, get_aggregation(measure["A"]), measure.model_params(), costs, pad_cost)
 
 
