@@ -20,9 +20,7 @@ This module imports no room (it is the base): it finds the new places by their n
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 import types
 import warnings
@@ -148,20 +146,27 @@ class _CallableOldModule(_OldModule):
         return getattr(importlib.import_module(facade), name)(*args, **kwargs)
 
 
-class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """The finder of the old module paths (:data:`MOVED`): each is imported as an :class:`_OldModule`."""
+class OldPaths:
+    """The finder (and loader) of the old module paths (:data:`MOVED`): each is imported as an :class:`_OldModule`.
+
+    (A meta path finder and loader by their methods: ``importlib.abc`` is not imported for them, as it
+    imports ``importlib.resources``, which ``import ir_cwla`` would pay for.)
+    """
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+        """A spec of the stand-in for an old module path, None for any other name."""
         if fullname not in MOVED or fullname in FACADES:
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, self)  # type: ignore[arg-type]
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        """The stand-in module (callable for :data:`CALLABLE` paths)."""
         kind = _CallableOldModule if spec.name in CALLABLE else _OldModule
         module = kind(spec.name, f"Moved (issue 30): its names are in {', '.join(MOVED[spec.name])}.")
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
+        """Nothing to run: the stand-in finds each name when asked for it."""
         return None
 
 
