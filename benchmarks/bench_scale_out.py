@@ -3,7 +3,7 @@
 1. **Sharded scoring.** A synthetic run of 10,000 topics x 1,000 documents (10^7 lines, ~60 graded
    judgments per topic and 5 unretrieved ones: 650,000 qrels lines) is written into a temporary
    directory as 40 plain TREC files of 250 topics each (a directory of run files partitioned by
-   topic, :func:`ir_cwla.sharding.shards`), and scored with the 39 Table-1 measures (``ir_cwla.table1()``):
+   topic, :func:`ir_cwla.io.shards`), and scored with the 39 Table-1 measures (``ir_cwla.table1()``):
 
    - in-process, the run read whole (one frame holds the collection);
    - in-process, shard by shard (``meta.evaluate(shards)``);
@@ -19,7 +19,7 @@
    ``ir-cwla --version``, ``ir-cwla eval --help``, and ``ir-cwla eval QRELS RUN -m nDCG@10`` against
    ``ir_measures QRELS RUN nDCG@10`` on one DL19 run (bm25base_p), with ``python -c pass`` and
    ``python -c 'import pandas'`` (what the eval command does without, on clean files:
-   :mod:`ir_cwla.trec_text`) for scale, and ``ir-cwla eval`` with a C/W/L/A measure and with its
+   ``ir_cwla/io/_trec_text.py``) for scale, and ``ir-cwla eval`` with a C/W/L/A measure and with its
    default six. Bytecode cached, as a pip install leaves it (``PYTHONDONTWRITEBYTECODE`` is
    dropped and each command runs once before timing); the commands run in turn, ``--repeat`` rounds.
 
@@ -104,7 +104,7 @@ def run_case(case: str, run_dir: Path, qrels_path: Path, out: Path, scheduler_fi
     import warnings
 
     import ir_cwla
-    from ir_cwla import meta, sharding
+    from ir_cwla import meta
 
     warnings.simplefilter("ignore")
     measures = ir_cwla.table1()
@@ -120,7 +120,7 @@ def run_case(case: str, run_dir: Path, qrels_path: Path, out: Path, scheduler_fi
         values = list(ir_measures.iter_calc([ir_measures.parse_measure(m) for m in ANCHOR], qrels, run))
         result.update(seconds=time.perf_counter() - t0, cpu_s=_cpu_s() - cpu0, rows=len(values), peak_mb=_peak_mb())
         return result
-    stored = sharding.shards(run_dir, shard_bytes=SHARD_BYTES, name="synthetic")
+    stored = ir_cwla.io.shards(run_dir, shard_bytes=SHARD_BYTES, name="synthetic")
     result["shards"] = len(stored)
     if case == "whole":
         frame = pd.concat([ir_cwla.io.read_trec_run(p) for p in sorted(run_dir.iterdir())], ignore_index=True)

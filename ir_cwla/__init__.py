@@ -7,14 +7,13 @@
 
 Data flows one way through the package, and the tree shows it:
 
-1. the measure engine, at the top level: runs + qrels (:mod:`ir_cwla.io`, each input read
-   once by :mod:`ir_cwla.textstream`) -> gain matrix (:mod:`ir_cwla.gains`; document costs
-   :mod:`ir_cwla.costs`) -> browsing models C, V, L (:mod:`ir_cwla.browsing`, cwl_eval's
-   others in :mod:`ir_cwla.cwl_models`) ->
-   aggregations A (:mod:`ir_cwla.aggregation`) -> per-topic scores (:mod:`ir_cwla.kernel`);
-   the measure (:mod:`ir_cwla.measure`), its names (:mod:`ir_cwla.names`), the
-   ir-measures provider (:mod:`ir_cwla.provider`) and the paper's 39 measures
-   (:mod:`ir_cwla.table1`);
+1. the measure engine, in four rooms, each a package whose ``__init__`` is its public facade
+   (the modules behind it are private): reading runs and qrels (:mod:`ir_cwla.io`) -> what a
+   measure is (:mod:`ir_cwla.measures`: the measure, its browsing models C, aggregations A,
+   parameters, vocabulary, names and the paper's 39 measures) -> scoring (:mod:`ir_cwla.scoring`:
+   gain matrices, the C/W/L/A kernel, the one scoring API) -> the ir-measures provider
+   (:mod:`ir_cwla.provider`); beneath them the base every module may use (:mod:`ir_cwla.errors`,
+   :mod:`ir_cwla.plugins`);
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
    ``irds:`` ids, the bundled Cranfield); above them, comparisons of systems
@@ -33,11 +32,8 @@ import gc as _gc
 _COLLECTING = _gc.isenabled()
 _gc.disable()
 try:
-    from ir_cwla import errors, plugins, sources  # noqa: F401  (ir_cwla.errors)
+    from ir_cwla import _facade, errors, plugins  # noqa: F401  (ir_cwla.errors)
     from ir_cwla._version import __version__
-    from ir_cwla.aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
-    from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, TailInput, TailSums, register_browsing_model
-    from ir_cwla.costs import allow_cost_files
     from ir_cwla.errors import (  # every error and warning class
         ArgumentTypeError,
         ConstantMetricWarning,
@@ -71,17 +67,39 @@ try:
         UndefinedStatisticWarning,
         UsageError,
     )
-    from ir_cwla.gains import GainSpec
-    from ir_cwla.measure import CWLA, needs_element_types
-    from ir_cwla.names import family, is_cwla, parse_measure, parse_measures, short_name
-    from ir_cwla.params import Param
+    from ir_cwla.io import register_qrels_check, register_source
+    from ir_cwla.measures import (
+        AGGREGATIONS,
+        BROWSING_MODELS,
+        CWLA,
+        Aggregation,
+        AggregationInput,
+        BrowsingModel,
+        GainSpec,
+        MeasureList,
+        Param,
+        TailInput,
+        TailSums,
+        allow_cost_files,
+        canonical,
+        family,
+        is_canonical,
+        is_cwla,
+        needs_element_types,
+        parse_measure,
+        parse_measures,
+        register_aggregation,
+        register_browsing_model,
+        short_name,
+        table1,
+    )
     from ir_cwla.provider import PROVIDER, CwlaEvaluator, CwlaProvider, register
-    from ir_cwla.table1 import MeasureList, canonical, is_canonical, table1
 
+    _facade.install()       # the module paths of before the rooms (ir_cwla.gains, ...): deprecated stand-ins
     register()
     # ``irds:`` ids and the raw-Cranfield check of ir_cwla.datasets, imported when first needed
-    sources.register_source("irds:", "ir_cwla.datasets.irds:read_source")
-    sources.register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")
+    register_source("irds:", "ir_cwla.datasets.irds:read_source")
+    register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")
     plugins.load()
 finally:
     if _COLLECTING:
@@ -89,12 +107,12 @@ finally:
 
 _SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
-#: Names of the engine whose modules read data (pandas, pyarrow): imported on first use
-_LAZY = {"io": ("ir_cwla.io", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
+#: Names of the engine whose modules score data: imported on first use
+_LAZY = {"scoring": ("ir_cwla.scoring", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
 
 
 def __getattr__(name: str):
-    # ``ir_cwla.meta``, ``ir_cwla.io`` etc. are imported on first use: ``import ir_cwla`` stays
+    # ``ir_cwla.meta``, ``ir_cwla.scoring`` etc. are imported on first use: ``import ir_cwla`` stays
     # light (no pandas, scipy, matplotlib or PISA; tests/test_startup.py pins what it loads) for
     # users who only want the measures; ``ir_cwla.systems`` etc. still name the application
     # modules that moved to ``ir_cwla.app``
@@ -110,6 +128,8 @@ def __getattr__(name: str):
         return importlib.import_module("ir_cwla.comparison").compare
     if name in _APP_MODULES:
         return importlib.import_module(f"ir_cwla.app.{name}")
+    if f"ir_cwla.{name}" in _facade.MOVED:     # a module of before the rooms: its deprecated stand-in
+        return importlib.import_module(f"ir_cwla.{name}")
     raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
 
 
@@ -118,7 +138,8 @@ __all__ = [
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
-    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
+    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring", "provider",
+    "meta", "leaderboard", "datasets",
     "comparison", "compare", "app", "allow_cost_files",
     "__version__",
     # ir_cwla.errors

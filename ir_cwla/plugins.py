@@ -22,7 +22,10 @@ from typing import Any
 
 from ir_cwla.errors import PluginWarning
 
+__all__ = ["GROUP", "Plugin", "LOADED", "load"]
+
 GROUP = "ir_cwla.plugins"
+"""The entry-point group of plugins (a distribution's ``[options.entry_points]`` section ``ir_cwla.plugins``)."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,8 @@ class Plugin:
         return f"{self.name} ({self.distribution} {self.version})"
 
 
-#: The plugins loaded, in load order (entry points sorted by distribution and name).
 LOADED: list[Plugin] = []
+"""The plugins loaded, in load order (entry points sorted by distribution and name)."""
 _DONE = False
 
 

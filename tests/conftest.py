@@ -168,6 +168,6 @@ def allow_tmp_cost_files(tmp_path_factory, monkeypatch):
     Lets measure strings read the cost files the tests write under pytest's temporary
     directory (a measure names a file only with an opt-in: ir_cwla.costs).
     """
-    from ir_cwla.costs import COST_FILES_ENV
+    from ir_cwla.measures._costs import COST_FILES_ENV
 
     monkeypatch.setenv(COST_FILES_ENV, str(tmp_path_factory.getbasetemp()))

@@ -21,8 +21,8 @@ from ir_cwla.app import report
 from ir_cwla.app.cli import main
 from ir_cwla.app.commands.leaderboard import parse_weights
 from ir_cwla.app.commands.options import measures_arg
-from ir_cwla.names import parse_measures
-from ir_cwla.names import split_measure_list as split_measures
+from ir_cwla.measures import parse_measures
+from ir_cwla.measures._names import split_measure_list as split_measures
 from tests.html_checks import external_references, parse_tags
 from tests.offline import ROOT, run_offline_code
 

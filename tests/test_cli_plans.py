@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from ir_cwla import trec_text
+from ir_cwla.io import _trec_text as trec_text
 from ir_cwla.app import evaluate
 from ir_cwla.app.cli import build_parser, main
 from ir_cwla.app.commands import COMMANDS, command_module

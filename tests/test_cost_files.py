@@ -20,8 +20,10 @@ import pytest
 import ir_cwla
 from ir_cwla import CWLA
 from ir_cwla.app.cli import main
-from ir_cwla.costs import COST_FILES_ENV, MAX_COST, MIN_COST, CostSpec, cost_file_allowed
 from ir_cwla.errors import CostError, InputError, MeasureError
+from ir_cwla.io import MAX_COST, MIN_COST
+from ir_cwla.measures import CostSpec
+from ir_cwla.measures._costs import COST_FILES_ENV, cost_file_allowed
 
 SECRET = "xyzzy-s3cret-value"
 

@@ -191,9 +191,9 @@ def test_grade_and_document_costs_match_reference(qrels, qrels_py, dl19_dir, tmp
 
 
 def test_ei_is_the_expected_depth_and_etc_with_unit_costs_is_ei(qrels, dl19_dir):
-    from ir_cwla import kernel
-    from ir_cwla.browsing import get_browsing_model
-    from ir_cwla.gains import Qrels, rank_run
+    from ir_cwla.measures._browsing import get_browsing_model
+    from ir_cwla.scoring import Qrels, rank_run
+    from ir_cwla.scoring import _kernel as kernel
 
     frame = ir_cwla.io.read_trec_run(dl19_dir / "runs" / "input.bm25base_p.gz")
     ms = [CWLA(C=c, A=a, tail=t)@k for c in ("RBP", "INST", "DCG") for a in ("EI", "ETC")
@@ -236,7 +236,7 @@ def test_unpriced_elements_are_errors(qrels, dl19_dir, tmp_path):
                                          r"'element_type' column \(a TREC run's second column"):
         per_topic([m], qrels, frame.drop(columns="element_type"))
     ev = ir_cwla.Scorer([m], qrels)
-    from ir_cwla.gains import rank_run
+    from ir_cwla.scoring import rank_run
     with pytest.raises(ValueError, match=r"prices element types .* but the ranked run has none"):
         ev.score(rank_run(frame.drop(columns="element_type"), ev.qrels))
     grade = CWLA(C="RBP", A="EC", costs="grade:0:1;1:2")@10
@@ -274,7 +274,7 @@ def test_element_type_costs_through_every_path(qrels, dl19_dir, cost_file, tmp_p
     """
     from ir_cwla import meta
     from ir_cwla.app.cli import main
-    from ir_cwla.gains import Qrels, Rankings, rank_run
+    from ir_cwla.scoring import Qrels, Rankings, rank_run
 
     runs = {}
     for name in ("bm25base_p", "ICT-BERT2"):

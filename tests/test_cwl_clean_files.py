@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ir_cwla import trec_text
 from ir_cwla.app import cwl, cwl_kernel
 from ir_cwla.app.cli import main
 from ir_cwla.errors import DuplicateWarning, InputWarning, LineOrderWarning
+from ir_cwla.io import _trec_text as trec_text
 from tests.test_cwl_command import MORE_METRICS, ZOO_FILE
 from tests.test_startup import HEAVY, top_level
 
@@ -237,7 +237,7 @@ def test_clean_files_load_no_pandas(extra, tmp_path):
     modules, out = _command_in_fresh_interpreter(["cwl", paths["gains"], run, *[e.format(**paths) for e in extra],
                                                   "--max_depth", "30"])
     assert not top_level(modules) & HEAVY, sorted(top_level(modules) & HEAVY)
-    assert "ir_cwla.io" not in modules and "ir_cwla.trec_text" in modules
+    assert "ir_cwla.io._frames" not in modules and "ir_cwla.io._trec_text" in modules
     assert out.count("\n") > 9
     assert out == _ours(paths["gains"], run, *[e.format(**paths) for e in extra], "--max_depth", "30", clean=False)[1]
 
@@ -263,7 +263,7 @@ def test_a_file_the_clean_reader_refuses_falls_back_to_the_general_path(variant,
     assert trec_text.read_run(str(other), element_type=True, check=False) is None
     argv = ["-m", paths["metrics"], "-c", paths["costs"], "-r", "--max_depth", "30"]
     modules, out = _command_in_fresh_interpreter(["cwl", paths["gains"], other, *argv])
-    assert "pandas" in top_level(modules) and "ir_cwla.io" in modules
+    assert "pandas" in top_level(modules) and "ir_cwla.io._frames" in modules
     assert out == _ours(paths["gains"], paths["run"], *argv)[1]
 
 

@@ -539,10 +539,10 @@ def test_the_largest_costs_give_finite_numbers(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("g.txt").write_text(GAINS)
     Path("r.txt").write_text(MESSY_RUN)
-    Path("c.txt").write_text(f"Q0 {ir_cwla.costs.MAX_COST!r}\n")
+    Path("c.txt").write_text(f"Q0 {ir_cwla.io.MAX_COST!r}\n")
     Path("m.txt").write_text("RBPCWLMetric(0.99)\nINSTCWLMetric(1)\nTBGCWLMetric(22)\nTrAPCWLMetric()\n")
     code, out, err = _ours(capsys, "g.txt", "r.txt", "-c", "c.txt", "-m", "m.txt", "-r", "--max_depth", "100000",
-                           "--max_cost", repr(ir_cwla.costs.MAX_COST))
+                           "--max_cost", repr(ir_cwla.io.MAX_COST))
     assert code == 0, err
     values = np.array([float(v) for line in out.splitlines() for v in line.split("\t")[2:]])
     assert np.isfinite(values).all() and values.max() > 1e16

@@ -350,8 +350,8 @@ def test_per_topic_geometric_tail_against_mpmath(q, horizon):
     """IFTgoal's tail past E with C = 1 - q, q down to far below the float spacing near 1."""
     import mpmath
 
-    from ir_cwla.browsing import TailInput
-    from ir_cwla.cwl_models import _per_topic_geometric_tail
+    from ir_cwla.measures import TailInput
+    from ir_cwla.measures._cwl_models import _per_topic_geometric_tail
 
     E, v = 4, 0.25
     inp = TailInput(np.zeros((1, E)), np.array([E]), np.array([v]), np.array([1.0]), np.array([0.0]),

@@ -25,8 +25,9 @@ import pytest
 from ir_measures import nDCG
 
 import ir_cwla
-from ir_cwla import CWLA, Param, registry
+from ir_cwla import CWLA, Param
 from ir_cwla.errors import MeasureError, MeasureSyntaxError, RegistrationError
+from ir_cwla.measures import _registry as registry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,7 +180,7 @@ def test_only_aliases_the_grammar_accepts_are_registered():
     for name in ours:
         m = table[name]
         (m @ 10 if ir_cwla.BROWSING_MODELS[m["C"]].requires_cutoff else m).validate_params()
-    assert len(ours) == len(ir_cwla.names.alias_names())
+    assert len(ours) == len(ir_cwla.measures._names.alias_names())
 
 
 # -- plugins ---------------------------------------------------------------------------------------

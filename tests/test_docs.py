@@ -165,7 +165,7 @@ def _sections(markdown: str, level: str) -> dict[str, str]:
 
 def test_measure_reference_lists_every_model_aggregation_and_parameter():
     import ir_cwla
-    from ir_cwla.params import MEASURE_PARAMS
+    from ir_cwla.measures import MEASURE_PARAMS
 
     text = reference.expand("<!-- generated: measure-params -->\n## C\n<!-- generated: browsing-models -->\n"
                             "## A\n<!-- generated: aggregations -->\n")

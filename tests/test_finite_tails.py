@@ -17,10 +17,12 @@ import numpy as np
 import pytest
 
 import ir_cwla
-from ir_cwla import CWLA, kernel
-from ir_cwla.aggregation import get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, TailInput, get_browsing_model
+from ir_cwla import CWLA
 from ir_cwla.errors import KernelError
+from ir_cwla.measures import BROWSING_MODELS, TailInput
+from ir_cwla.measures._aggregation import get_aggregation
+from ir_cwla.measures._browsing import get_browsing_model
+from ir_cwla.scoring import _kernel as kernel
 from tests import synthetic
 from tests.test_cwl_models import reference_score
 
@@ -152,7 +154,7 @@ def _tail_input(depth, v_next, horizon, cg=None):
 
 @pytest.mark.parametrize("exponent", [0.3, 0.6, 1.0])
 def test_set_and_nerr9_tails_at_a_billion_against_mpmath(exponent):
-    from ir_cwla.cwl_models import _nerr9_tail, _set_tail
+    from ir_cwla.measures._cwl_models import _nerr9_tail, _set_tail
 
     d = 10 ** 9
     depth = np.array([0, 3, 40, 999])

@@ -22,7 +22,7 @@ import pytest
 import ir_cwla
 from ir_cwla import CWLA
 from ir_cwla import io as cio
-from ir_cwla.io import InputError
+from ir_cwla.errors import InputError
 
 RUN = "1 Q0 a 1 2.5 tagA\n1 Q0 b 2 1.0 tagA\n2 Q0 c 1 3.0 tagA\n"
 QRELS = "1 0 a 2\n1 0 b 0\n2 0 c 1\n"
@@ -87,7 +87,7 @@ def test_stdin_is_named_in_errors(monkeypatch):
 
 def test_large_blocks_keep_line_numbers(tmp_path, monkeypatch):
     """Lines are read in blocks; an error deep in a later block still names its line."""
-    monkeypatch.setattr(ir_cwla.textstream, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(ir_cwla.io._textstream, "BLOCK_BYTES", 64)
     lines = [f"{q} Q0 d{i} {i} {100 - i} t" for q in range(1, 4) for i in range(30)]
     lines[77] = lines[77].replace(" t", " t extra")
     path = tmp_path / "run.gz"
@@ -96,7 +96,7 @@ def test_large_blocks_keep_line_numbers(tmp_path, monkeypatch):
         cio.read_trec_run(path)
     lines[77] = lines[78]                  # repaired: a duplicate now, across two blocks
     path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
-    with pytest.warns(cio.DuplicateWarning, match="1 duplicate line"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match="1 duplicate line"):
         assert len(cio.read_trec_run(path)) == 89
 
 
@@ -187,7 +187,7 @@ def test_run_duplicates_keep_the_best_scored_line_with_one_warning():
 
 def test_float32_ties_between_duplicates_keep_the_larger_float64_score():
     run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 1.0 + 1e-12]})
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         assert _rows(cio.as_run_frame(run)) == [("1", "a", 1.0 + 1e-12)]
 
 
@@ -211,7 +211,7 @@ def test_trec_eval_and_cwla_agree_on_a_run_with_duplicates(tmp_path):
     lines += [f"1 Q0 {d} {11 + i} {-i} r" for i, d in enumerate("abcdefgh")]      # worse duplicates, later
     path = tmp_path / "dup.run"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.warns(cio.DuplicateWarning, match="8 duplicate"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match="8 duplicate"):
         got = ir_cwla.meta.evaluate({"dup": path}, qrels, ["P@10", CWLA(C="P", A="ERG", gain="bin") @ 10],
                                     progress=False)
     assert got["value"].tolist() == [0.7, 0.7]
@@ -249,7 +249,7 @@ def test_topic_ids_that_collide_with_output_are_refused(qid):
 
 def test_trec_eval_grade_bound_applies_only_to_trec_eval_measures(tmp_path):
     qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
-                          "relevance": [2 ** 62, 1, cio.TREC_EVAL_MAX_GRADE + 1]})
+                          "relevance": [2 ** 62, 1, ir_cwla.provider.TREC_EVAL_MAX_GRADE + 1]})
     run = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
     with pytest.raises(InputError, match=r"grade 4611686018427387904 is above 65536, .* trec_eval here: P@10"):
         ir_cwla.meta.evaluate({"r": run}, qrels, ["P@10", "RBP_ERG@10"], progress=False)
@@ -259,7 +259,7 @@ def test_trec_eval_grade_bound_applies_only_to_trec_eval_measures(tmp_path):
             analysis(two, qrels, ["P@10", "RBP_ERG@10"], progress=False)
     got = ir_cwla.meta.evaluate({"r": run}, qrels, ["RBP_ERG@10", "CWLA(C='P', A='ERG', rel=1)@10"], progress=False)
     assert np.isfinite(got["value"]).all() and (got["value"] > 0).all()
-    ok = qrels.assign(relevance=[cio.TREC_EVAL_MAX_GRADE, 1, 1])
+    ok = qrels.assign(relevance=[ir_cwla.provider.TREC_EVAL_MAX_GRADE, 1, 1])
     assert len(ir_cwla.meta.evaluate({"r": run}, ok, ["P@10"], progress=False)) == 2
 
 
@@ -293,7 +293,7 @@ def test_ranking_a_frame_applies_the_readers_rules():
     gains.rank_run given a frame that io did not check refuses what io refuses (a NaN score
     is not silently ranked last) and keeps each (topic, doc_id) once, as every other path.
     """
-    from ir_cwla.gains import Qrels, rank_run
+    from ir_cwla.scoring import Qrels, rank_run
 
     qrels = Qrels(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2]}))
     with pytest.raises(InputError, match="score"):

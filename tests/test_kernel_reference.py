@@ -141,9 +141,9 @@ def test_reference_itself_on_a_hand_computed_case():
 
 
 def test_kernel_on_a_hand_computed_case():
-    from ir_cwla import kernel
-    from ir_cwla.aggregation import get_aggregation
-    from ir_cwla.browsing import get_browsing_model
+    from ir_cwla.measures._aggregation import get_aggregation
+    from ir_cwla.measures._browsing import get_browsing_model
+    from ir_cwla.scoring import _kernel as kernel
 
     g = np.array([[0.5, 0.0, 1.0]])
     m = kernel.score(g, np.array([3]), get_browsing_model("ERR"), get_aggregation("ERR"), {"cutoff": 3})

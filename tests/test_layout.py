@@ -1,7 +1,10 @@
 """The package's layout.
 
 Dependencies point one way (engine <- meta, leaderboard, datasets <- compare <-
-app) and no module imports another that (directly or not) imports it back.
+app) and no module imports another that (directly or not) imports it back. Within the engine
+the rooms are ordered too (base <- io <- measures <- scoring <- provider), and what is public
+is what is documented: each room is a package whose facade (its ``__init__``) exports, in
+``__all__``, what docs/api/ documents; the modules behind it are private (``_name.py``).
 
 Imports are read from the source (every ``import``, at module level or inside a function;
 only those under ``if TYPE_CHECKING:`` are left out, as they never run).
@@ -9,6 +12,7 @@ only those under ``if TYPE_CHECKING:`` are left out, as they never run).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +23,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ir_cwla"
 LAYERS = {"engine": 0, "meta": 1, "leaderboard": 1, "datasets": 1, "comparison": 2, "app": 3}
 #: ir_cwla/__init__.py is the facade: it re-exports every layer and is not part of the graph.
 FACADE = "ir_cwla"
+#: The rooms of the engine, in order: each may import only from itself and the rooms before it.
+#: ``base`` is every engine module outside a room (errors, plugins, the private _text, ...).
+ENGINE_ROOMS = {"base": 0, "io": 1, "measures": 2, "scoring": 3, "provider": 4}
+#: The public modules of the engine (every other engine module's name starts with ``_``), each
+#: documented by docs/api/.
+PUBLIC_ENGINE = {"ir_cwla.errors", "ir_cwla.plugins", "ir_cwla.io", "ir_cwla.measures", "ir_cwla.scoring",
+                 "ir_cwla.provider"}
+DOCS_API = PACKAGE.parent / "docs" / "api"
 
 
 def _module_name(path: Path) -> str:
@@ -86,7 +98,17 @@ def _layer(module: str) -> str:
     if module == "ir_cwla.__main__":      # ``python -m ir_cwla`` is the command line
         return "app"
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else "engine"
+    return parts[1] if len(parts) >= 2 and parts[1] in LAYERS else "engine"
+
+
+def _room(module: str) -> str:
+    """The engine room of an engine module (``base`` outside the four rooms)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[1] in ENGINE_ROOMS else "base"
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") and not part.startswith("__") for part in module.split("."))
 
 
 GRAPH = _graph()
@@ -94,10 +116,87 @@ GRAPH = _graph()
 TYPED_GRAPH = _graph(typing=True)
 
 
+ENGINE = sorted(m for m in GRAPH if _layer(m) == "engine" and m != "ir_cwla.__main__")
+
+
 def test_the_graph_is_read():
-    assert "ir_cwla.kernel" in GRAPH["ir_cwla.scoring"] and "ir_cwla.scoring" in GRAPH["ir_cwla.provider"]
+    assert "ir_cwla.scoring._kernel" in GRAPH["ir_cwla.scoring._scoring"]
+    assert "ir_cwla.scoring._scoring" in GRAPH["ir_cwla.provider._provider"]
     assert "ir_cwla.app.evaluate" in GRAPH["ir_cwla.app.commands.eval"]
     assert "ir_cwla.meta.frame" in GRAPH["ir_cwla.meta.kendall"]
+    assert {_room(m) for m in ENGINE} == set(ENGINE_ROOMS)
+    assert _room("ir_cwla.io._frames") == "io" and _room("ir_cwla._text") == "base" and _room("ir_cwla.errors") == "base"
+
+
+@pytest.mark.parametrize("module", ENGINE)
+def test_the_engine_rooms_point_one_way(module):
+    """Within the engine, a room imports only from itself and the rooms before it.
+
+    base <- io (reading) <- measures (what a measure is) <- scoring <- provider (ir-measures):
+    no arrow runs back up, with or without the imports made only for type checkers.
+    """
+    room = _room(module)
+    for dep in GRAPH[module] | TYPED_GRAPH[module]:
+        if _layer(dep) != "engine":
+            continue            # (an engine module importing a layer above: test_dependencies_point_one_way)
+        assert ENGINE_ROOMS[_room(dep)] <= ENGINE_ROOMS[room], \
+            f"{module} ({room}) imports {dep} ({_room(dep)}), a room after it"
+
+
+def test_no_circle_between_the_engine_rooms():
+    """The rooms' own graph (an edge where a module of one imports a module of another) has no cycle."""
+    edges = {(_room(m), _room(d)) for m in ENGINE for d in GRAPH[m] | TYPED_GRAPH[m]
+             if _layer(d) == "engine" and _room(d) != _room(m)}
+    order = sorted(ENGINE_ROOMS, key=ENGINE_ROOMS.get)
+    assert all(order.index(a) > order.index(b) for a, b in edges), sorted(edges)
+    assert ("provider", "io") in edges and ("measures", "io") in edges and ("scoring", "measures") in edges
+
+
+def test_the_public_engine_modules_are_the_documented_ones():
+    """What is public is what is documented.
+
+    Every engine module but the facades, errors and plugins is private (``_name.py``, behind its
+    room's facade); each public one is a ``:::`` directive of docs/api/ (mkdocstrings renders it,
+    its ``__all__``), and no directive names a private module, nor a public one by a second path.
+    """
+    public = {m for m in ENGINE if not _private(m)} - {FACADE}
+    assert public == PUBLIC_ENGINE
+    directives = re.findall(r"^::: ([\w.]+)", "\n".join(p.read_text() for p in sorted(DOCS_API.glob("*.md"))),
+                            re.MULTILINE)
+    assert not [d for d in directives if _private(d)], directives
+    engine_directives = [d for d in directives if _layer(d) == "engine"]
+    assert set(engine_directives) == PUBLIC_ENGINE, engine_directives
+
+
+@pytest.mark.parametrize("facade", sorted(PUBLIC_ENGINE))
+def test_every_public_name_is_documented(facade):
+    """Every name of a public module's ``__all__`` has a docstring where mkdocstrings reads it.
+
+    (griffe, as mkdocstrings does: a constant's docstring is the string after its assignment, so
+    each is on its docs/api page, not only in the source.)
+    """
+    griffe = pytest.importorskip("griffe")
+    loader = griffe.GriffeLoader(search_paths=[str(PACKAGE.parent)])
+    module = loader.load(facade)
+    loader.resolve_aliases(external=False)
+    names = [getattr(n, "name", n) for n in (module.exports or [])]
+    assert names, f"{facade} has no __all__"
+    undocumented = [n for n in names if not (module[n].docstring and module[n].docstring.value.strip())]
+    assert not undocumented, undocumented
+
+
+@pytest.mark.parametrize("facade", sorted(PUBLIC_ENGINE | {FACADE}))
+def test_each_facade_exports_what_it_has(facade):
+    """``__all__`` of each public module names what it has (the lazy names resolve), each once."""
+    import importlib
+
+    module = importlib.import_module(facade)
+    names = module.__all__
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    missing = [n for n in names if not hasattr(module, n)]
+    assert not missing, missing
+    lazy = getattr(module, "_LAZY", {})
+    assert set(lazy) <= set(names) | {"scoring"}, sorted(set(lazy) - set(names))
 
 
 @pytest.mark.parametrize("module", sorted(GRAPH))
@@ -137,7 +236,7 @@ def test_no_import_cycle(graph):
 
 
 def test_the_engine_loads_no_room_above_it():
-    """``import ir_cwla.kernel`` (and so ``import ir_cwla``) loads the engine only.
+    """``import ir_cwla.scoring._kernel`` (and so ``import ir_cwla``) loads the engine only.
 
     No datasets, meta, leaderboard, comparison or app module (``irds:`` ids and the Cranfield check
     load on first use).
@@ -145,21 +244,21 @@ def test_the_engine_loads_no_room_above_it():
     import subprocess
     import sys
 
-    code = "import sys, ir_cwla.kernel; print(' '.join(sorted(m for m in sys.modules if m.startswith('ir_cwla'))))"
+    code = "import sys, ir_cwla.scoring._kernel; print(' '.join(sorted(m for m in sys.modules if m.startswith('ir_cwla'))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     rooms = {m.split(".")[1] for m in loaded if m.count(".") >= 1}
-    assert "ir_cwla.kernel" in loaded
+    assert "ir_cwla.scoring._kernel" in loaded
     assert not rooms & {"datasets", "meta", "leaderboard", "comparison", "app"}, loaded
 
 
-@pytest.mark.parametrize("module", ["ir_cwla.provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring"])
+@pytest.mark.parametrize("module", ["ir_cwla.provider._provider", "ir_cwla.meta.evaluation", "ir_cwla.meta.rescoring"])
 def test_every_path_scores_through_the_scoring_api(module):
     """Every path scores C/W/L/A measures through the scoring API.
 
     The provider, meta.evaluate and the robustness re-scoring score C/W/L/A measures through
     ir_cwla.scoring, never the kernel's internals.
     """
-    assert "ir_cwla.scoring" in GRAPH[module] and "ir_cwla.kernel" not in GRAPH[module]
+    assert {"ir_cwla.scoring", "ir_cwla.scoring._scoring"} & GRAPH[module] and "ir_cwla.scoring._kernel" not in GRAPH[module]
 
 
 def test_cwl_evals_command_keeps_its_arithmetic_to_itself():
@@ -170,4 +269,60 @@ def test_cwl_evals_command_keeps_its_arithmetic_to_itself():
     (tests/test_cwl_command.py: EU, EC, ED equal the CWLA measures scored by ir_cwla.scoring).
     """
     for module in ("ir_cwla.app.cwl", "ir_cwla.app.cwl_kernel"):
-        assert "ir_cwla.kernel" not in GRAPH[module] and "ir_cwla.browsing" not in GRAPH[module], GRAPH[module]
+        assert not {"ir_cwla.scoring._kernel", "ir_cwla.measures._browsing"} & GRAPH[module], GRAPH[module]
+
+
+def test_no_file_is_left_at_an_old_module_path():
+    """The modules of before the rooms moved with git mv: no file at their paths (git follows each move)."""
+    from ir_cwla import _facade
+
+    for old in _facade.MOVED:
+        name = old.split(".", 1)[1]
+        if old not in _facade.FACADES:
+            assert not (PACKAGE / f"{name}.py").exists() and not (PACKAGE / name).exists(), old
+
+
+def test_the_old_module_paths_still_work_with_a_warning():
+    """``ir_cwla.gains.Qrels`` and the like: the same object, an IrCwlaDeprecationWarning naming the new path.
+
+    In a fresh interpreter (importing an old path makes it an attribute of ``ir_cwla``):
+    ``ir_cwla.table1()`` still works after ``import ir_cwla.table1``, and a name an old module
+    re-exported (GainSpec in gains) is found where it is now.
+    """
+    import subprocess
+    import sys
+
+    code = """
+import warnings
+import ir_cwla
+from ir_cwla.errors import IrCwlaDeprecationWarning
+def moved(get):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        value = get()
+    assert [w.category for w in seen] == [IrCwlaDeprecationWarning], seen
+    return value, str(seen[0].message)
+import ir_cwla.gains, ir_cwla.table1
+value, message = moved(lambda: ir_cwla.gains.Qrels)
+assert value is ir_cwla.scoring.Qrels and "ir_cwla.gains.Qrels is now ir_cwla.scoring.Qrels" in message
+value, message = moved(lambda: ir_cwla.gains.GainSpec)
+assert value is ir_cwla.GainSpec and "ir_cwla.measures.GainSpec" in message
+value, message = moved(lambda: ir_cwla.io.check_grades_for_backends)
+assert value is ir_cwla.provider.check_grades_for_backends and "ir_cwla.provider.check_grades_for_backends" in message
+value, message = moved(lambda: ir_cwla.kernel.browse)
+assert value is ir_cwla.scoring._kernel.browse and "(private" in message
+value, message = moved(lambda: __import__("ir_cwla.names", fromlist=["parse_measure"]).parse_measure)
+assert value is ir_cwla.parse_measure and "ir_cwla.measures.parse_measure" in message
+assert len(ir_cwla.table1()) == 39 and len(moved(lambda: ir_cwla.table1.canonical)[0]()) == 6
+for missing in (lambda: ir_cwla.gains.nothing_of_that_name, lambda: ir_cwla.io.nothing):
+    try:
+        missing()
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("no AttributeError")
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
+                         text=True)
+    assert out.stdout.strip() == "ok", out.stderr

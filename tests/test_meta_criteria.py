@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla import meta, registry
+from ir_cwla import meta
 from ir_cwla.errors import ParameterError, RegistrationError
+from ir_cwla.measures import _registry as registry
 from ir_cwla.meta import criteria
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ import pytest
 
 import ir_cwla
 from ir_cwla import meta
+from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS
 from ir_cwla.meta.plots import AGGREGATION_STYLES
-from ir_cwla.table1 import TABLE1_AGGREGATIONS
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -372,7 +372,7 @@ def test_unjudged_policies_are_rescored_exactly(dl19):
     re-score under reduced qrels exactly as evaluated from scratch: a policy such as 'condense'
     has to act on the judgments in force when scoring, not when the run was ranked.
     """
-    from ir_cwla.measure import _CWLA
+    from ir_cwla.measures._measure import _CWLA
 
     if "unjudged" not in _CWLA.SUPPORTED_PARAMS:
         pytest.skip("CWLA has no unjudged= policy on this branch yet")

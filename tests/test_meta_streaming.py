@@ -314,7 +314,7 @@ class RecordingBar:
 
 
 def test_progress_bar_counts_trials_and_follows_the_flag(stack, monkeypatch):
-    from ir_cwla import progress
+    from ir_cwla import _progress as progress
 
     monkeypatch.setattr(progress, "tqdm", RecordingBar)
     RecordingBar.made = []

@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 
 import ir_cwla
 from ir_cwla import CWLA, meta
-from ir_cwla.aggregation import AGGREGATIONS
-from ir_cwla.browsing import BROWSING_MODELS
-from ir_cwla.names import MeasureSyntaxError, family, parse_measure, parse_measures, short_name
+from ir_cwla.measures import AGGREGATIONS, BROWSING_MODELS, family, parse_measure, parse_measures, short_name
+from ir_cwla.measures._names import MeasureSyntaxError
 
 
 def _round_trips(m) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import ir_cwla
 from ir_cwla import CWLA
-from ir_cwla.gains import GainSpec
+from ir_cwla.measures import GainSpec
 
 MODELS = ("P", "DCG", "RBP", "INST", "INSQ", "AP", "ERR", "RR")
 AGGS = ("ERG", "ETG", "avg", "max", "fin", "PE", "ERR")

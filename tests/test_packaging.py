@@ -35,3 +35,7 @@ def test_the_wheel_builds_without_a_warning_and_ships_the_data(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "ir_cwla/data/cran.tar.gz" in names and "ir_cwla/data/instance_prices.csv" in names
     assert "ir_cwla/meta/criteria.py" in names and not any(n.startswith("tests/") for n in names)
+    # the engine's rooms, their facades and private modules (issue 30)
+    assert {"ir_cwla/io/__init__.py", "ir_cwla/io/_frames.py", "ir_cwla/measures/__init__.py",
+            "ir_cwla/measures/_measure.py", "ir_cwla/scoring/__init__.py", "ir_cwla/scoring/_kernel.py",
+            "ir_cwla/provider/__init__.py", "ir_cwla/provider/_provider.py", "ir_cwla/_facade.py"} <= set(names)

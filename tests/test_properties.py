@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import ir_cwla
-from ir_cwla import kernel
-from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.browsing import get_browsing_model
+from ir_cwla.measures import AGGREGATIONS
+from ir_cwla.measures._aggregation import get_aggregation
+from ir_cwla.measures._browsing import get_browsing_model
+from ir_cwla.scoring import _kernel as kernel
 
 MODELS = ["P", "DCG", "RBP", "INST", "INSQ", "AP", "ERR", "RR"]
 PARAMS = {"p": 0.8, "T": 2.25, "beta": 0.5, "cutoff": 10}

@@ -66,7 +66,7 @@ measure = CWLA(C="RBP", A="max") @ 10
 qrels, run = ir_cwla.io.read_trec_qrels(sys.argv[1]), ir_cwla.io.read_trec_run(sys.argv[2])
 ir_cwla.register()
 ir_cwla.register()
-for mod in (ir_cwla.measure, ir_cwla.provider, ir_cwla):
+for mod in (ir_cwla.measures._measure, ir_cwla.measures, ir_cwla.provider._provider, ir_cwla.provider, ir_cwla):
     importlib.reload(mod)
 names = [p.NAME for p in ir_measures.DefaultPipeline.providers]
 assert names.count("ir_cwla") == 1, names
@@ -81,7 +81,7 @@ print(value)
 def test_registration_is_idempotent_and_survives_reload(data, tmp_path):
     """In a process of its own.
 
-    Reloading ir_cwla.measure makes a second CWLA class, and measures of the first
+    Reloading ir_cwla.measures._measure makes a second CWLA class, and measures of the first
     (ir_cwla.table1() builds them) no longer pickle by reference, so a Dask test that ran after it
     in the same pytest worker failed, depending on how pytest-xdist shared out the files (issue 19:
     a make test that failed once at load 8-10).
@@ -222,11 +222,11 @@ def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
     browsing), share one C/W/L computation per group of rows; the scores stay those of
     evaluators of one measure each.
     """
-    from ir_cwla import kernel
+    from ir_cwla.scoring import _kernel as kernel
 
     measures = [CWLA(C="RBP", A=a)@10 for a in ("ERG", "ETG", "max", "avg")]
     measures += [CWLA(C="RBP", A="ERG", unjudged="residual")@10, CWLA(C="RBP", A="PE", unjudged="zero")@10]
-    ranked = ir_cwla.gains.rank_run(data.runs[data.first], ir_cwla.gains.Qrels(data.qrels), 10)
+    ranked = ir_cwla.scoring.rank_run(data.runs[data.first], ir_cwla.scoring.Qrels(data.qrels), 10)
     alone = {m: ir_cwla.Scorer([m], data.qrels).score(ranked)[m] for m in measures}
     calls = []
     browse = kernel.browse

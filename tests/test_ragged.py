@@ -16,7 +16,8 @@ import pytest
 import ir_cwla
 from ir_cwla import CWLA
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.gains import GROUP_PADDING, GROUP_SLACK, Qrels, rank_run
+from ir_cwla.scoring import Qrels, rank_run
+from ir_cwla.scoring._gains import GROUP_PADDING, GROUP_SLACK
 from tests import reference as ref
 
 
@@ -141,7 +142,7 @@ def test_regraded_qrels_score_as_scored_from_scratch(synthetic_collection):
         fresh = ir_cwla.Scorer(REGRADE_MEASURES, frame)
         for name, run in synthetic_collection.runs.items():
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ir_cwla.io.DuplicateWarning)     # the run with duplicate lines
+                warnings.simplefilter("ignore", ir_cwla.DuplicateWarning)     # the run with duplicate lines
                 ranked = scorer.rank(run, name)
                 topics, expected = fresh.score_run(run, name)
             rows = np.flatnonzero(np.isin(ranked.topics, fresh.qrels.topics))

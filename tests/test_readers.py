@@ -22,6 +22,7 @@ import ir_cwla
 from ir_cwla import CWLA
 from ir_cwla import io as cio
 from ir_cwla.errors import InputError
+from ir_cwla.io import _frames
 from tests import old_reader, synthetic
 
 PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
@@ -50,7 +51,7 @@ def _same(new: pd.DataFrame, old: pd.DataFrame) -> None:
 
 def _compare_files(paths, qrels_path, variants: bool = True) -> None:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cio.DuplicateWarning)
+        warnings.simplefilter("ignore", ir_cwla.DuplicateWarning)
         for path in paths:
             _same(cio.read_trec_run(path), old_reader.read_trec_run(path))
             if variants:
@@ -64,7 +65,7 @@ def arrow_only(monkeypatch):
     """Fails a read that falls back to the general (pandas) path: the columnar path is tested."""
     def refuse(*args):
         raise AssertionError("the block took the general path")
-    monkeypatch.setattr(cio, "_pandas_block", refuse)
+    monkeypatch.setattr(_frames, "_pandas_block", refuse)
 
 
 # ------------------------------------------------------------------------- bit-identical to the old reader
@@ -111,7 +112,7 @@ LAYOUTS = {
 @pytest.mark.parametrize("block_bytes", [4096, 8 << 20])
 def test_every_layout_reads_as_with_the_old_reader(synthetic_collection, tmp_path, monkeypatch, layout, block_bytes):
     """Both paths, many blocks or one: whatever the fast path takes, it reads as the old reader."""
-    monkeypatch.setattr(ir_cwla.textstream, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(ir_cwla.io._textstream, "BLOCK_BYTES", block_bytes)
     monkeypatch.setattr(old_reader, "BLOCK_BYTES", block_bytes)
     run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
     synthetic.write_trec_run(synthetic_collection.runs["duplicates"], run_path)
@@ -198,11 +199,11 @@ def test_edited_frames_with_duplicates_are_deduplicated(synthetic_files, edit):
     edited = dict(_edits(run))[edit]
     assert edited.duplicated(["query_id", "doc_id"]).any()
     want = _reference(edited, qrels, MEASURES)
-    with pytest.warns(cio.DuplicateWarning, match="duplicate line"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match="duplicate line"):
         got = ir_measures.calc_aggregate(MEASURES[1:], qrels, edited)          # through ir_cwla's provider
     for m in MEASURES[1:]:
         assert got[m] == pytest.approx(want[m], abs=1e-12)
-    with pytest.warns(cio.DuplicateWarning, match="myrun: .* duplicate line"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match="myrun: .* duplicate line"):
             per_query = ir_cwla.meta.evaluate({"myrun": edited}, qrels, MEASURES, progress=False,
                                           missing_topics="ignore")
     means = per_query.groupby("measure", sort=False)["value"].mean()
@@ -240,13 +241,13 @@ def test_dl19_passages_mapped_to_documents(dl19_files):
     qrels = qrels.groupby(["query_id", "doc_id"], as_index=False, sort=False)["relevance"].max()
     measure = CWLA(C="AP", A="ERG", gain="bin", rel=2)
     want = _reference(run, qrels, [measure])
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         got = ir_measures.calc_aggregate([measure], qrels, run)
     assert got[measure] == pytest.approx(want[measure], abs=1e-12)
 
 
 def test_unedited_frames_are_not_checked_twice(synthetic_files):
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         run = cio.read_trec_run(synthetic_files.runs["duplicates"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -260,7 +261,7 @@ def test_unedited_frames_are_not_checked_twice(synthetic_files):
     edited.loc[1, "doc_id"] = edited["doc_id"].iloc[0]
     edited.loc[1, "query_id"] = edited["query_id"].iloc[0]
     edited.loc[1, "relevance"] = edited["relevance"].iloc[0] + 1
-    with pytest.warns(cio.DuplicateWarning, match="judged more than once"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match="judged more than once"):
         assert len(cio.as_qrels_frame(edited)) == len(edited) - 1
 
 
@@ -336,7 +337,7 @@ def _write_stream(table, path) -> None:
 @pytest.mark.parametrize("fmt", list(WRITERS))
 @pytest.mark.parametrize("names", ["ir-measures", "PyTerrier"])
 def test_parquet_and_arrow_runs_and_qrels(synthetic_files, tmp_path, fmt, names):
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         want = cio.read_trec_run(synthetic_files.runs["duplicates"])
     raw = cio.read_trec_run(synthetic_files.runs["duplicates"], check=False)
     qrels = cio.read_trec_qrels(synthetic_files.qrels)
@@ -345,15 +346,15 @@ def test_parquet_and_arrow_runs_and_qrels(synthetic_files, tmp_path, fmt, names)
     WRITERS[fmt](pa.Table.from_pandas(raw.rename(columns=renames), preserve_index=False), run_path)
     WRITERS[fmt](pa.Table.from_pandas(qrels.rename(columns=renames).assign(iteration="0"), preserve_index=False),
                  qrels_path)
-    with pytest.warns(cio.DuplicateWarning, match=f"{run_path}: .* duplicate line"):
+    with pytest.warns(ir_cwla.DuplicateWarning, match=f"{run_path}: .* duplicate line"):
         got = cio.read_trec_run(run_path)
     _same_values(got, want)
     _same_values(cio.read_trec_qrels(qrels_path), qrels)
     assert cio.is_checked_run(got)
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         values = ir_cwla.meta.evaluate({"r": run_path}, qrels_path, ["P@10", "RBP_ERG@10"], progress=False,
                                        missing_topics="ignore")
-    with pytest.warns(cio.DuplicateWarning):
+    with pytest.warns(ir_cwla.DuplicateWarning):
         trec = ir_cwla.meta.evaluate({"r": synthetic_files.runs["duplicates"]}, synthetic_files.qrels,
                                      ["P@10", "RBP_ERG@10"], progress=False, missing_topics="ignore")
     pd.testing.assert_frame_equal(values, trec)
@@ -411,10 +412,10 @@ def inflater(request, monkeypatch):
     if request.param == "isal":
         from isal import isal_zlib
 
-        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE", isal_zlib)
-        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE_ERRORS", ir_cwla.textstream._INFLATE_ERRORS + [isal_zlib.error])
+        monkeypatch.setattr(ir_cwla.io._textstream, "_INFLATE", isal_zlib)
+        monkeypatch.setattr(ir_cwla.io._textstream, "_INFLATE_ERRORS", ir_cwla.io._textstream._INFLATE_ERRORS + [isal_zlib.error])
     else:
-        monkeypatch.setattr(ir_cwla.textstream, "_INFLATE", zlib)
+        monkeypatch.setattr(ir_cwla.io._textstream, "_INFLATE", zlib)
     return request.param
 
 

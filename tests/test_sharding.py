@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla import CWLA, meta, sharding
+from ir_cwla import CWLA, meta
 from ir_cwla.errors import InputError
+from ir_cwla.io import _sharding as sharding
 from ir_cwla.meta import sharded
 from tests import shards as layouts
 

@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla import meta, sharding
+from ir_cwla import meta
+from ir_cwla.io import _sharding as sharding
 from tests import shards as layouts
 from tests import synthetic
 from tests.test_sharding import MEASURES

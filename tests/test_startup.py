@@ -16,11 +16,14 @@ import pytest
 #: Every ir_cwla module ``import ir_cwla`` loads: the measures, their registries and names, the
 #: ir-measures provider (its scoring imported when it first scores), the hooks of named sources.
 ENGINE_AT_IMPORT = {
-    "ir_cwla", "ir_cwla._version", "ir_cwla.aggregation", "ir_cwla.browsing", "ir_cwla.costs",
-    "ir_cwla.cwl_models", "ir_cwla.errors", "ir_cwla.gains", "ir_cwla.kernel", "ir_cwla.measure",
-    "ir_cwla.names", "ir_cwla.params", "ir_cwla.plugins", "ir_cwla.provider", "ir_cwla.registry",
-    "ir_cwla.sources", "ir_cwla.table1", "ir_cwla.text", "ir_cwla.columns", "ir_cwla.hashing", "ir_cwla.ordering",
-    "ir_cwla.textstream",    # (cost files are read as streams: stdlib only)
+    "ir_cwla", "ir_cwla._version", "ir_cwla._facade", "ir_cwla._text", "ir_cwla.errors", "ir_cwla.plugins",
+    # the reading room's facade and what needs no pandas (cost files are read as streams: stdlib only)
+    "ir_cwla.io", "ir_cwla.io._columns", "ir_cwla.io._cost_files", "ir_cwla.io._hashing", "ir_cwla.io._ordering", "ir_cwla.io._sources",
+    "ir_cwla.io._textstream",
+    "ir_cwla.measures", "ir_cwla.measures._aggregation", "ir_cwla.measures._browsing", "ir_cwla.measures._costs",
+    "ir_cwla.measures._cwl_models", "ir_cwla.measures._gains", "ir_cwla.measures._measure", "ir_cwla.measures._names",
+    "ir_cwla.measures._params", "ir_cwla.measures._registry", "ir_cwla.measures._table1",
+    "ir_cwla.provider", "ir_cwla.provider._backends", "ir_cwla.provider._provider",
 }
 #: Third-party packages none of these start-ups may load (each costs 0.1-0.5 s).
 HEAVY = {"pandas", "pyarrow", "scipy", "matplotlib", "ir_datasets", "pyterrier", "pyterrier_pisa", "tqdm",
@@ -61,7 +64,7 @@ def test_what_import_loads_still_makes_and_parses_every_measure():
 
 def test_the_data_modules_load_on_first_use():
     modules = loaded("import ir_cwla\nir_cwla.io.read_trec_run\nir_cwla.Scorer")
-    assert {"ir_cwla.io", "ir_cwla.scoring", "pandas"} <= modules
+    assert {"ir_cwla.io._frames", "ir_cwla.scoring._scoring", "pandas"} <= modules
     assert not {m for m in modules if m.startswith(ROOMS)}
 
 

@@ -92,14 +92,14 @@ def test_the_run_ties_in_float32_but_not_in_float64(coll):
 def test_the_rankings_follow_the_precision_asked():
     run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "b", "c"],
                         "score": [1.0, 1.0 + 2 ** -30, 1.0 + 2 ** -29]})        # equal in float32
-    qrels = ir_cwla.gains.Qrels(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}))
-    ranked32 = ir_cwla.gains.rank_run(run, qrels)
-    ranked64 = ir_cwla.gains.rank_run(run, qrels, ties="float64")
+    qrels = ir_cwla.scoring.Qrels(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}))
+    ranked32 = ir_cwla.scoring.rank_run(run, qrels)
+    ranked64 = ir_cwla.scoring.rank_run(run, qrels, ties="float64")
     # float32: a tie, doc_id descending (c, b, a): 'a' last; float64: by score (c, b, a) too: use a reversed case
     assert ranked32.judgments.tolist() == ranked64.judgments.tolist() == [-1, -1, 0]
     reverse = run.assign(score=run["score"].to_numpy()[::-1])                 # a highest in float64
-    assert ir_cwla.gains.rank_run(reverse, qrels).judgments.tolist() == [-1, -1, 0]
-    assert ir_cwla.gains.rank_run(reverse, qrels, ties="float64").judgments.tolist() == [0, -1, -1]
+    assert ir_cwla.scoring.rank_run(reverse, qrels).judgments.tolist() == [-1, -1, 0]
+    assert ir_cwla.scoring.rank_run(reverse, qrels, ties="float64").judgments.tolist() == [0, -1, -1]
     assert io.top_ranked(reverse, 1)["doc_id"].tolist() == ["c"]
     assert io.top_ranked(reverse, 1, ties="float64")["doc_id"].tolist() == ["a"]
     ranks = io.rank_scores(reverse)

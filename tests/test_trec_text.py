@@ -24,9 +24,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_cwla import hashing, io, trec_text
+from ir_cwla import io
 from ir_cwla.app import cli
 from ir_cwla.errors import InputError
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io import _trec_text as trec_text
 from tests import synthetic
 from tests.offline import ROOT
 

@@ -101,7 +101,7 @@ def test_residual_of_binary_precision_is_the_unjudged_share():
 
 
 def test_condensed_lists_need_whole_rankings(qrels, dl19_dir):
-    from ir_cwla.gains import rank_run
+    from ir_cwla.scoring import rank_run
 
     ev = ir_cwla.Scorer([CWLA(C="RBP", unjudged="condense")@10], qrels)
     assert ev.depth is None

@@ -72,7 +72,7 @@ def _param_rows(params: dict[str, Any]) -> list[str]:
 def measure_params() -> str:
     """The parameters every C/W/L/A measure takes (the measure's own, not a model's)."""
     import ir_cwla
-    from ir_cwla.params import MEASURE_PARAMS
+    from ir_cwla.measures import MEASURE_PARAMS
 
     supported = ir_cwla.CWLA.SUPPORTED_PARAMS
     rows = ["| parameter | default | meaning |", "|---|---|---|"]

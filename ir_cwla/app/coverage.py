@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ir_cwla.app.evaluate import SUMMARY_QID, _natural_key
-from ir_cwla.gains import Qrels, rank_run
+from ir_cwla.scoring import Qrels, rank_run
 
 
 def coverage_frame(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, depths: Sequence[int],

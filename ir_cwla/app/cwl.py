@@ -91,14 +91,15 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 
-from ir_cwla import hashing, ordering
 from ir_cwla.app import cwl_kernel
 from ir_cwla.app.evaluate import check_stdin_once
-from ir_cwla.columns import RunColumns
-from ir_cwla.costs import ANY, cost_problem, field_lines, read_cost_file
 from ir_cwla.errors import InputError, InputWarning, LineOrderWarning, ParameterError
-from ir_cwla.measure import CWLA
-from ir_cwla.textstream import input_name, text_lines
+from ir_cwla.io import RunColumns, input_name
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io import _ordering as ordering
+from ir_cwla.io._cost_files import ANY, cost_problem, field_lines, read_cost_file
+from ir_cwla.io._textstream import text_lines
+from ir_cwla.measures import CWLA
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -480,7 +481,7 @@ def read_result_file(source: Any, order: str = "file", element_type: bool = True
     """
     check = order == "trec"
     if _CLEAN_READER:
-        from ir_cwla import trec_text
+        from ir_cwla.io import _trec_text as trec_text
 
         run = trec_text.read_run(source, element_type=element_type, check=check)
         if run is not None:

@@ -120,9 +120,9 @@ def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
     """
     import matplotlib.pyplot as plt
 
+    from ir_cwla._text import plain
     from ir_cwla.meta import naming
     from ir_cwla.meta.plots import AGGREGATION_STYLES
-    from ir_cwla.text import plain
 
     order = means[columns[0]].sort_values().index
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(order) + 1.6), layout="constrained")
@@ -186,11 +186,11 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
     import ir_measures
 
     from ir_cwla import leaderboard as lb
+    from ir_cwla._text import shown
     from ir_cwla.app import report
     from ir_cwla.app import systems as catalogue
     from ir_cwla.meta.frame import check_alpha
     from ir_cwla.meta.streams import check_trials
-    from ir_cwla.text import shown
 
     spec_table = catalogue.systems_table(systems)           # unknown names fail here
     if len(spec_table) < 2:
@@ -276,10 +276,10 @@ def _run(out: Path, spec_table: pd.DataFrame, trials: int, test_trials: int, alp
     import ir_cwla
     from ir_cwla import datasets, meta
     from ir_cwla import leaderboard as lb
+    from ir_cwla._progress import on_terminal, progress_bar
+    from ir_cwla._text import csv_safe
     from ir_cwla.app import report
     from ir_cwla.app import systems as catalogue
-    from ir_cwla.progress import on_terminal, progress_bar
-    from ir_cwla.text import csv_safe
 
     steps.start("data", "Cranfield from the package (offline)")
     topics = datasets.cranfield_topics()

@@ -25,18 +25,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from ir_cwla import columns
-from ir_cwla.columns import RUN_TAG_ATTR
-from ir_cwla.costs import allow_cost_files
+from ir_cwla._text import csv_safe, csv_unescape, escape_name
+from ir_cwla._text import run_name as file_run_name
 from ir_cwla.errors import InputError, MeasureError, ParameterError
-from ir_cwla.measure import is_cwla, needs_element_types
-from ir_cwla.names import named_cost_files, parse_measures, short_name
-from ir_cwla.sources import is_named_source
-from ir_cwla.text import csv_safe, csv_unescape, escape_name
-from ir_cwla.text import run_name as file_run_name
-from ir_cwla.textstream import STDIN
-from ir_cwla.textstream import SUMMARY_QID as SUMMARY_QID
-from ir_cwla.textstream import natural_key as _natural_key
+from ir_cwla.io import RUN_TAG_ATTR, STDIN, is_named_source
+from ir_cwla.io import SUMMARY_QID as SUMMARY_QID
+from ir_cwla.io import _columns as columns
+from ir_cwla.io import natural_key as _natural_key
+from ir_cwla.measures import allow_cost_files, is_cwla, needs_element_types, parse_measures, short_name
+from ir_cwla.measures._names import named_cost_files
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,12 +89,13 @@ def read_qrels_arg(spec: str, measures: Optional[Sequence[Any]] = None) -> pd.Da
     checked for the ``measures`` they will be used with.
     """
     from ir_cwla import io
+    from ir_cwla.provider import check_grades_for_backends
 
     if _absent(spec):
         raise _missing(spec, "qrels")
     qrels = io.as_qrels_frame(spec, io.input_name(spec), measures=measures)
     if measures is not None:
-        io.check_grades_for_backends(qrels, measures, io.input_name(spec))
+        check_grades_for_backends(qrels, measures, io.input_name(spec))
     return qrels
 
 
@@ -309,9 +307,9 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     """
     import pandas as pd
 
+    from ir_cwla.io import Shards
     from ir_cwla.meta.evaluation import evaluate_collections
     from ir_cwla.meta.executors import get_executor
-    from ir_cwla.sharding import Shards
 
     seen: dict[tuple, set] = {}
     try:
@@ -384,7 +382,9 @@ def read_clean_files(qrels_spec: str, run_specs: Sequence[str], measures: Sequen
     below 0 trigger (:data:`ir_cwla.sources.NEGATIVE_GRADE_CHECKS`; clean qrels have none).
     The grades are checked for the measures' backends as :func:`read_qrels_arg` checks them.
     """
-    from ir_cwla import backends, sources, trec_text
+    from ir_cwla.io import _sources as sources
+    from ir_cwla.io import _trec_text as trec_text
+    from ir_cwla.provider import _backends as backends
 
     if any(key not in sources.NEGATIVE_GRADE_CHECKS for key in sources.QRELS_CHECKS):
         return None
@@ -411,10 +411,9 @@ def evaluate_columns(runs: Mapping[str, columns.RunColumns], qrels: columns.Qrel
     """
     import ir_measures
 
-    from ir_cwla import per_topic
-    from ir_cwla.gains import Qrels
-    from ir_cwla.ordering import check_ties
-    from ir_cwla.scoring import Scorer
+    from ir_cwla.io import check_ties
+    from ir_cwla.provider import _per_topic as per_topic
+    from ir_cwla.scoring import Qrels, Scorer
 
     check_ties(ties)
     names = {m: str(m) for m in measures}
@@ -499,21 +498,21 @@ def read_per_query(path: str) -> pd.DataFrame:
             frame = pd.read_csv(_io.StringIO(text), dtype={"name": str, "qid": str, "measure": str},
                                 keep_default_na=False, na_values={"value": ["", "nan", "NaN"]})
     except (ValueError, pd.errors.ParserError) as ex:
-        raise io.InputError(f"per-query file {name} cannot be read as CSV, JSON or JSON lines: {ex}") from None
+        raise InputError(f"per-query file {name} cannot be read as CSV, JSON or JSON lines: {ex}") from None
     missing = [c for c in ("name", "qid", "measure", "value") if c not in frame.columns]
     if missing:
-        raise io.InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
-                            "write it with ir-cwla eval -q --format csv")
+        raise InputError(f"per-query file {name} lacks columns {missing} (found {list(frame.columns)}); "
+                         "write it with ir-cwla eval -q --format csv")
     frame = frame.astype({"name": str, "qid": str, "measure": str})
     if head not in ("[", "{"):                  # the CSV of format_results escapes formula-like text
         frame = frame.assign(**{c: frame[c].map(csv_unescape) for c in ("name", "qid", "measure")})
     frame = frame[frame["qid"] != SUMMARY_QID]
     if len(frame) == 0:
-        raise io.InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
+        raise InputError(f"per-query file {name} holds no per-topic rows (write it with ir-cwla eval -q)")
     try:
         values = pd.to_numeric(frame["value"]).astype("float64")
     except (ValueError, TypeError) as ex:
-        raise io.InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
+        raise InputError(f"per-query file {name}: column 'value' is not numeric ({ex})") from None
     return long_frame(frame["name"].tolist(), frame["qid"].tolist(), frame["measure"].tolist(), values.tolist())
 
 
@@ -526,7 +525,7 @@ def per_query_measures(frame: pd.DataFrame, wanted: Optional[Sequence[Any]] = No
     """
     import pandas as pd
 
-    from ir_cwla.names import parse_measure
+    from ir_cwla.measures import parse_measure
 
     names = list(pd.unique(frame["measure"]))
     parsed = {}

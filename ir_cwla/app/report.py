@@ -41,9 +41,9 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import csv_safe
 from ir_cwla.errors import ArgumentTypeError, OutputError, OutputWarning, ParameterError
 from ir_cwla.leaderboard.dynascore import DEFAULT_WEIGHTS
-from ir_cwla.text import csv_safe
 
 STYLE = """
 *, *::before, *::after { box-sizing: border-box; }

@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.comparison import effects, multiplicity, paired
 from ir_cwla.comparison.result import Comparison
 from ir_cwla.errors import (
@@ -27,7 +28,6 @@ from ir_cwla.meta import anova, naming, pairwise, streams, tukey
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
 from ir_cwla.meta.montecarlo import _caller_level
-from ir_cwla.text import shown
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "tukey", "tukey-hsd")
 #: Tests over all pairs at once, whose p-values are adjusted over the pairs of a measure by the test itself.

@@ -41,11 +41,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.comparison.effects import bootstrap_means
 from ir_cwla.errors import DataError, NotFoundError, ParameterError
 from ir_cwla.meta import streams
 from ir_cwla.meta.frame import TIE_TOLERANCE, TopicPolicy, to_cube
-from ir_cwla.text import shown
 
 
 def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:

@@ -42,7 +42,7 @@ from typing import Any, Literal, Optional
 import pandas as pd
 
 from ir_cwla.errors import InputError, ParameterError, RawCranfieldWarning
-from ir_cwla.measure import is_cwla
+from ir_cwla.measures import is_cwla
 
 CRANFIELD = "cranfield"
 """The ir_datasets id of the bundled collection."""

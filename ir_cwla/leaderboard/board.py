@@ -33,8 +33,8 @@ from typing import Any, Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import csv_safe, csv_unescape, shown
 from ir_cwla.errors import ArgumentTypeError, DataError, InputError, MissingFileError, ParameterError
-from ir_cwla.text import csv_safe, csv_unescape, shown
 
 from . import plots, strategies
 from .cost import Instance, as_instance, usd_per_million_queries, usd_per_query
@@ -106,7 +106,7 @@ def accuracy_measure(measures: list[str], column: str, fallback: bool = True) ->
     """
     if column in measures:
         return column
-    from ir_cwla.names import parse_measure
+    from ir_cwla.measures import parse_measure
 
     def parsed(name: str) -> Any:
         try:
@@ -124,7 +124,7 @@ def _measures(accuracy: Any) -> list[Any]:
     """Accuracy measures from objects or names (read by :func:`ir_cwla.parse_measure`)."""
     import ir_measures
 
-    from ir_cwla.names import parse_measure
+    from ir_cwla.measures import parse_measure
 
     items = [accuracy] if isinstance(accuracy, (str, ir_measures.Measure)) else list(accuracy)
     if not items:
@@ -317,7 +317,7 @@ class Leaderboard:
             per_topic.append(topic_scores.assign(name=str(name)))
         thr_parts: dict[str, list[ThroughputResult]] = {name: [] for name in systems}
         lat_parts: dict[str, list[LatencyResult]] = {name: [] for name in systems}
-        from ir_cwla.progress import progress_bar
+        from ir_cwla._progress import progress_bar
 
         bar = progress_bar(total=repeats * len(systems), progress=progress, desc="latency", unit="pass")
         for r in range(repeats):                   # passes interleaved: a busy spell hits every system
@@ -474,7 +474,7 @@ class Leaderboard:
         """The column of a measure given as a column name, a measure name or a measure object."""
         if isinstance(measure, str) and measure in self.results.columns:
             return measure
-        from ir_cwla.names import parse_measure
+        from ir_cwla.measures import parse_measure
 
         try:
             return str(parse_measure(measure))

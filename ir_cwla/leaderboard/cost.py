@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, DataError, InputError, NotFoundError, ParameterError
-from ir_cwla.text import shown
 
 REQUIRED_PRICE_COLUMNS = ("instance", "usd_per_hour", "date", "source")
 

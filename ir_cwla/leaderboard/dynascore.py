@@ -53,8 +53,8 @@ from typing import Literal, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, ConstantMetricWarning, DataError, ParameterError, RankingWarning
-from ir_cwla.text import shown
 
 #: Default weights of Santhanam et al. (2023): half to accuracy, the rest split evenly.
 DEFAULT_WEIGHTS: dict[str, float] = {"accuracy": 0.5, "cost": 0.25, "latency": 0.25}

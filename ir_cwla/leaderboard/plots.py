@@ -22,8 +22,8 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import PLAIN_TEXT, plain
 from ir_cwla.errors import ParameterError
-from ir_cwla.text import PLAIN_TEXT, plain
 
 from .strategies import pareto_mask
 

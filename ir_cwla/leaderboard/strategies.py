@@ -21,8 +21,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
-from ir_cwla.text import shown
 
 from .dynascore import check_metric_values, default_direction, dynascore
 

@@ -31,8 +31,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, DataError, MeasurementError, ParameterError
-from ir_cwla.text import shown
 
 Clock = Callable[[], int]
 #: Environment variables that set the number of threads of common numerical runtimes.

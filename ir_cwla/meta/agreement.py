@@ -58,10 +58,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.meta import kendall
 from ir_cwla.meta.frame import TIE_TOLERANCE
-from ir_cwla.text import shown
 
 Agreement = Literal["tau", "tau_ap", "rbo"]
 #: The statistics an analysis can compare rankings with (Kendall's tau-b is the default).

@@ -90,7 +90,6 @@ from ir_cwla.errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
-from ir_cwla.io import check_grades_for_backends
 from ir_cwla.meta import (
     agreement,
     criteria,
@@ -107,6 +106,7 @@ from ir_cwla.meta.evaluation import Runs, as_measures, read_qrels
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.meta.labels import as_qrels_mapping, qrels_name
+from ir_cwla.provider import check_grades_for_backends
 
 #: How the judged pairs of the two qrels are handled (module docstring).
 JUDGED = ("shared", "policy")

@@ -22,8 +22,8 @@ from typing import Any, Callable, Optional, Union
 
 import pandas as pd
 
-from ir_cwla import registry
 from ir_cwla.errors import ParameterError, RegistrationError
+from ir_cwla.measures import _registry as registry
 from ir_cwla.meta import naming
 from ir_cwla.meta.frame import Groups
 

@@ -29,7 +29,9 @@ from typing import Any, Optional, Union
 import ir_measures
 import pandas as pd
 
-from ir_cwla import io, per_topic
+from ir_cwla import io
+from ir_cwla._text import escape_name as escape_name
+from ir_cwla._text import run_name as run_name
 from ir_cwla.errors import (
     ArgumentTypeError,
     InputError,
@@ -38,16 +40,15 @@ from ir_cwla.errors import (
     MissingTopicsWarning,
     ParameterError,
 )
-from ir_cwla.gains import run_columns
-from ir_cwla.measure import is_cwla, needs_element_types
+from ir_cwla.io import Shards
+from ir_cwla.measures import is_cwla, needs_element_types, parse_measure
 from ir_cwla.meta import sharded
 from ir_cwla.meta.executors import get_executor, item_blocks
 from ir_cwla.meta.frame import long_frame
-from ir_cwla.names import parse_measure
+from ir_cwla.provider import _per_topic as per_topic
+from ir_cwla.provider import check_grades_for_backends
 from ir_cwla.scoring import Scorer
-from ir_cwla.sharding import Shards
-from ir_cwla.text import escape_name as escape_name
-from ir_cwla.text import run_name as run_name
+from ir_cwla.scoring._gains import run_columns
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
 def run_files(folder: Path) -> list[Path]:
@@ -223,7 +224,7 @@ def read_qrels(qrels: Any, measures: Sequence[Any]) -> pd.DataFrame:
     """
     source = io.input_name(qrels) if isinstance(qrels, (str, os.PathLike)) else f"<{type(qrels).__name__}>"
     frame = io.as_qrels_frame(qrels, source, measures=measures)
-    io.check_grades_for_backends(frame, measures, source)
+    check_grades_for_backends(frame, measures, source)
     return frame
 
 

@@ -37,9 +37,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import Any, Optional, Protocol
 
+from ir_cwla._progress import progress_bar
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, MissingDependencyError, ParameterError
-from ir_cwla.progress import progress_bar
-from ir_cwla.text import shown
 
 
 class Executor(Protocol):

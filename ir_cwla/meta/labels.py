@@ -62,6 +62,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import (
     ArgumentTypeError,
     DataError,
@@ -71,7 +72,6 @@ from ir_cwla.errors import (
 )
 from ir_cwla.io import STDIN, SUMMARY_QID, as_qrels_frame, input_name, is_named_source
 from ir_cwla.meta import montecarlo, streams
-from ir_cwla.text import shown
 
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",

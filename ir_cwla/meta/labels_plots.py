@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from ir_cwla._text import plain
 from ir_cwla.errors import ParameterError
 from ir_cwla.io import SUMMARY_QID as OVERALL
-from ir_cwla.text import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     pass

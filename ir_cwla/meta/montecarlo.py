@@ -37,9 +37,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla._progress import progress_bar
 from ir_cwla.errors import LongRunWarning, ParameterError
 from ir_cwla.meta import executors, streams
-from ir_cwla.progress import progress_bar
 
 #: Estimated wall times above this many seconds are announced by a warning when the first task is done.
 WARN_AFTER_SECONDS = 600.0

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Optional, Union
 
-from ir_cwla import registry
-from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
 from ir_cwla.errors import DataError
-from ir_cwla.names import SYNTAX_HELP, family, is_cwla, parse_measure, short_name
-from ir_cwla.table1 import TABLE1_AGGREGATIONS, TABLE1_MODELS
-from ir_cwla.table1 import is_canonical as canonical
+from ir_cwla.measures import AGGREGATIONS, BROWSING_MODELS, family, is_cwla, parse_measure, short_name
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures import is_canonical as canonical
+from ir_cwla.measures._aggregation import get_aggregation
+from ir_cwla.measures._browsing import get_browsing_model
+from ir_cwla.measures._names import SYNTAX_HELP
+from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS, TABLE1_MODELS
 
 Labels = Union[None, Callable[[str], str], Mapping[str, str]]
 

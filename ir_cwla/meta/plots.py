@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from ir_cwla.aggregation import AGGREGATIONS
+from ir_cwla._text import PLAIN_TEXT, plain
 from ir_cwla.errors import DataError
+from ir_cwla.measures import AGGREGATIONS
+from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS
 from ir_cwla.meta import agreement, naming
-from ir_cwla.table1 import TABLE1_AGGREGATIONS
-from ir_cwla.text import PLAIN_TEXT, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     pass

@@ -33,11 +33,10 @@ import pandas as pd
 
 from ir_cwla import io
 from ir_cwla.errors import InputError, ParameterError
-from ir_cwla.gains import Qrels, Rankings, rank_run
-from ir_cwla.measure import is_cwla, needs_element_types
+from ir_cwla.measures import is_cwla, needs_element_types
 from ir_cwla.meta import naming
 from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping, read_qrels
-from ir_cwla.scoring import Scorer
+from ir_cwla.scoring import Qrels, Rankings, Scorer, rank_run
 
 
 @dataclass

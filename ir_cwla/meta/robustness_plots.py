@@ -16,10 +16,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla._text import plain
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import agreement, naming
 from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
-from ir_cwla.text import plain
 
 #: Axis names of the statistics of the two analyses.
 NAMES = {**agreement.NAMES, "abs_change": "mean |change of score|", "rel_change": "mean |change| / mean score",

@@ -28,10 +28,10 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla import sharding
 from ir_cwla.errors import InputError
-from ir_cwla.gains import group_widths
-from ir_cwla.measure import needs_element_types
+from ir_cwla.io import _sharding as sharding
+from ir_cwla.measures import needs_element_types
+from ir_cwla.scoring import group_widths
 
 
 class ShardTask(NamedTuple):

@@ -25,8 +25,8 @@ from typing import Union
 
 import numpy as np
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ParameterError
-from ir_cwla.text import shown
 
 #: Trials per chunk. Part of the reproducibility contract: changing it changes the streams.
 CHUNK = 200

@@ -53,11 +53,11 @@ from typing import Any, Literal, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import criteria, naming
 from ir_cwla.meta.anova import residual_variance
 from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
-from ir_cwla.text import shown
 
 Method = Literal["exact", "sakai"]
 METHODS = ("exact", "sakai")

@@ -152,7 +152,7 @@ def execute(plan: Plan) -> int:
                          trials=plan.trials, resamples=plan.resamples, seed=plan.seed, topics=plan.topics,
                          n_jobs=plan.n_jobs, progress=sys.stderr.isatty())
     if plan.format == "csv":
-        from ir_cwla.text import csv_safe
+        from ir_cwla._text import csv_safe
 
         sys.stdout.write(csv_safe(comparison.table()).to_csv(index=False))
     elif plan.format == "markdown":

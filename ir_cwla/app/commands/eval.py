@@ -54,9 +54,9 @@ def registered_text(width: int = 86) -> str:
     """
     import textwrap
 
-    from ir_cwla.aggregation import AGGREGATIONS
-    from ir_cwla.browsing import BROWSING_MODELS
-    from ir_cwla.names import format_number
+    from ir_cwla.measures import AGGREGATIONS
+    from ir_cwla.measures import BROWSING_MODELS
+    from ir_cwla.measures._names import format_number
 
     def entry(name: str, params: Any) -> str:
         shown = ",".join(f"{k}={format_number(v.default)}" for k, v in params.items())
@@ -235,7 +235,7 @@ def read(plan: Plan) -> tuple[Any, dict[str, Any]]:
 
     measures = list(plan.measures)
     if plan.on_workers:
-        from ir_cwla import sharding
+        from ir_cwla.io import _sharding as sharding
 
         qrels = read_qrels_arg(plan.qrels, measures)
         return qrels, {name: sharding.shards(spec, name=name) for name, spec in zip(plan.names, plan.runs)}
@@ -258,7 +258,7 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
     each ranking first (:func:`ir_cwla.io.top_ranked`), ``--judged`` adds the coverage rows.
     """
     from ir_cwla.app.evaluate import RESULT_COLUMNS, check_topics, evaluate_columns, evaluate_runs
-    from ir_cwla.columns import RunColumns
+    from ir_cwla.io import RunColumns
 
     measures = list(plan.measures)
     if plan.depth is not None:

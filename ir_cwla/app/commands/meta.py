@@ -247,7 +247,7 @@ def execute(plan: Plan) -> int:
         read_run_arg,
     )
     from ir_cwla.meta import criteria
-    from ir_cwla.text import csv_safe
+    from ir_cwla._text import csv_safe
 
     progress = sys.stderr.isatty()
 

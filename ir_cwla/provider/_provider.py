@@ -26,8 +26,8 @@ from ir_measures.measures.base import Measure
 from ir_measures.providers.base import Any as AnyParam
 from ir_measures.util import CalcResults, Metric
 
-from ir_cwla.measure import _CWLA, CWLA, is_cwla
-from ir_cwla.names import register_aliases
+from ir_cwla.measures._measure import _CWLA, CWLA, is_cwla
+from ir_cwla.measures._names import register_aliases
 
 
 def in_given_order(measures: Iterable[Measure]) -> list[Measure]:
@@ -49,7 +49,7 @@ class CwlaEvaluator(providers.Evaluator):
     """
 
     def __init__(self, measures: Iterable[Measure], qrels: Any):
-        from ir_cwla.scoring import Scorer  # (pandas and the readers, when the provider is first used)
+        from ir_cwla.scoring._scoring import Scorer  # (the readers, when the provider is first used)
 
         self.scorer = Scorer(in_given_order(measures), qrels)
         super().__init__(self.scorer.measures, set(self.scorer.qrels.topics.tolist()))
@@ -156,13 +156,15 @@ class CwlaProvider(providers.Provider):
 
 
 PROVIDER = CwlaProvider()
+"""The provider ``import ir_cwla`` registers with ir-measures (``ir_measures.providers.registry['ir_cwla']``)
+and appends to ``ir_measures.DefaultPipeline`` (:func:`register`)."""
 
 
 def register() -> None:
     """Registers ``CWLA`` with ir-measures and appends the provider to its DefaultPipeline.
 
     Also registers the plain short names ``MODEL_AGG`` of the models and aggregations
-    (:func:`ir_cwla.names.register_aliases`; kept in step with later registrations).
+    (:func:`ir_cwla.measures._names.register_aliases`; kept in step with later registrations).
     Makes the pipeline keep the order of the measures given to it (:class:`OrderedEvaluator`).
     Idempotent and safe under ``importlib.reload``: an earlier registration is replaced.
     """

@@ -1,6 +1,6 @@
-"""The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define.
+"""The browsing models of cwl_eval that :mod:`ir_cwla.measures._browsing` does not define.
 
-The browsing models of cwl_eval that :mod:`ir_cwla.browsing` does not define, registered
+The browsing models of cwl_eval that :mod:`ir_cwla.measures._browsing` does not define, registered
 like the built-in ones, so that every aggregation (and both tails) works with them.
 
 cwl_eval (Azzopardi, Thomas & Moffat, "cwl_eval: An Evaluation Tool for Information
@@ -8,7 +8,7 @@ Retrieval", SIGIR 2019) implements each metric as a continuation vector C(i) ove
 cut or padded to 1000 documents and reports its expected utility EU = sum_i W(i) r_i, which
 is ``CWLA(C=..., A='ERG')@1000`` under ``tail='stop'`` (TrAP: under ``tail='pad'``). The
 models here are those C(i), as pure functions of the (topics x ranks) gain matrix and, for
-the models marked *costs*, of the matrix of document costs c_i (:mod:`ir_cwla.costs`; 1
+the models marked *costs*, of the matrix of document costs c_i (:mod:`ir_cwla.measures._costs`; 1
 per document unless the measure names ``costs=``), with CG(i) = sum_{j<=i} r_j and
 CC(i) = sum_{j<=i} c_j:
 
@@ -67,7 +67,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ir_cwla.browsing import (
+from ir_cwla.errors import KernelError
+from ir_cwla.measures._browsing import (
     MAX_T,
     TARGET,
     TailInput,
@@ -81,8 +82,7 @@ from ir_cwla.browsing import (
     _rbp_tail,
     register_browsing_model,
 )
-from ir_cwla.errors import KernelError
-from ir_cwla.params import Param, Params
+from ir_cwla.measures._params import Param, Params
 
 
 def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
@@ -251,7 +251,7 @@ def _set_tail(inp: TailInput, params: Params) -> TailSums:
     sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`_range_sum`
     (term by term for the first 65,536 ranks, then Euler-Maclaurin).
     """
-    from ir_cwla.browsing import _range_sum
+    from ir_cwla.measures._browsing import _range_sum
 
     k = float(params["cutoff"])
     e = float(params["exponent"])
@@ -624,7 +624,7 @@ def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
 
 
 def _trap_tail(inp: TailInput, params: Params) -> TailSums:
-    """AP's tail (:func:`ir_cwla.browsing._ap_like_tail`) with S_1 = sum_i r_i / CC(i).
+    """AP's tail (:func:`ir_cwla.measures._browsing._ap_like_tail`) with S_1 = sum_i r_i / CC(i).
 
     Under 'pad' V+ = R / S_1, R the number of relevant documents of the topic (as cwl_eval
     counts it).

@@ -15,18 +15,17 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ir_measures import measures
 
-from ir_cwla import (
-    cwl_models,  # noqa: F401  (registers cwl_eval's browsing models)
-    registry,
-)
-from ir_cwla.aggregation import AGGREGATIONS, Aggregation, get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, BrowsingModel, get_browsing_model
-from ir_cwla.costs import CostSpec
+from ir_cwla._text import shown
 from ir_cwla.errors import MeasureError
-from ir_cwla.gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
-from ir_cwla.kernel import TAILS
-from ir_cwla.params import MEASURE_PARAMS, Param, Params
-from ir_cwla.text import shown
+from ir_cwla.measures import (
+    _cwl_models,  # noqa: F401  (registers cwl_eval's browsing models)
+)
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._aggregation import AGGREGATIONS, Aggregation, get_aggregation
+from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, BrowsingModel, get_browsing_model
+from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
+from ir_cwla.measures._params import MEASURE_PARAMS, Param, Params
 
 if TYPE_CHECKING:
     from typing import TypeGuard
@@ -374,11 +373,11 @@ class _CWLA(measures.Measure):
                         None if max_rel is _NP or kind == "bin" else max_rel)
 
     def cost_spec(self) -> CostSpec:
-        """Where document costs come from (:mod:`ir_cwla.costs`; unit costs by default)."""
+        """Where document costs come from (:mod:`ir_cwla.measures._costs`; unit costs by default)."""
         return CostSpec.parse(self.params.get("costs"))
 
     def model_params(self) -> Params:
-        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.params.Params`).
+        """What the model, its tail and check, and the aggregation read (:data:`ir_cwla.measures._params.Params`).
 
         Every parameter they declare (the measure's value or the declared default) and ``cutoff``.
         """
@@ -389,6 +388,17 @@ class _CWLA(measures.Measure):
 
 
 CWLA = _CWLA()
+"""The C/W/L/A measure, an ir-measures measure: ``CWLA(C='RBP', A='max', p=0.9)@10``.
+
+M = sum_i L(i) A(i): ``C`` names the browsing model (:data:`BROWSING_MODELS`), ``A`` the
+aggregation (:data:`AGGREGATIONS`), ``@k`` the cutoff; ``gain``, ``rel``, ``max_rel``, ``tail``,
+``unjudged`` and ``costs`` are the parameters of every C/W/L/A measure (:data:`MEASURE_PARAMS`),
+and the model and the aggregation declare their own (``p`` of RBP, ``T`` of INST, ``beta`` of PE).
+A measure is validated against the registries (:class:`~ir_cwla.errors.MeasureError` says what to
+change); its exact semantics are those of ``docs/semantics.md``. Examples: ``CWLA(C='RBP', A='max')@10``,
+``CWLA(C='INST', A='PE', T=3, beta=0.3)``, ``CWLA(C='AP', A='ERG', tail='pad')`` (trec_eval's AP
+with binary gains), ``CWLA(C='RBP', unjudged='residual')@10`` (RBP's residual).
+"""
 
 
 def needs_element_types(measures: Any) -> bool:

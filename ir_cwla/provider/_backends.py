@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from ir_cwla.columns import QrelsColumns
 from ir_cwla.errors import InputError, MeasureError
+from ir_cwla.io._columns import QrelsColumns
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,7 +11,7 @@ with both readers and compare the values.
 A file is taken when all of this holds (anything else is None):
 
 * a regular file (not ``-``, ``/dev/...``, a pipe or a named source), plain or compressed as
-  :func:`ir_cwla.textstream.open_input` recognises, at most :data:`MAX_BYTES` of text;
+  :func:`ir_cwla.io.open_input` recognises, at most :data:`MAX_BYTES` of text;
 * ASCII text without control characters other than tab and newline (so no ``\r``, no
   BOM, no NUL), no ``#`` (comment lines are the general reader's), at least one line;
 * every line has exactly the fields of its kind (6 for a run, 4 for qrels), separated by
@@ -29,8 +29,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ir_cwla.columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
-from ir_cwla.textstream import STDIN, SUMMARY_QID, open_input
+from ir_cwla.io._columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
+from ir_cwla.io._textstream import STDIN, SUMMARY_QID, open_input
 
 MAX_BYTES = 32 << 20
 """The largest text (after decompression) read here; beyond it the general reader's parser,

@@ -164,7 +164,7 @@ def shards(source: Union[str, os.PathLike[str]], shard_bytes: int = DEFAULT_SHAR
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(6)
-    from ir_cwla.textstream import _COMPRESSIONS, _TABLES
+    from ir_cwla.io._textstream import _COMPRESSIONS, _TABLES
 
     if head.startswith(b"PAR1"):
         return Shards(str(path), _gather_row_groups(_row_group_pieces(path), shard_bytes), "row_groups", shown)
@@ -404,7 +404,7 @@ def read_shard(shard: Shard, name: str = "run", element_type: bool = False) -> p
     import numpy as np
     import pandas as pd
 
-    from ir_cwla import io
+    from ir_cwla.io import _frames as io
 
     frames = [_read_piece(piece, name, element_type) for piece in shard.pieces]
     if len(frames) == 1:
@@ -422,7 +422,7 @@ def read_shard(shard: Shard, name: str = "run", element_type: bool = False) -> p
 
 
 def _read_piece(piece: Piece, name: str, element_type: bool) -> pd.DataFrame:
-    from ir_cwla import io
+    from ir_cwla.io import _frames as io
 
     if piece.kind == "file":
         return io.read_trec_run(piece.path, name=name, element_type=element_type)

@@ -10,7 +10,7 @@ the robustness analyses' re-scoring under reduced qrels (:mod:`ir_cwla.meta.resc
     scores = scorer.score(ranked)              # {measure: per-row values}, rows = ranked.topics
 
 A :class:`Scorer` makes one plan per (measure, unjudged policy) and scores a ranked run group
-by group (:meth:`ir_cwla.gains.Rankings.groups`): measures that share a gain mapping and cutoff
+by group (:meth:`ir_cwla.scoring.Rankings.groups`): measures that share a gain mapping and cutoff
 share the gain matrices, measures that also share a browsing model share its C, V and L, and
 each cached step is freed after the last plan that needs it, so peak memory is that of the
 widest single step. :func:`score_matrix` does the same for gain matrices built elsewhere.
@@ -24,17 +24,19 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 from ir_measures.measures.base import Measure
 
-from ir_cwla import kernel
-from ir_cwla.aggregation import Aggregation, get_aggregation
-from ir_cwla.browsing import BrowsingModel, get_browsing_model
-from ir_cwla.columns import QrelsColumns, RunColumns
-from ir_cwla.costs import CostSpec
 from ir_cwla.errors import DataError, InputError, MeasureError
-from ir_cwla.gains import GainSpec, Qrels, Rankings, rank_run
-from ir_cwla.measure import _CWLA, is_cwla, needs_element_types
-from ir_cwla.names import short_name
-from ir_cwla.ordering import check_ties
-from ir_cwla.params import Params
+from ir_cwla.io._columns import QrelsColumns, RunColumns
+from ir_cwla.io._ordering import check_ties
+from ir_cwla.measures._aggregation import Aggregation, get_aggregation
+from ir_cwla.measures._browsing import BrowsingModel, get_browsing_model
+from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GainSpec
+from ir_cwla.measures._measure import _CWLA, is_cwla, needs_element_types
+from ir_cwla.measures._names import short_name
+from ir_cwla.measures._params import Params
+from ir_cwla.scoring import _kernel as kernel
+from ir_cwla.scoring._cell_costs import cell_costs
+from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
 
 
 def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
@@ -123,7 +125,7 @@ class Scorer:
     measures : iterable of CWLA measures
         Validated here (:class:`~ir_cwla.errors.MeasureError` says what to change).
     qrels : qrels input or Qrels
-        Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.gains.Qrels`.
+        Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.scoring.Qrels`.
     ties : {'float32', 'float64'}
         The precision scores are compared in when runs are ranked: float32 (the default), as
         trec_eval up to 9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
@@ -156,7 +158,7 @@ class Scorer:
         if isinstance(qrels, (Qrels, QrelsColumns)):
             self.qrels = qrels if isinstance(qrels, Qrels) else Qrels(qrels)
         else:
-            from ir_cwla.io import as_qrels_frame
+            from ir_cwla.io._frames import as_qrels_frame
 
             self.qrels = Qrels(as_qrels_frame(qrels))
         for m in measures:
@@ -172,7 +174,7 @@ class Scorer:
         """``run`` ranked as the measures need.
 
         ``run``: any run input of :func:`ir_cwla.io.as_run_frame`, or checked
-        :class:`~ir_cwla.columns.RunColumns`. ``name`` names it in messages (default: its file,
+        :class:`~ir_cwla.io.RunColumns`. ``name`` names it in messages (default: its file,
         :func:`ir_cwla.io.source_name`).
         """
         if isinstance(run, RunColumns):
@@ -180,7 +182,7 @@ class Scorer:
                 raise InputError(f"{name or 'run'}: {self._priced()} prices element types, but the run has no "
                                  "element types (read it with its second column kept)")
             return rank_run(run, self.qrels, self.depth, name or "run", doc_ids=self.doc_ids, ties=self.ties)
-        from ir_cwla.io import ELEMENT_TYPE, as_run_frame, source_name
+        from ir_cwla.io._frames import ELEMENT_TYPE, as_run_frame, source_name
 
         if name is None:
             name = source_name(run)
@@ -205,7 +207,7 @@ class Scorer:
 
         For each layout its plans share, the ranks each row holds there (its kept ranks cut to
         the cutoff; of the condensed list for condensed plans) and the width every matrix is
-        padded to (None: as wide as its longest row). :func:`ir_cwla.gains.group_widths` of these
+        padded to (None: as wide as its longest row). :func:`ir_cwla.scoring.group_widths` of these
         over a whole run gives each row the width it is scored at, which :meth:`score` takes
         (``widths``) to score a shard of the run bit for bit as the whole run is scored.
         """
@@ -305,7 +307,7 @@ class Scorer:
             # under 'max' an unjudged document costs what the largest grade costs
             top = plan.spec.max_rel if plan.spec.max_rel is not None else qrels.x_max
             if plan.ckey not in cache:
-                cache[plan.ckey] = [plan.costs.cell_costs(rankings, g, gains_policy, top) for g in groups]
+                cache[plan.ckey] = [cell_costs(plan.costs, rankings, g, gains_policy, top) for g in groups]
             costs, pad_cost = cache[plan.ckey], plan.costs.pad_cost(gains_policy)
         if plan.bkey not in cache:
             if plan.policy == "max" and self._shares_zero(plan) and plan.zero_bkey in cache:
@@ -332,7 +334,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
     """C, V and L of a measure's browsing model over a gain matrix built elsewhere.
 
     C, V and L of a measure's browsing model over a gain matrix built elsewhere
-    (:func:`ir_cwla.kernel.browse` with the measure's model, parameters and tail).
+    (:func:`ir_cwla.scoring._kernel.browse` with the measure's model, parameters and tail).
 
     Parameters
     ----------
@@ -360,7 +362,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
 
 def aggregate(measure: _CWLA, browsing: kernel.Browsing, *, costs: Optional[np.ndarray] = None,
               pad_cost: float = 1.0) -> np.ndarray:
-    """Per-row values of ``measure`` from a :func:`browse` of its model (:func:`ir_cwla.kernel.aggregate`)."""
+    """Per-row values of ``measure`` from a :func:`browse` of its model (:func:`ir_cwla.scoring._kernel.aggregate`)."""
     return kernel.aggregate(browsing, get_aggregation(measure["A"]), measure.model_params(), costs, pad_cost)
 
 

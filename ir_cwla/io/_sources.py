@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 
 Source = Callable[[str, str], "pd.DataFrame"]
+"""A reader of a named source: ``reader(spec, kind)`` -> a frame, ``kind`` ``'run'`` or ``'qrels'``."""
 SOURCES: dict[str, Source] = {}
 """Readers of named sources, by prefix: ``SOURCES['irds:'](spec, kind)`` with kind 'run' or 'qrels'."""
 
 QrelsCheck = Callable[["pd.DataFrame", str, Optional[Sequence[Any]]], None]
+"""A check run on every qrels read: ``check(qrels, source, measures)`` (see :func:`register_qrels_check`)."""
 QRELS_CHECKS: dict[str, QrelsCheck] = {}
 """Checks run on every qrels frame, by name (see :func:`register_qrels_check`)."""
 
@@ -77,10 +79,11 @@ def register_qrels_check(check: Union[str, QrelsCheck]) -> None:
 
 def is_named_source(spec: Any) -> bool:
     """True if ``spec`` is a string read by a registered source (e.g. ``irds:ID``), not a file."""
-    return isinstance(spec, str) and _source_of(spec) is not None
+    return isinstance(spec, str) and source_of(spec) is not None
 
 
-def _source_of(spec: str) -> Optional[Source]:
+def source_of(spec: str) -> Optional[Source]:
+    """The reader registered for the prefix ``spec`` starts with, or None (``spec`` is a file)."""
     for prefix, reader in SOURCES.items():
         if spec.startswith(prefix):
             return reader

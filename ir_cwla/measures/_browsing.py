@@ -2,13 +2,18 @@
 
 A browsing model says how likely a user who has just looked at rank i is to look at rank
 i+1. From C follow V(i) = prod_{j<i} C(j) (the chance of reaching rank i) and
-L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i); see :mod:`ir_cwla.kernel`.
+L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i), which the kernel of
+:mod:`ir_cwla.scoring` computes.
 
 Every model is a pure function over the topics x ranks gain matrix (Moffat et al. 2022;
 Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics", Eqs. 3-8; exact details in
 ``docs/semantics.md``). Under ``tail='pad'`` a model also says what happens past the last
 ranked document (where every gain is 0): its :class:`TailSums`. Add your own with
 :func:`register_browsing_model`.
+
+The two tails (:data:`TAILS`, ``CWLA(tail=...)``): ``'stop'``, the user stops at the depth D
+(the cutoff, or the ranking's end) at the latest; ``'pad'``, the ranking goes on with
+non-relevant documents forever, and the measure is the exact infinite sum.
 """
 from __future__ import annotations
 
@@ -18,10 +23,15 @@ from typing import Callable, Optional, Union
 
 import numpy as np
 
-# (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
-from ir_cwla import registry
 from ir_cwla.errors import MeasureError
-from ir_cwla.params import Param, Params, as_declarations
+
+# (scipy.special is imported by the tails that use it, so that ``import ir_cwla`` loads no scipy)
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._params import Param, Params, as_declarations
+
+TAILS = ("stop", "pad")
+"""What happens past the depth D looked at (``CWLA(tail=...)``): ``'stop'``, the user stops at D
+at the latest (C(D) := 0); ``'pad'``, non-relevant documents follow forever (the tail sums)."""
 
 #: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
 #: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).
@@ -106,6 +116,8 @@ class BrowsingModel:
 
 
 BROWSING_MODELS: dict[str, BrowsingModel] = {}
+"""Every registered browsing model by name (``CWLA(C=name)``), in registration order; add one with
+:func:`register_browsing_model`."""
 
 
 def register_browsing_model(name: str, continuation: Continuation, *,
@@ -124,7 +136,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         The model's name (an identifier): ``CWLA(C=name)``, short names ``name_ERG@10``.
     continuation : callable
         ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains
-        in [0, 1] and the measure's parameters (:data:`ir_cwla.params.Params`: those declared
+        in [0, 1] and the measure's parameters (:data:`ir_cwla.measures._params.Params`: those declared
         here and by the aggregation, and ``cutoff``) and returns C(i) for every cell, in [0, 1].
     params : mapping of str to Param, or sequence of str
         The parameters the model reads, each declared as :class:`ir_cwla.Param` (default,
@@ -156,7 +168,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         by the gain of (by one for) every unjudged document ranked.
     uses_costs : bool
         The kernel calls ``continuation(gains, params, costs)`` with the (topics x ranks)
-        matrix of document costs (:mod:`ir_cwla.costs`; 1 per document unless the measure
+        matrix of document costs (:mod:`ir_cwla.measures._costs`; 1 per document unless the measure
         names ``costs=``), and passes them to ``tail`` in :attr:`TailInput.costs`.
     doc : str, optional
         What the model is, for the reference tables (default: ``continuation``'s docstring).

@@ -8,7 +8,7 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
 * **One read.** A TREC input is a path, ``-`` (stdin), ``/dev/stdin``, a process
   substitution or a FIFO, plain or compressed (gzip, bzip2, xz: recognised from its first
   bytes, not its name). It is read exactly once, as a stream, in blocks of lines
-  (:mod:`ir_cwla.textstream`) parsed by pandas' C reader; an error names the file
+  (:mod:`ir_cwla.io._textstream`) parsed by pandas' C reader; an error names the file
   (``<stdin>`` for ``-``) and the line.
 * **Lines.** A run line has exactly 6 whitespace-separated fields ``qid Q0 docno rank score
   tag``, a qrels line exactly 4 ``qid iter docno grade`` (the format of trec_eval and
@@ -27,7 +27,7 @@ relevance`` for qrels), checked and deduplicated by one set of rules, before any
   :func:`register_source`; qrels checks that only a data set knows about (e.g. the raw
   Cranfield grades) are registered with :func:`register_qrels_check`. The engine itself
   knows no data set.
-* **Without pandas.** :mod:`ir_cwla.trec_text` reads a file no rule here has anything to say
+* **Without pandas.** :mod:`ir_cwla.io._trec_text` reads a file no rule here has anything to say
   about (clean text, no comment, no duplicate) into checked columns, for the command line; it
   hands every other file to these readers, so each rule is applied here alone.
 * **trec_eval's grade limit.** trec_eval's time and memory grow with the largest grade, so
@@ -52,61 +52,20 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.backends import (  # noqa: F401  (what trec_eval takes: ir_cwla.io.check_grades_for_backends, ...)
-    TREC_EVAL_MAX_GRADE,
-    TREC_EVAL_MAX_LEVEL,
-    backend_of,
-    check_grades_for_backends,
-)
-from ir_cwla.columns import (  # noqa: F401  (the rule of no silent zero: ir_cwla.io.topic_coverage, ...)
-    METADATA_ATTR,
-    MISSING_COUNTED,
-    RUN_TAG_ATTR,
-    SOURCE_ATTR,
-    check_topics,
-    topic_coverage,
-)
-from ir_cwla.errors import (
-    DuplicateWarning,
-    InputError,
-    MissingDependencyError,
-    ParameterError,
-)
-from ir_cwla.ordering import (  # noqa: F401  (trec_eval's ranking order: ir_cwla.io.trec_order, ...)
-    TIES,
-    check_ties,
-    compared_scores,
-    float32_scores,
-    rank_score_values,
-    trec_order,
-)
-from ir_cwla.sources import (  # noqa: F401  (named sources and qrels checks: ir_cwla.io.register_source, ...)
-    QRELS_CHECKS,
-    SOURCES,
-    QrelsCheck,
-    Source,
-    _source_of,
-    is_named_source,
-    register_qrels_check,
-    register_source,
-)
-from ir_cwla.text import shown
-from ir_cwla.textstream import (  # noqa: F401
-    STDIN,
-    SUMMARY_QID,
-    TABLE_FORMATS,
-    check_utf8,
-    input_name,
-    line_blocks,
-    natural_key,
-    open_input,
-)
+from ir_cwla._text import shown
+from ir_cwla.errors import DuplicateWarning, InputError, MissingDependencyError, ParameterError
+from ir_cwla.io._columns import METADATA_ATTR, RUN_TAG_ATTR, SOURCE_ATTR
+from ir_cwla.io._ordering import compared_scores, float32_scores, rank_score_values, trec_order
+from ir_cwla.io._sources import QRELS_CHECKS, source_of
+from ir_cwla.io._textstream import SUMMARY_QID, TABLE_FORMATS, check_utf8, input_name, line_blocks, open_input
 
 RUN_COLUMNS = ("query_id", "doc_id", "score")
-#: A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
-#: cost files price; kept only when asked for (``element_type=True``).
+"""The columns of a checked run frame, ir-measures' names (PyTerrier's ``qid, docno, score`` are read too)."""
 ELEMENT_TYPE = "element_type"
+"""A TREC run's second column (``Q0``): the type of each ranked element, which cwl_eval's
+cost files price; kept only when asked for (``element_type=True``)."""
 QREL_COLUMNS = ("query_id", "doc_id", "relevance")
+"""The columns of a checked qrels frame, ir-measures' names (PyTerrier's ``qid, docno, label`` are read too)."""
 PathLike = Union[str, "os.PathLike[str]"]
 
 def source_name(run: Any, default: str = "run") -> str:
@@ -960,7 +919,7 @@ def _normalise_frame(df: pd.DataFrame, columns: tuple[str, ...], kind: str) -> p
 def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, element_type: bool = False) -> tuple[pd.DataFrame, bool]:
     """A run or qrels input as a frame with ``columns``; True if it was read from a TREC file."""
     if isinstance(obj, (str, os.PathLike)) or hasattr(obj, "read"):
-        source = _source_of(obj) if isinstance(obj, str) else None
+        source = source_of(obj) if isinstance(obj, str) else None
         if source is None:
             if kind == "run":
                 return read_trec_run(obj, element_type=element_type), True

@@ -3,8 +3,8 @@
 :mod:`ir_cwla.io` reads every input into a pandas frame; the engine itself reads columns.
 :class:`RunColumns` and :class:`QrelsColumns` are such columns once every rule of
 :mod:`ir_cwla.io` holds (topic ids valid, finite scores, int64 grades, each (topic, doc_id)
-once): what :mod:`ir_cwla.trec_text` reads from a clean TREC file, and what
-:class:`ir_cwla.gains.Qrels`, :func:`ir_cwla.gains.rank_run` and :class:`ir_cwla.Scorer` take
+once): what :mod:`ir_cwla.io._trec_text` reads from a clean TREC file, and what
+:class:`ir_cwla.scoring.Qrels`, :func:`ir_cwla.scoring.rank_run` and :class:`ir_cwla.Scorer` take
 besides frames, so that a command line scores a file without importing pandas.
 
 :func:`topic_coverage` is the rule of no silent zero, for frames, columns and topic ids alike.
@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ir_cwla.errors import InputError, MissingTopicsWarning
-from ir_cwla.textstream import natural_key
+from ir_cwla.io._textstream import natural_key
 
 RUN_TAG_ATTR = "run_tag"
 """``frame.attrs`` key of a TREC run's tag (the sixth field of its first line)."""
@@ -108,9 +108,9 @@ def topic_set(source: Any) -> set:
     return set(map(str, source))
 
 
-#: How the means treat the topics a run does not answer, unless said otherwise (ir-measures,
-#: ``pt.Experiment``, :func:`ir_cwla.meta.evaluate`: the measure's default, 0, on every qrels topic).
 MISSING_COUNTED = "count as 0 (the measures' default, as in ir-measures and pt.Experiment)"
+"""How the means treat the topics a run does not answer, unless said otherwise (ir-measures,
+``pt.Experiment``, :func:`ir_cwla.meta.evaluate`: the measure's default, 0, on every qrels topic)."""
 
 
 def topic_coverage(name: str, run: Any, qrels: Any, counted: str = MISSING_COUNTED) -> Optional[str]:

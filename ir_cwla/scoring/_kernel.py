@@ -9,7 +9,7 @@ share one :class:`Browsing` (see :mod:`ir_cwla.provider`).
 ``tail='stop'``: the user stops at rank D at the latest, C(D) := 0, so sum L = 1.
 ``tail='pad'``: ranks past D hold non-relevant documents forever and M is the exact
 infinite sum: the part within D plus the model's closed-form tail sums
-(:class:`ir_cwla.browsing.TailSums`) times the aggregation's tail A(i) = const + coef / i.
+(:class:`ir_cwla.measures.TailSums`) times the aggregation's tail A(i) = const + coef / i.
 A matrix need not be as wide as the cutoff: ranks past its width W hold zero gains, and
 the tail sums cover them too (a finite stretch up to D under 'stop').
 """
@@ -21,12 +21,10 @@ from typing import Optional
 
 import numpy as np
 
-from ir_cwla.aggregation import Aggregation, AggregationInput
-from ir_cwla.browsing import BrowsingModel, TailInput, TailSums
 from ir_cwla.errors import KernelError, MeasureError
-from ir_cwla.params import Params
-
-TAILS = ("stop", "pad")
+from ir_cwla.measures._aggregation import Aggregation, AggregationInput
+from ir_cwla.measures._browsing import TAILS, BrowsingModel, TailInput, TailSums
+from ir_cwla.measures._params import Params
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Strings numbered by hashing: what the engine needs of ``pd.factorize`` and ``pd.Index``, without pandas.
 
-The engine numbers topic ids, doc ids and element types (:mod:`ir_cwla.gains`) and looks them
+The engine numbers topic ids, doc ids and element types (:mod:`ir_cwla.scoring._gains`) and looks them
 up; this module is the one place that does it, with Python's own hash table (a ``dict``), so
 that scoring a run needs no pandas (``ir-cwla eval`` starts in the time of ``ir_measures``).
 The numbering is pandas': :func:`factorize` numbers values by first appearance

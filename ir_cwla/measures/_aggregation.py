@@ -21,7 +21,7 @@ what ``tail='pad'`` needs to sum the infinite ranking exactly. Add your own with
 
 The other expectations cwl_eval reports (Azzopardi, Thomas & Moffat 2019; Moffat et al.
 2013, "Users versus models") are aggregations too, over the document costs c_i
-(:mod:`ir_cwla.costs`, 1 per document by default) with CC(i) = sum_{j<=i} c_j: the expected
+(:mod:`ir_cwla.measures._costs`, 1 per document by default) with CC(i) = sum_{j<=i} c_j: the expected
 utility EU is ``ERG`` and the expected total utility ETU is ``ETG``;
 
 ========  ==========================================  ============================
@@ -45,9 +45,9 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from ir_cwla import registry
 from ir_cwla.errors import MeasureError, RegistrationError
-from ir_cwla.params import Param, Params, as_declarations
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._params import Param, Params, as_declarations
 
 
 class AggregationInput:
@@ -139,6 +139,8 @@ class Aggregation:
 
 
 AGGREGATIONS: dict[str, Aggregation] = {}
+"""Every registered aggregation by name (``CWLA(A=name)``), in registration order; add one with
+:func:`register_aggregation`."""
 
 
 def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,

@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Optional, Union
 
+from ir_cwla._text import shown
 from ir_cwla.errors import RegistrationError
-from ir_cwla.text import shown
 
 #: What a model, tail, check or aggregation receives: its declared parameters and ``cutoff``.
 Params = Mapping[str, Any]
 
-#: The parameters of every C/W/L/A measure (:class:`ir_cwla.CWLA`), which no model or
-#: aggregation may declare: its cutoff, model, aggregation, gains, tail, unjudged policy, costs.
 MEASURE_PARAMS = ("cutoff", "C", "A", "gain", "rel", "max_rel", "tail", "unjudged", "costs")
+"""The parameters of every C/W/L/A measure (:class:`ir_cwla.CWLA`), which no model or
+aggregation may declare: its cutoff, model, aggregation, gains, tail, unjudged policy, costs."""
 
 #: The words of :attr:`Param.closed` (those of ``pandas.Interval``).
 CLOSED = ("both", "neither", "left", "right")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ir_cwla.measure import CWLA, is_cwla
-from ir_cwla.names import short_name
+from ir_cwla.measures._measure import CWLA, is_cwla
+from ir_cwla.measures._names import short_name
 
 TABLE1_MODELS = ("P", "DCG", "RBP", "INST", "AP", "ERR")
 TABLE1_AGGREGATIONS = ("ERG", "ETG", "avg", "max", "fin", "PE", "ERR")

@@ -41,14 +41,13 @@ from typing import Any, Optional, Union
 import ir_measures
 from ir_measures.measures import Measure
 
-from ir_cwla import registry
-from ir_cwla.aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.browsing import BROWSING_MODELS, get_browsing_model
-from ir_cwla.costs import CostSpec
 from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
-from ir_cwla.gains import GAIN_NAMES
-from ir_cwla.kernel import TAILS
-from ir_cwla.measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
+from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
+from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model
+from ir_cwla.measures._costs import CostSpec
+from ir_cwla.measures._gains import GAIN_NAMES
+from ir_cwla.measures._measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
 
 MeasureLike = Union[str, Measure]
 
@@ -358,7 +357,7 @@ def _check_thresholds(token: str, given: dict[str, str]) -> None:
     """Checks that grade thresholds in ir-measures syntax mean the grades their float holds.
 
     A grade threshold of a C/W/L/A measure written in ir-measures syntax must mean the same
-    grades as the float it is held in (:func:`ir_cwla.measure.threshold_problem`).
+    grades as the float it is held in (:func:`ir_cwla.measures._measure.threshold_problem`).
     """
     for key in THRESHOLDS:
         value = given.get(key)
@@ -544,7 +543,7 @@ def register_aliases() -> None:
     (``RBP_max@10``, ``INST_PE(beta=0.3)@10``).
 
     ``ir_cwla.register()`` calls it; afterwards every model or aggregation registered keeps
-    the names in step (a listener of :mod:`ir_cwla.registry`). A name that an ir-measures
+    the names in step (a listener of :mod:`ir_cwla.measures._registry`). A name that an ir-measures
     measure already has (``P_IA``, ``AP_IA``: an aggregation named ``IA``) is refused with
     :class:`~ir_cwla.errors.RegistrationError`, and the registration that brought it is undone.
     """

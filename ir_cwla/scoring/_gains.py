@@ -8,9 +8,8 @@ The semantics (``docs/semantics.md``, sections 3-5):
   doc_id repeated within a topic keeps its best-scored occurrence
   (:func:`ir_cwla.io.drop_duplicate_docs`, the one rule, with a warning naming the run);
 - unjudged documents and negative grades have grade 0;
-- the gain r in [0, 1] of grade x is ``'lin'``: x / x_max, ``'exp'``: (2^x - 1) / 2^x_max
-  (computed as 2^(x - x_max) - 2^(-x_max), which cannot overflow), or ``'bin'``: 1 if
-  x >= rel else 0; x_max defaults to the largest grade in the qrels.
+- a grade x becomes the gain the measure's :class:`~ir_cwla.measures.GainSpec` gives it
+  (``'lin'``, ``'exp'`` or ``'bin'``), x_max by default the largest grade in the qrels.
 
 Layout. A ranked run (:class:`Rankings`) keeps, for each topic, the documents it looks at
 as one flat array with per-topic offsets: memory is proportional to the lines of the run
@@ -23,7 +22,6 @@ qrels (:meth:`Rankings.regrade`) without ranking it again.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -31,28 +29,21 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
-from ir_cwla import hashing
-from ir_cwla.columns import QrelsColumns, RunColumns
 from ir_cwla.errors import DataError, MeasureError, ParameterError
-from ir_cwla.ordering import check_ties, compared_scores, trec_order
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io._columns import QrelsColumns, RunColumns
+from ir_cwla.io._ordering import check_ties, compared_scores, trec_order
+from ir_cwla.measures._gains import GainSpec
 
 if TYPE_CHECKING:
     import pandas as pd
-# no pandas: ids are numbered by ir_cwla.hashing, so that a run read as columns (ir_cwla.trec_text)
+# no pandas: ids are numbered by ir_cwla.io._hashing, so that a run read as columns (ir_cwla.io._trec_text)
 # is scored without it; ir_cwla.io is imported where a frame is to be checked (rank_run)
-
-GAIN_NAMES = ("lin", "exp", "bin")
 
 #: Cell of a group matrix past the end of a topic's ranking (no document there).
 PADDING = -2
 #: Cell holding a document that no judgment of the qrels grades.
 UNJUDGED = -1
-
-#: What an unjudged document is worth (``CWLA(unjudged=...)``): ``'zero'`` gain 0 (the
-#: pessimistic bound, trec_eval's convention), ``'max'`` the largest gain (the optimistic
-#: bound), ``'condense'`` removed from the ranking before the user model applies (Sakai's
-#: condensed lists), ``'residual'`` the score under 'max' minus the score under 'zero'.
-UNJUDGED_POLICIES = ("zero", "max", "condense", "residual")
 
 #: Grouping of rankings by length: a group's dense matrix may have at most this share of
 #: padding on top of its real cells, plus :data:`GROUP_SLACK` cells (so that short rankings
@@ -66,56 +57,6 @@ SCATTER_ROWS = 4096
 
 #: Rows of a run whose judgments :func:`rank_run` looks up at once.
 LOOKUP_BLOCK = 1 << 17
-
-
-@dataclass(frozen=True)
-class GainSpec:
-    """How grades become gains in [0, 1]: ``kind`` in lin/exp/bin, ``rel`` for bin, ``max_rel``."""
-
-    kind: str
-    rel: Optional[float] = None
-    max_rel: Optional[float] = None
-
-    def apply(self, grades: np.ndarray, x_max: float) -> np.ndarray:
-        """Maps grades (negative already clipped to 0) to gains; pure numpy."""
-        if self.kind == "bin":
-            return (grades >= self.rel).astype(np.float64)
-        x_max = self.max_rel if self.max_rel is not None else x_max
-        if x_max <= 0:
-            return np.zeros_like(grades, dtype=np.float64)
-        if self.kind == "lin":
-            return grades / x_max
-        if self.kind == "exp":
-            # (2^x - 1) / 2^x_max written so that it cannot overflow for any finite grade
-            # (equal bit for bit to the plain form for integer grades up to 2^53)
-            return np.exp2(grades - x_max) - np.exp2(-x_max)
-        raise MeasureError(f"unknown gain {self.kind!r}; valid: {', '.join(GAIN_NAMES)}")
-
-    @property
-    def threshold(self) -> int:
-        """The smallest integer grade a 'bin' gain counts as relevant: ceil(rel), exact."""
-        return math.ceil(self.rel if self.rel is not None else 1.0)
-
-    def binary(self, grades: np.ndarray) -> np.ndarray:
-        """'bin' gains of integer grades, compared exactly as integers.
-
-        'bin' gains of integer grades (int64), compared as integers, so that a threshold or a
-        grade beyond 2^53 (which a float64 rounds) counts exactly the grades >= rel.
-        """
-        t = self.threshold
-        if t > np.iinfo(np.int64).max:
-            return np.zeros(grades.shape, dtype=np.float64)
-        return (grades >= np.int64(t)).astype(np.float64)
-
-    def largest(self, x_max: float) -> float:
-        """The largest gain a document can have: that of grade ``max_rel`` (or x_max), 1 for 'bin'.
-
-        An unjudged document gets it under ``unjudged='max'`` (0 if x_max is 0).
-        """
-        if self.kind == "bin":
-            return 1.0
-        top = self.max_rel if self.max_rel is not None else x_max
-        return float(self.apply(np.array([top], dtype=np.float64), x_max)[0])
 
 
 def _qrels_ids(qrels: pd.DataFrame | QrelsColumns) -> tuple[np.ndarray, np.ndarray]:
@@ -602,11 +543,11 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
     """Ranks a run (``query_id, doc_id, score``) in trec_eval order and looks up its judgments.
 
     ``run``: a frame (checked by :mod:`ir_cwla.io` unless it is a checked frame already) or
-    :class:`~ir_cwla.columns.RunColumns`. Topics absent from the qrels are ignored. ``max_depth``
+    :class:`~ir_cwla.io.RunColumns`. Topics absent from the qrels are ignored. ``max_depth``
     keeps only the first ranks (None keeps whole rankings). The cells keep their element type if
     the run has an ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the
     precision scores are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the
-    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.ordering.compared_scores`.
+    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
     """
     check_ties(ties)
     cols = run_columns(run, name)

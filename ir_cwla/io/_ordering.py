@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from ir_cwla import hashing
 from ir_cwla.errors import InputError, ParameterError, ScoreOverflowWarning
+from ir_cwla.io import _hashing as hashing
 
 
 def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> np.ndarray:
@@ -31,10 +31,10 @@ def float32_scores(scores: np.ndarray, name: str = "run", warn: bool = True) -> 
     return narrow
 
 
-#: The precisions scores may be compared in (``ties=``, ``ir-cwla eval --ties``): ``'float32'``
-#: as trec_eval up to 9.0.8, pytrec_eval and ir-measures (scores equal to about 7 significant
-#: digits tie), ``'float64'`` as trec_eval 10.0 (scores tie only when equal as doubles).
 TIES = ("float32", "float64")
+"""The precisions scores may be compared in (``ties=``, ``ir-cwla eval --ties``): ``'float32'``
+as trec_eval up to 9.0.8, pytrec_eval and ir-measures (scores equal to about 7 significant
+digits tie), ``'float64'`` as trec_eval 10.0 (scores tie only when equal as doubles)."""
 
 
 def check_ties(ties: str) -> str:

@@ -1,7 +1,7 @@
 """Per-topic values of one checked run under C/W/L/A and ir-measures measures together.
 
 The unit of work of :func:`ir_cwla.meta.evaluate` and of ``ir-cwla eval``, on checked columns
-(:class:`~ir_cwla.columns.RunColumns`), so that the command line scores a file without pandas:
+(:class:`~ir_cwla.io.RunColumns`), so that the command line scores a file without pandas:
 
 - C/W/L/A measures are scored by :class:`ir_cwla.Scorer`, on every qrels topic: the topics the
   run answers in the order of the qrels' topics, then the others, sorted, with the measure's
@@ -14,17 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ir_cwla import hashing
-from ir_cwla.columns import RunColumns, run_dict
-from ir_cwla.ordering import rank_score_values
-from ir_cwla.scoring import Scorer
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io._columns import RunColumns, run_dict
+from ir_cwla.io._ordering import rank_score_values
+from ir_cwla.scoring._scoring import Scorer
 
 
 def backend_run(run: RunColumns, ties: str = "float32") -> dict[str, dict[str, float]]:
     """A checked run as ir-measures' backends read it (``{query_id: {doc_id: score}}``).
 
     Those backends compare scores in float32: under ``ties='float64'`` they are given the
-    ranks of the float64 order as scores (:func:`ir_cwla.ordering.rank_score_values`), which
+    ranks of the float64 order as scores (:func:`ir_cwla.io.rank_score_values`), which
     they rank alike.
     """
     if ties == "float64" and len(run):
