@@ -11,13 +11,13 @@ import dataclasses
 
 import pytest
 
-from ir_cwla.io import _trec_text as trec_text
 from ir_cwla.app import evaluate
 from ir_cwla.app.cli import build_parser, main
 from ir_cwla.app.commands import COMMANDS, command_module
 from ir_cwla.app.commands import compare as compare_command
 from ir_cwla.app.commands import eval as eval_command
 from ir_cwla.errors import NotFoundError
+from ir_cwla.io import _trec_text as trec_text
 
 #: The commands of ``ir-cwla --help``, in its order.
 LISTED = ["eval", "measures", "meta", "leaderboard", "cwl", "demo", "compare"]

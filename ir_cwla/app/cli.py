@@ -46,8 +46,8 @@ from typing import Optional
 
 from ir_cwla.app.commands import add_parsers
 from ir_cwla.app.commands.options import Parser
-from ir_cwla.measures import allow_cost_files
 from ir_cwla.errors import IrCwlaError
+from ir_cwla.measures import allow_cost_files
 
 
 def version_text() -> str:

@@ -54,8 +54,7 @@ def registered_text(width: int = 86) -> str:
     """
     import textwrap
 
-    from ir_cwla.measures import AGGREGATIONS
-    from ir_cwla.measures import BROWSING_MODELS
+    from ir_cwla.measures import AGGREGATIONS, BROWSING_MODELS
     from ir_cwla.measures._names import format_number
 
     def entry(name: str, params: Any) -> str:

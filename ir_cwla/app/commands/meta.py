@@ -238,6 +238,7 @@ def execute(plan: Plan) -> int:
 
     import ir_cwla
     from ir_cwla import meta
+    from ir_cwla._text import csv_safe
     from ir_cwla.app import report
     from ir_cwla.app.evaluate import (
         note_conventions,
@@ -247,7 +248,6 @@ def execute(plan: Plan) -> int:
         read_run_arg,
     )
     from ir_cwla.meta import criteria
-    from ir_cwla._text import csv_safe
 
     progress = sys.stderr.isatty()
 
