@@ -87,7 +87,7 @@ finally:
     if _COLLECTING:
         _gc.enable()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
+_SUBPACKAGES = ("analysis", "meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 #: Names of the engine whose modules read data (pandas, pyarrow): imported on first use
 _LAZY = {"io": ("ir_cwla.io", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
@@ -119,7 +119,7 @@ __all__ = [
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
-    "comparison", "compare", "app", "allow_cost_files",
+    "analysis", "comparison", "compare", "app", "allow_cost_files",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_cwla.analysis.tukey import pair_indices
 from ir_cwla.errors import DataError
-from ir_cwla.meta.tukey import pair_indices
 
 #: Beyond this magnitude, scores are scaled by their largest before being summed or squared
 #: (their squares would overflow); below it the plain formulas are used, bit for bit.

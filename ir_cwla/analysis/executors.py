@@ -6,9 +6,9 @@ function, ``shared`` the data every task reads, ``tasks`` small descriptions of 
 run file, a chunk of trials with its seed). ``map`` returns the results in task order;
 ``stream`` yields ``(index, result)`` pairs as tasks finish, with at most ``window`` tasks
 submitted and not yet yielded, so a consumer that folds the results as they come (the
-Monte-Carlo tests sum exceedance counts, :mod:`ir_cwla.meta.montecarlo`) holds a bounded
+Monte-Carlo tests sum exceedance counts, :mod:`ir_cwla.analysis.montecarlo`) holds a bounded
 number of them whatever the number of tasks. Each task derives its random stream from the
-seed and its own index (:mod:`ir_cwla.meta.streams`), so the result is bit-for-bit the same
+seed and its own index (:mod:`ir_cwla.analysis.streams`), so the result is bit-for-bit the same
 on every executor.
 
 - :class:`InProcess` (default): one task after the other.

@@ -20,9 +20,9 @@ from typing import Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import naming
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.io import SUMMARY_QID
-from ir_cwla.meta import naming
 
 COLUMNS = ("name", "qid", "measure", "value")
 
@@ -40,7 +40,7 @@ class ScoreCube:
     """Scores of ``systems`` on ``topics`` for ``measures``: ``values[m, t, s]``.
 
     Systems and topics are sorted and measures are in the measure order of
-    :func:`ir_cwla.meta.naming.order_key` (the paper's), so nothing computed from a cube, random
+    :func:`ir_cwla.analysis.naming.order_key` (the paper's), so nothing computed from a cube, random
     streams included, depends on the row order of the frame it came from.
     """
 

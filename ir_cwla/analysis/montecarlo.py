@@ -1,12 +1,12 @@
 """Streaming Monte-Carlo: trial chunks run as tasks and are folded into the result as they finish.
 
 A randomised procedure over ``trials`` trials draws them in the fixed chunks of
-:mod:`ir_cwla.meta.streams` (the reproducibility contract). :func:`plan` groups consecutive
+:mod:`ir_cwla.analysis.streams` (the reproducibility contract). :func:`plan` groups consecutive
 chunks into tasks (crossed with blocks of items, e.g. measures); the grouping depends on the
 executor's parallelism only to balance the work and never changes a result. :func:`run` hands
 each task's result to a consumer as soon as it arrives, with at most
 ``WINDOW_PER_WORKER x parallelism`` tasks submitted and not yet consumed
-(:func:`ir_cwla.meta.executors.stream`). The randomised tests return, per task, how many of
+(:func:`ir_cwla.analysis.executors.stream`). The randomised tests return, per task, how many of
 its trials reach each pair's observed difference; :func:`sum_counts` adds these integer
 counts, so memory does not grow with ``trials`` and the sum (hence ``p = count / trials``) is
 exactly the same in whatever order the tasks finish.
@@ -37,8 +37,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla.analysis import executors, streams
 from ir_cwla.errors import LongRunWarning, ParameterError
-from ir_cwla.meta import executors, streams
 from ir_cwla.progress import progress_bar
 
 #: Estimated wall times above this many seconds are announced by a warning when the first task is done.
@@ -75,7 +75,7 @@ def check_result_memory(what: str, trials: int, bytes_per_trial: int, kept: str 
         most = max(1, MAX_RESULT_BYTES // max(1, bytes_per_trial))
         raise ParameterError(f"{what}: {trials:,} {name} would keep about {size_text(need)} of {kept} "
                              f"({size_text(bytes_per_trial)} per trial), above the limit of "
-                             f"{size_text(MAX_RESULT_BYTES)} (ir_cwla.meta.montecarlo.MAX_RESULT_BYTES); pass at "
+                             f"{size_text(MAX_RESULT_BYTES)} (ir_cwla.analysis.montecarlo.MAX_RESULT_BYTES); pass at "
                              f"most {most:,} {name}, or raise the limit")
 
 
@@ -94,7 +94,7 @@ class Task:
         return sum(size for _, size in self.chunks)
 
     def rngs(self):
-        """``(size, generator)`` of every chunk, in order (see :func:`ir_cwla.meta.streams.chunk_rng`)."""
+        """``(size, generator)`` of every chunk, in order (see :func:`ir_cwla.analysis.streams.chunk_rng`)."""
         return ((size, streams.chunk_rng(self.seed, self.stream, index)) for index, size in self.chunks)
 
 
@@ -104,7 +104,7 @@ def plan(seed: streams.Seed, stream: int, trials: int, chunk: int, n_items: int,
     Consecutive chunks are grouped into at most :data:`MAX_CHUNKS_PER_TASK` per task, into
     more tasks than that when the executor has the workers for them; items are split into
     blocks only when there are too few chunk groups to keep every worker busy
-    (:func:`ir_cwla.meta.executors.item_blocks`).
+    (:func:`ir_cwla.analysis.executors.item_blocks`).
     """
     root = streams.as_seed_sequence(seed)
     sizes = streams.chunk_sizes(trials, chunk)
@@ -161,7 +161,7 @@ def run_tasks(executor: Any, fn: Callable[[Any, Any], Any], shared: Any, tasks: 
                 if estimate > WARN_AFTER_SECONDS:
                     warnings.warn(f"{what}: {len(tasks):,} tasks will take {duration(estimate)} (the first took "
                                   f"{seconds:.2f} s; {workers} worker(s)). Pass fewer trials, or more workers "
-                                  "(n_jobs=, scheduler=); ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS "
+                                  "(n_jobs=, scheduler=); ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS "
                                   f"({WARN_AFTER_SECONDS:g} s) sets when this is said.", LongRunWarning,
                                   stacklevel=_caller_level())
             consume(index, result)
@@ -206,7 +206,7 @@ def _announce(what: str, tasks: Sequence[Task], first: int, seconds: float, elap
     trials = sum(task.trials for task in tasks)
     warnings.warn(f"{what}: {trials:,} trials will take {duration(estimate)} (the first task, {tasks[first].trials:,} "
                   f"trials, took {seconds:.2f} s; {len(tasks):,} tasks on {workers} worker(s)). Pass fewer trials, or "
-                  "more workers (n_jobs=, scheduler=); ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS "
+                  "more workers (n_jobs=, scheduler=); ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS "
                   f"({WARN_AFTER_SECONDS:g} s) sets when this is said.", LongRunWarning, stacklevel=_caller_level())
 
 

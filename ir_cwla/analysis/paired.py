@@ -2,8 +2,8 @@
 
 Every kernel takes the paired differences ``D[t, p] = x_t(system_p) - x_t(baseline_p)`` of
 ``T`` topics and ``P`` pairs (one measure) and a tolerance ``tol``: a difference with
-``|d| <= tol`` is a tie (:data:`ir_cwla.meta.frame.TIE_TOLERANCE` relative to the scores'
-scale, :func:`ir_cwla.meta.tukey.tolerance`), so that scores equal in real arithmetic and
+``|d| <= tol`` is a tie (:data:`ir_cwla.analysis.frame.TIE_TOLERANCE` relative to the scores'
+scale, :func:`ir_cwla.analysis.tukey.tolerance`), so that scores equal in real arithmetic and
 different by rounding are never counted as a win.
 
 - Student's paired t-test: ``t = mean(d) / (sd(d) / sqrt(T))``, ``T - 1`` degrees of freedom,
@@ -19,7 +19,7 @@ different by rounding are never counted as a win.
   shifted to mean 0, ``w_t = d_t - mean(d)``, resampled over topics with replacement ``B``
   times (the same topic resamples for every pair and measure), and
   ``p = #{b : |t(w*_b)| >= |t(d)|} / B`` with ``t`` the paired t statistic.
-- Fisher's randomisation test is :mod:`ir_cwla.meta.pairwise` (the same sign flips for every
+- Fisher's randomisation test is :mod:`ir_cwla.analysis.pairwise` (the same sign flips for every
   pair and measure).
 
 Constant differences (every topic the same difference): the t statistic is undefined. The
@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.meta import executors, montecarlo, streams
-from ir_cwla.meta.streams import BOOTSTRAP_INTERVAL_STREAM, BOOTSTRAP_TEST_STREAM, MAXT_STREAM  # noqa: F401
+from ir_cwla.analysis import executors, montecarlo, streams
+from ir_cwla.analysis.streams import BOOTSTRAP_INTERVAL_STREAM, BOOTSTRAP_TEST_STREAM, MAXT_STREAM  # noqa: F401
 
 
 def win_tie_loss(diffs: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """Per-pair significance tests over a topics x systems matrix: numpy kernels.
 
-Unlike the randomised Tukey HSD test (:mod:`ir_cwla.meta.tukey`), these test each pair of
+Unlike the randomised Tukey HSD test (:mod:`ir_cwla.analysis.tukey`), these test each pair of
 systems on its own, without correction for multiple comparisons; they are offered for
 comparison with it.
 
@@ -8,7 +8,7 @@ comparison with it.
   ``p = #{b : |mean_t s_bt d_t| >= |mean_t d_t|} / B`` for random signs ``s_bt = +-1``.
   The signs come from the same stream as the Tukey test's permutations (one per topic row,
   shared by all pairs), so for two systems the two tests give identical p-values. Like the
-  Tukey test's, the trials are only counted, chunk by chunk (:mod:`ir_cwla.meta.montecarlo`).
+  Tukey test's, the trials are only counted, chunk by chunk (:mod:`ir_cwla.analysis.montecarlo`).
 - Paired t-test (Student): ``t = mean(d) / (sd(d) / sqrt(T))`` with ``T - 1`` degrees of
   freedom, two-sided; a pair whose differences are all equal gets ``p = 1`` if they are 0
   and ``p = 0`` otherwise.
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.meta import executors, montecarlo, streams
-from ir_cwla.meta.tukey import check_matrix, pair_indices, to_square, tolerance
+from ir_cwla.analysis import executors, montecarlo, streams
+from ir_cwla.analysis.tukey import check_matrix, pair_indices, to_square, tolerance
 
 
 def sign_flips(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -49,7 +49,7 @@ def count_task(values: np.ndarray, task: montecarlo.Task) -> np.ndarray:
     reach each pair's observed difference, ``(len(task.items), P)``: the unit of work an executor runs.
 
     A trial counts when ``|mean_t s_bt d_tp| >= |mean_t d_tp| - tol``, ``tol`` from the
-    differences of the measure (:func:`ir_cwla.meta.tukey.tolerance`). One measure's
+    differences of the measure (:func:`ir_cwla.analysis.tukey.tolerance`). One measure's
     differences ``(T, P)`` are held at a time.
     """
     a, b = pair_indices(values.shape[2])

@@ -17,12 +17,12 @@ Equality of the permuted range and an observed difference is decided with a rela
 tolerance of :data:`TIE_TOLERANCE` (so that ties that are exact in real arithmetic, e.g.
 two identical runs, are not lost to floating-point rounding).
 
-Trials are drawn in the fixed chunks of :mod:`ir_cwla.meta.streams`, all columns of a row
-being permuted by one draw of :func:`ir_cwla.meta.streams.permutations`; the same seed gives
+Trials are drawn in the fixed chunks of :mod:`ir_cwla.analysis.streams`, all columns of a row
+being permuted by one draw of :func:`ir_cwla.analysis.streams.permutations`; the same seed gives
 the same permutations for every matrix of the same shape (common random numbers across
 measures). The ranges are never kept: each chunk only counts, per pair, its trials with
 ``r_b >= |difference| - tol`` (:func:`exceedances`), the counts are summed as chunks finish
-(:mod:`ir_cwla.meta.montecarlo`) and ``p = count / B``, so memory does not grow with ``B``
+(:mod:`ir_cwla.analysis.montecarlo`) and ``p = count / B``, so memory does not grow with ``B``
 and the p-values are the same whichever executor runs the chunks, in whatever order.
 """
 from __future__ import annotations
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ir_cwla.analysis import executors, montecarlo, streams
+from ir_cwla.analysis.frame import TIE_TOLERANCE
 from ir_cwla.errors import DataError
-from ir_cwla.meta import executors, montecarlo, streams
-from ir_cwla.meta.frame import TIE_TOLERANCE
 
 
 def tolerance(values: np.ndarray) -> float:
@@ -193,7 +193,7 @@ def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.S
     progress
         Show a progress bar (trials are counted chunk by chunk, in memory independent
         of ``trials``; a run estimated to take long is announced, see
-        :mod:`ir_cwla.meta.montecarlo`).
+        :mod:`ir_cwla.analysis.montecarlo`).
 
     Returns
     -------

@@ -100,9 +100,9 @@ def read_inputs(args: argparse.Namespace) -> Any:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ir-cwla compare``: prints the comparison (and writes an HTML report with ``--out``)."""
+    from ir_cwla.analysis import naming
     from ir_cwla.app import report
     from ir_cwla.comparison import compare
-    from ir_cwla.meta import naming
 
     if args.out is not None:
         report.check_output(args.out, inputs=args.inputs)
@@ -156,7 +156,7 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     intro
         A note under the heading (what is compared and why).
     """
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
 
     page.section(title)
     if intro:

@@ -120,7 +120,7 @@ def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
     """
     import matplotlib.pyplot as plt
 
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
     from ir_cwla.meta.plots import AGGREGATION_STYLES
     from ir_cwla.text import plain
 
@@ -186,10 +186,10 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
     import ir_measures
 
     from ir_cwla import leaderboard as lb
+    from ir_cwla.analysis.frame import check_alpha
+    from ir_cwla.analysis.streams import check_trials
     from ir_cwla.app import report
     from ir_cwla.app import systems as catalogue
-    from ir_cwla.meta.frame import check_alpha
-    from ir_cwla.meta.streams import check_trials
     from ir_cwla.text import shown
 
     spec_table = catalogue.systems_table(systems)           # unknown names fail here

@@ -22,11 +22,11 @@ This room sits above :mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
 """
 from __future__ import annotations
 
+from ir_cwla.analysis.anova import residual_variance, tukey_hsd
 from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS, compare
 from ir_cwla.comparison.multiplicity import adjust, maxt
 from ir_cwla.comparison.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
 from ir_cwla.comparison.result import Comparison
-from ir_cwla.meta.anova import residual_variance, tukey_hsd
 from ir_cwla.meta.topic_set_size import (
     topic_set_sizes,
     topics_for_anova,

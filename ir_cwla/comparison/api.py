@@ -14,6 +14,10 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import anova, naming, pairwise, streams, tukey
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
+from ir_cwla.analysis.montecarlo import _caller_level
 from ir_cwla.comparison import effects, multiplicity, paired
 from ir_cwla.comparison.result import Comparison
 from ir_cwla.errors import (
@@ -23,10 +27,6 @@ from ir_cwla.errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
-from ir_cwla.meta import anova, naming, pairwise, streams, tukey
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import ScoreCube, TopicPolicy, check_alpha, to_cube
-from ir_cwla.meta.montecarlo import _caller_level
 from ir_cwla.text import shown
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "tukey", "tukey-hsd")

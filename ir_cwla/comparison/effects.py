@@ -13,15 +13,15 @@ standard deviation ``s_d`` (``n - 1`` in the denominator):
   reporting effect sizes", Frontiers in Psychology 4:863, eq. 6).
 - Sakai's standardised mean difference ``ES_E2 = dbar / sqrt(V_E)`` with ``V_E`` the residual
   variance of the two-way ANOVA without replication over all the systems compared
-  (:mod:`ir_cwla.meta.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
+  (:mod:`ir_cwla.analysis.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
   two systems ``V_E = s_d^2 / 2``, so ``ES_E2 = sqrt(2) d_z``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
-from ir_cwla.meta import streams
+from ir_cwla.analysis import streams
+from ir_cwla.analysis.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
 
 
 def t_interval(diffs: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -53,8 +53,8 @@ def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
 def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed) -> np.ndarray:
     """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` -> ``(R, M, S)``.
 
-    Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.meta.streams.CHUNK` from
-    stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.comparison.paired.resample_counts`), the same for
+    Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.analysis.streams.CHUNK` from
+    stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.analysis.paired.resample_counts`), the same for
     every measure.
     """
     x = np.asarray(values, dtype=np.float64)

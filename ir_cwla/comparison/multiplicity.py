@@ -28,8 +28,8 @@ The family is a set of ``H`` hypotheses (pairs of systems x measures, see
   take the correlation of the tests (same topics, same systems, correlated measures) into
   account, so they are less conservative.
 
-The permutations are drawn and counted in chunks (:mod:`ir_cwla.meta.streams`,
-:mod:`ir_cwla.meta.montecarlo`): memory does not grow with ``B`` and the counts, hence the
+The permutations are drawn and counted in chunks (:mod:`ir_cwla.analysis.streams`,
+:mod:`ir_cwla.analysis.montecarlo`): memory does not grow with ``B`` and the counts, hence the
 p-values, are the same on every executor. ``|T*| >= |T|`` is decided with a relative tolerance
 of ``1e-9`` so that statistics equal in real arithmetic are not separated by rounding.
 """
@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.comparison.paired import MAXT_STREAM
+from ir_cwla.analysis import executors, montecarlo, streams
+from ir_cwla.analysis.paired import MAXT_STREAM
 from ir_cwla.errors import ParameterError
-from ir_cwla.meta import executors, montecarlo, streams
 
 CORRECTIONS = ("none", "bonferroni", "holm", "bh", "by", "maxt", "maxt-stepdown")
 #: Corrections computed from the p-values alone (the others permute the scores).

@@ -41,10 +41,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import streams
+from ir_cwla.analysis.frame import TIE_TOLERANCE, TopicPolicy, to_cube
 from ir_cwla.comparison.effects import bootstrap_means
 from ir_cwla.errors import DataError, NotFoundError, ParameterError
-from ir_cwla.meta import streams
-from ir_cwla.meta.frame import TIE_TOLERANCE, TopicPolicy, to_cube
 from ir_cwla.text import shown
 
 

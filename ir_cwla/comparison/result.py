@@ -16,9 +16,9 @@ from typing import Any, Optional
 
 import pandas as pd
 
+from ir_cwla.analysis import naming
+from ir_cwla.analysis.frame import ScoreCube
 from ir_cwla.errors import NotFoundError
-from ir_cwla.meta import naming
-from ir_cwla.meta.frame import ScoreCube
 
 COLUMNS = ("measure", "baseline", "system", "mean_baseline", "mean_system", "delta", "ci_low", "ci_high",
            "boot_low", "boot_high", "d_z", "es_e2", "wins", "ties", "losses", "statistic", "p_value",

@@ -23,8 +23,8 @@ from typing import Any, Callable, Optional, Union
 import pandas as pd
 
 from ir_cwla import registry
+from ir_cwla.analysis.frame import Groups
 from ir_cwla.errors import ParameterError, RegistrationError
-from ir_cwla.meta.frame import Groups
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
 #: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).

@@ -3,9 +3,9 @@
 For each measure, test every pair of systems on the topics x systems score matrix and count
 the pairs whose difference is significant at ``alpha``. The default test is the randomised
 Tukey HSD test (Carterette 2012; Sakai's Discpower tool), which compares every pair against
-the distribution of the largest difference among all systems (:mod:`ir_cwla.meta.tukey`);
+the distribution of the largest difference among all systems (:mod:`ir_cwla.analysis.tukey`);
 the per-pair paired randomisation test and the paired t-test are offered for comparison
-(:mod:`ir_cwla.meta.pairwise`). The sorted p-values of a measure are its achieved
+(:mod:`ir_cwla.analysis.pairwise`). The sorted p-values of a measure are its achieved
 significance level (ASL) curve: the closer to the origin, the more discriminative.
 
 All measures use the same permutations (common random numbers), so a measure's p-values do
@@ -20,10 +20,11 @@ from typing import Any, Literal, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import naming, pairwise, streams, tukey
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 from ir_cwla.errors import ParameterError
-from ir_cwla.meta import criteria, naming, pairwise, streams, tukey
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
+from ir_cwla.meta import criteria
 
 Test = Literal["tukey", "randomisation", "t-test"]
 TESTS = ("tukey", "randomisation", "t-test")
@@ -131,7 +132,7 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
         Where the (measure block, trial chunks) tasks run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). Trials are only counted, chunk by
         chunk, so memory does not grow with ``trials``; a run estimated to take longer than
-        :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
+        :data:`ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
         first task.
     progress
         Show a tqdm progress bar (in trials).

@@ -30,6 +30,8 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io, per_topic
+from ir_cwla.analysis.executors import get_executor, item_blocks
+from ir_cwla.analysis.frame import long_frame
 from ir_cwla.errors import (
     ArgumentTypeError,
     InputError,
@@ -41,8 +43,6 @@ from ir_cwla.errors import (
 from ir_cwla.gains import run_columns
 from ir_cwla.measure import is_cwla, needs_element_types
 from ir_cwla.meta import sharded
-from ir_cwla.meta.executors import get_executor, item_blocks
-from ir_cwla.meta.frame import long_frame
 from ir_cwla.names import parse_measure
 from ir_cwla.scoring import Scorer
 from ir_cwla.sharding import Shards

@@ -15,9 +15,10 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import naming, streams, tukey
+from ir_cwla.analysis.frame import TIE_TOLERANCE
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import agreement, kendall, naming, streams, tukey
-from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.meta import agreement, kendall
 from ir_cwla.text import shown
 
 #: The statistics every comparison reports, in table order.

@@ -1,0 +1,10 @@
+"""Moved to :mod:`ir_cwla.analysis.paired` (issue 29): this old path names the same module object.
+
+Kept so that code written before the move (``from ir_cwla.comparison import paired``) keeps working;
+new code imports :mod:`ir_cwla.analysis.paired`.
+"""
+import sys
+
+from ir_cwla.analysis import paired as _moved
+
+sys.modules[__name__] = _moved

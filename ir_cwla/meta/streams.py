@@ -1,0 +1,10 @@
+"""Moved to :mod:`ir_cwla.analysis.streams` (issue 29): this old path names the same module object.
+
+Kept so that code written before the move (``from ir_cwla.meta import streams``) keeps working, and
+module settings set through either path are the same; new code imports :mod:`ir_cwla.analysis.streams`.
+"""
+import sys
+
+from ir_cwla.analysis import streams as _moved
+
+sys.modules[__name__] = _moved
