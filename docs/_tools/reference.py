@@ -188,6 +188,7 @@ def criterion(name: str) -> str:
 
 def compare_options() -> str:
     """The tests, corrections and families ``ir_cwla.compare`` accepts, with their aliases."""
+    from ir_cwla.analysis import significance
     from ir_cwla.comparison import api
 
     def aliases(table: dict, name: str) -> str:
@@ -195,7 +196,8 @@ def compare_options() -> str:
         return f" (also {', '.join(f'`{a}`' for a in other)})" if other else ""
 
     rows = ["| option | accepted values |", "|---|---|",
-            "| `test=` / `--test` | " + ", ".join(f"`{t}`{aliases(api.TEST_ALIASES, t)}" for t in api.TESTS) + " |",
+            "| `test=` / `--test` | " + ", ".join(f"`{t}`{aliases(significance.aliases(), t)}" for t in api.tests())
+            + " (and a function `fn(x, y) -> (statistic, p_value)`) |",
             "| `correction=` / `--correction` | " + ", ".join(f"`{c}`{aliases(api.CORRECTION_ALIASES, c)}"
                                                              for c in api.CORRECTIONS) + " |",
             "| `family=` / `--family` | " + ", ".join(f"`{f}`" for f in api.FAMILIES) + " |"]

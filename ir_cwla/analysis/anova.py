@@ -15,18 +15,35 @@ studentised range statistic
     q_ab = |x.a - x.b| / sqrt(V_E / n),   p_ab = P(Q(m, (m - 1)(n - 1)) >= q_ab)
 
 where ``Q(k, df)`` is the studentised range distribution (``scipy.stats.studentized_range``).
-It controls the family-wise error rate over all ``m (m - 1) / 2`` pairs.
+It controls the family-wise error rate over all ``m (m - 1) / 2`` pairs. Both tests are
+two-way (topics are blocks: the topic means are taken out of the residuals); the one-way test
+of ranx and ``scipy.stats.tukey_hsd`` is :mod:`ir_cwla.analysis.oneway`.
+
+Everything here is computed from the scores centred per topic
+(:func:`ir_cwla.analysis.frame.centred`), which leaves the residuals and the differences of
+means unchanged in real arithmetic: adding a constant to every score changes no result.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
+from ir_cwla.analysis.frame import centred
 from ir_cwla.analysis.tukey import pair_indices
 from ir_cwla.errors import DataError
 
 #: Beyond this magnitude, scores are scaled by their largest before being summed or squared
 #: (their squares would overflow); below it the plain formulas are used, bit for bit.
 SCALED = 1e100
+
+
+def _centred(matrix: np.ndarray) -> np.ndarray:
+    """The scores centred per topic (the scores themselves where that overflows)."""
+    x = np.asarray(matrix, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = centred(x)
+    return out if np.isfinite(out).all() else x
 
 
 def _scale(x: np.ndarray) -> float:
@@ -36,7 +53,7 @@ def _scale(x: np.ndarray) -> float:
 
 def residuals(matrix: np.ndarray) -> np.ndarray:
     """``x_ij - xi. - x.j + x..`` of a topics x systems matrix."""
-    x = np.asarray(matrix, dtype=np.float64)
+    x = _centred(matrix)
     s = _scale(x)
     if s != 1.0:
         return residuals(x / s) * s
@@ -49,7 +66,7 @@ def residual_variance(matrix: np.ndarray) -> tuple[float, int]:
     Scores beyond :data:`SCALED` are scaled first; a variance beyond a float's range is a
     :class:`~ir_cwla.errors.DataError` (it would be ``inf``, with numpy's overflow warning).
     """
-    x = np.asarray(matrix, dtype=np.float64)
+    x = _centred(matrix)
     n, m = x.shape
     df = (m - 1) * (n - 1)
     s = _scale(x)
@@ -63,8 +80,9 @@ def residual_variance(matrix: np.ndarray) -> tuple[float, int]:
     return v, df
 
 
-def tukey_hsd(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Classical Tukey HSD after the two-way ANOVA: ``(q, p)`` of the pairs ``a < b`` (row-major).
+def tukey_hsd(matrix: np.ndarray, pairs: Optional[tuple[np.ndarray, np.ndarray]] = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Classical Tukey HSD after the two-way ANOVA: ``(q, p)`` of the pairs ``(a, b)`` (default ``a < b``, row-major).
 
     A matrix with ``V_E = 0`` (every system differs from every other by the same amount on
     every topic) gives ``q = inf, p = 0`` for pairs whose means differ and ``q = 0, p = 1``
@@ -72,11 +90,11 @@ def tukey_hsd(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     from scipy import stats  # here: scipy.stats costs a second to import
 
-    x = np.asarray(matrix, dtype=np.float64)
+    x = _centred(matrix)
     n, m = x.shape
     v_e, df = residual_variance(x)
     means = x.mean(axis=0)
-    a, b = pair_indices(m)
+    a, b = pairs if pairs is not None else pair_indices(m)
     delta = np.abs(means[a] - means[b])
     scale = max(1.0, float(np.max(np.abs(x))))
     if v_e <= (1e-12 * scale) ** 2:

@@ -31,6 +31,29 @@ COLUMNS = ("name", "qid", "measure", "value")
 #: must not rank systems differently.
 TIE_TOLERANCE = 1e-12
 
+
+
+def centred(values: np.ndarray, blocks: bool = True) -> np.ndarray:
+    """Scores less, per topic (``blocks``) or per matrix, their smallest: the shift-invariant scores.
+
+    ``values`` is a topics x systems matrix ``(T, S)`` or a stack ``(M, T, S)``. Every statistic
+    of ir_cwla that does not change when a constant is added to every score (the paired tests,
+    the randomised and the two-way Tukey HSD tests, MaxT, ANOVA's residual variance, the effect
+    sizes, the bootstrap of differences and of ranks) is computed from these: the smallest score
+    is one of the scores, so for scores ``x + c`` that are exact in floating point it is
+    ``min(x) + c`` exactly, and ``(x + c) - (min(x) + c)`` is exact (Sterbenz's lemma for
+    ``c`` at least the scores' spread), i.e. the centred scores, and every number computed from
+    them, are the same to the bit for every ``c``. Per topic (``blocks=True``) is the centring of
+    tests that compare systems within a topic; per matrix that of the one-way test, which
+    compares the systems' scores over all topics.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return x.copy()
+    axes = (-1,) if blocks else (-2, -1)
+    return x - x.min(axis=axes, keepdims=True)
+
+
 TopicPolicy = Literal["strict", "intersection"]
 Groups = Union[None, Callable[[str], Hashable], Mapping[str, Hashable]]
 

@@ -81,36 +81,58 @@ def check_result_memory(what: str, trials: int, bytes_per_trial: int, kept: str 
 
 @dataclass(frozen=True)
 class Task:
-    """Chunks ``(index, size)`` of ``stream`` below ``seed``, for the items (e.g. measures) ``items``."""
+    """Chunks ``(index, skip, size)`` of ``stream`` below ``seed``, for the items (e.g. measures) ``items``.
+
+    A chunk is the trials ``skip, ..., skip + size - 1`` of chunk ``index`` of the stream
+    (``skip`` is 0 but where a run of trials that continues an earlier one starts inside a chunk,
+    :func:`plan`'s ``start``).
+    """
 
     seed: np.random.SeedSequence
     stream: int
     items: tuple[int, ...]
-    chunks: tuple[tuple[int, int], ...]
+    chunks: tuple[tuple[int, int, int], ...]
 
     @property
     def trials(self) -> int:
         """The number of trials of the task's chunks."""
-        return sum(size for _, size in self.chunks)
+        return sum(size for _, _, size in self.chunks)
+
+    def draws(self):
+        """``(skip, size, generator)`` of every chunk, in order (see :func:`ir_cwla.analysis.streams.chunk_rng`).
+
+        A kernel draws ``skip + size`` trials from the generator and keeps the last ``size``:
+        numpy's generators draw a batch element after element, so the first ``n`` trials of a
+        chunk are the same whatever the size of the batch they are drawn in, and a run of
+        trials continued from ``start`` counts exactly the trials a single run would
+        (tests/test_mc_error.py checks the property).
+        """
+        return ((skip, size, streams.chunk_rng(self.seed, self.stream, index)) for index, skip, size in self.chunks)
 
     def rngs(self):
-        """``(size, generator)`` of every chunk, in order (see :func:`ir_cwla.analysis.streams.chunk_rng`)."""
-        return ((size, streams.chunk_rng(self.seed, self.stream, index)) for index, size in self.chunks)
+        """``(size, generator)`` of every chunk, in order, for tasks that start at a chunk's beginning."""
+        for index, skip, size in self.chunks:
+            if skip:
+                raise ValueError("a task that starts inside a chunk draws through draws(), not rngs()")
+            yield size, streams.chunk_rng(self.seed, self.stream, index)
 
 
-def plan(seed: streams.Seed, stream: int, trials: int, chunk: int, n_items: int, parallelism: int) -> list[Task]:
+def plan(seed: streams.Seed, stream: int, trials: int, chunk: int, n_items: int, parallelism: int,
+         start: int = 0) -> list[Task]:
     """The tasks of ``trials`` trials in chunks of ``chunk`` over ``n_items`` items.
 
-    Consecutive chunks are grouped into at most :data:`MAX_CHUNKS_PER_TASK` per task, into
-    more tasks than that when the executor has the workers for them; items are split into
-    blocks only when there are too few chunk groups to keep every worker busy
+    The trials are ``start, ..., start + trials - 1`` of the stream (``start`` > 0 continues an
+    earlier run of ``start`` trials: the two runs' counts add up to those of a single run of
+    ``start + trials``). Consecutive chunks are grouped into at most :data:`MAX_CHUNKS_PER_TASK`
+    per task, into more tasks than that when the executor has the workers for them; items are
+    split into blocks only when there are too few chunk groups to keep every worker busy
     (:func:`ir_cwla.analysis.executors.item_blocks`).
     """
     root = streams.as_seed_sequence(seed)
-    sizes = streams.chunk_sizes(trials, chunk)
-    n_groups = min(len(sizes), max(math.ceil(len(sizes) / MAX_CHUNKS_PER_TASK), TASKS_PER_WORKER * parallelism))
-    bounds = np.linspace(0, len(sizes), n_groups + 1).round().astype(int)
-    groups = [tuple((i, sizes[i]) for i in range(lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    pieces = streams.chunk_pieces(trials, chunk, start)
+    n_groups = min(len(pieces), max(math.ceil(len(pieces) / MAX_CHUNKS_PER_TASK), TASKS_PER_WORKER * parallelism))
+    bounds = np.linspace(0, len(pieces), n_groups + 1).round().astype(int)
+    groups = [tuple(pieces[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
     blocks = executors.item_blocks(n_items, len(groups), parallelism, tasks_per_worker=TASKS_PER_WORKER)
     return [Task(root, stream, block, group) for block in blocks for group in groups]
 

@@ -18,7 +18,9 @@ different by rounding are never counted as a win.
   bootstrap", SIGIR; Sakai 2018, *Laboratory Experiments in IR*, Sec. 4): the differences are
   shifted to mean 0, ``w_t = d_t - mean(d)``, resampled over topics with replacement ``B``
   times (the same topic resamples for every pair and measure), and
-  ``p = #{b : |t(w*_b)| >= |t(d)|} / B`` with ``t`` the paired t statistic.
+  ``p = (#{b : |t(w*_b)| >= |t(d)|} + 1) / (B + 1)`` with ``t`` the paired t statistic (the
+  observed sample counts as one of the ``B + 1``: Phipson & Smyth 2010,
+  :mod:`ir_cwla.analysis.pvalues`).
 - Fisher's randomisation test is :mod:`ir_cwla.analysis.pairwise` (the same sign flips for every
   pair and measure).
 
@@ -34,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.analysis import executors, montecarlo, streams
+from ir_cwla.analysis import executors, montecarlo, pvalues, streams
 from ir_cwla.analysis.streams import BOOTSTRAP_INTERVAL_STREAM, BOOTSTRAP_TEST_STREAM, MAXT_STREAM  # noqa: F401
 
 
@@ -151,28 +153,29 @@ def bootstrap_count_task(shared: tuple[np.ndarray, np.ndarray, float], task: mon
     """
     centred, limits, tol = shared
     counts = np.zeros((len(task.items), centred.shape[2]), dtype=np.int64)
-    for size, rng in task.rngs():
-        weights = resample_counts(rng, size, centred.shape[1])
+    for skip, size, rng in task.draws():
+        weights = resample_counts(rng, skip + size, centred.shape[1])[skip:]
         for row, m in enumerate(task.items):
             counts[row] += (np.abs(resampled_t(weights, centred[m], tol)) >= limits[m]).sum(axis=0)
     return counts
 
 
-def bootstrap_test(diffs: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
-                   tol: float = 0.0, progress: bool = False) -> np.ndarray:
-    """Sakai's two-sided paired bootstrap test of every pair of every measure.
+def bootstrap_counts(diffs: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                     tol: float = 0.0, start: int = 0, progress: bool = False) -> np.ndarray:
+    """How many of ``trials`` bootstrap resamples reach each pair's ``|t|`` (Sakai's paired bootstrap test).
 
     Parameters
     ----------
     diffs : ``(M, T, P)`` paired differences (measures, topics, pairs).
     trials : bootstrap resamples ``B`` (the same topic resamples for every pair and measure).
     seed : int or ``SeedSequence``.
-    executor : where the chunks of resamples run (:func:`ir_cwla.meta.get_executor`).
+    executor : where the chunks of resamples run (:func:`ir_cwla.analysis.executors.get_executor`).
     tol : tie tolerance of the differences.
+    start : the first resample (a run continued from ``start`` resamples).
 
     Returns
     -------
-    ``(M, P)`` p-values ``#{b : |t(w*_b)| >= |t(d)|} / B`` with ``w = d - mean(d)``.
+    ``(M, P)`` int64 counts ``#{b : |t(w*_b)| >= |t(d)|}`` with ``w = d - mean(d)``.
     """
     d = np.asarray(diffs, dtype=np.float64)
     centred = d - d.mean(axis=1, keepdims=True)
@@ -180,7 +183,15 @@ def bootstrap_test(diffs: np.ndarray, trials: int, seed: streams.Seed, executor:
     limits = observed - 1e-9 * np.maximum(1.0, np.where(np.isfinite(observed), observed, 0.0))
     workers = executors.get_executor(executor)
     chunk = streams.trial_chunk(d.shape[1] * max(d.shape[2], 1))
-    tasks = montecarlo.plan(seed, BOOTSTRAP_TEST_STREAM, trials, chunk, d.shape[0], workers.parallelism)
-    counts = montecarlo.sum_counts(workers, bootstrap_count_task, (centred, limits, tol), tasks, observed.shape,
-                                   what="paired bootstrap test", progress=progress)
-    return counts / trials
+    tasks = montecarlo.plan(seed, BOOTSTRAP_TEST_STREAM, trials, chunk, d.shape[0], workers.parallelism, start=start)
+    return montecarlo.sum_counts(workers, bootstrap_count_task, (centred, limits, tol), tasks, observed.shape,
+                                 what="paired bootstrap test", progress=progress)
+
+
+def bootstrap_test(diffs: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                   tol: float = 0.0, progress: bool = False) -> np.ndarray:
+    """Sakai's two-sided paired bootstrap test of every pair of every measure.
+
+    ``(M, P)`` p-values ``(count + 1) / (trials + 1)`` of :func:`bootstrap_counts`.
+    """
+    return pvalues.monte_carlo_p(bootstrap_counts(diffs, trials, seed, executor, tol=tol, progress=progress), trials)

@@ -96,6 +96,26 @@ def chunk_sizes(trials: int, chunk: int = CHUNK) -> list[int]:
     return [chunk] * full + ([rest] if rest else [])
 
 
+def chunk_pieces(trials: int, chunk: int = CHUNK, start: int = 0) -> list[tuple[int, int, int]]:
+    """The trials ``start, ..., start + trials - 1`` of a stream as ``(chunk index, skip, size)`` pieces.
+
+    Piece ``(c, k, n)`` is the trials ``k, ..., k + n - 1`` of chunk ``c``; ``skip`` is 0 but for
+    the first piece of a run that continues another inside a chunk. With ``start = 0`` the
+    pieces are :func:`chunk_sizes`'s chunks.
+    """
+    trials = check_trials(trials)
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
+        raise ParameterError(f"start must be an int >= 0, got {shown(start)}")
+    pieces = []
+    first, stop = int(start), int(start) + trials
+    while first < stop:
+        index, skip = divmod(first, chunk)
+        size = min(chunk - skip, stop - first)
+        pieces.append((index, skip, size))
+        first += size
+    return pieces
+
+
 def chunk_rng(seed: Seed, stream: int, index: int) -> np.random.Generator:
     """The generator of chunk ``index`` of ``stream`` below ``seed``."""
     return np.random.default_rng(derive(seed, stream, index))

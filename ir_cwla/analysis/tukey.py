@@ -7,11 +7,20 @@ Sakai 2018, Sec. 7; Sakai's Discpower ``Random-test``):
 
     for b = 1..B:   X*_b = X with the entries of every row permuted independently
                     r_b  = max_j mean_t X*_b[t, j] - min_j mean_t X*_b[t, j]
-    p(a, b) = #{b : r_b >= |mean(X[:, a]) - mean(X[:, b])|} / B
+    p(a, b) = (#{b : r_b >= |mean(X[:, a]) - mean(X[:, b])|} + 1) / (B + 1)
 
 Comparing every pair against the distribution of the range controls the family-wise error
 rate over all pairs. With two columns the range is the absolute mean difference under a
-random sign flip per row, so the test *is* the paired randomisation test (Fisher).
+random sign flip per row, so the test *is* the paired randomisation test (Fisher). The
+p-value counts the observed arrangement as one of the ``B + 1`` (Phipson & Smyth 2010,
+:mod:`ir_cwla.analysis.pvalues`): it is never 0. It is the *two-way* test: the scores are
+permuted within each topic (topics are blocks), unlike the one-way Tukey HSD test of ranx and
+``scipy.stats.tukey_hsd`` (:mod:`ir_cwla.analysis.oneway`), which pools every system's scores
+over the topics.
+
+The scores are centred per topic first (:func:`ir_cwla.analysis.frame.centred`): neither the
+ranges nor the differences change, and the p-values are the same to the bit when a constant is
+added to every score.
 
 Equality of the permuted range and an observed difference is decided with a relative
 tolerance of :data:`TIE_TOLERANCE` (so that ties that are exact in real arithmetic, e.g.
@@ -22,17 +31,17 @@ being permuted by one draw of :func:`ir_cwla.analysis.streams.permutations`; the
 the same permutations for every matrix of the same shape (common random numbers across
 measures). The ranges are never kept: each chunk only counts, per pair, its trials with
 ``r_b >= |difference| - tol`` (:func:`exceedances`), the counts are summed as chunks finish
-(:mod:`ir_cwla.analysis.montecarlo`) and ``p = count / B``, so memory does not grow with ``B``
+(:mod:`ir_cwla.analysis.montecarlo`), so memory does not grow with ``B``
 and the p-values are the same whichever executor runs the chunks, in whatever order.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
-from ir_cwla.analysis import executors, montecarlo, streams
-from ir_cwla.analysis.frame import TIE_TOLERANCE
+from ir_cwla.analysis import executors, montecarlo, pvalues, streams
+from ir_cwla.analysis.frame import TIE_TOLERANCE, centred
 from ir_cwla.errors import DataError
 
 
@@ -105,16 +114,17 @@ def chunk_ranges(values: np.ndarray, seed: streams.Seed, index: int, size: int,
     return permuted_ranges(values, perms)
 
 
-def thresholds(matrix: np.ndarray) -> np.ndarray:
-    """``|mean_a - mean_b| - tol`` of every pair ``a < b`` of columns.
+def thresholds(matrix: np.ndarray, a: Optional[np.ndarray] = None, b: Optional[np.ndarray] = None) -> np.ndarray:
+    """``|mean_a - mean_b| - tol`` of the pairs ``(a, b)`` of columns (default: every pair ``a < b``).
 
     A trial counts for the pair when its range reaches this (the tolerance keeps exact
     ties, see the module docstring).
     """
     matrix = np.asarray(matrix, dtype=np.float64)
     means = matrix.mean(axis=0)
-    diffs = np.abs(means[:, None] - means[None, :])
-    return (diffs - tolerance(matrix))[pair_indices(matrix.shape[1])]
+    if a is None or b is None:
+        a, b = pair_indices(matrix.shape[1])
+    return np.abs(means[np.asarray(a)] - means[np.asarray(b)]) - tolerance(matrix)
 
 
 def exceedances(ranges: np.ndarray, limits: np.ndarray) -> np.ndarray:
@@ -138,28 +148,41 @@ def count_task(shared: tuple[np.ndarray, np.ndarray], task: montecarlo.Task) -> 
     if items != list(range(rows.shape[2])):
         rows, limits = np.ascontiguousarray(rows[:, :, items]), limits[items]
     counts = np.zeros(limits.shape, dtype=np.int64)
-    for size, rng in task.rngs():
-        perms = streams.permutations(rng, (size, rows.shape[0]), rows.shape[1])
+    for skip, size, rng in task.draws():
+        perms = streams.permutations(rng, (skip + size, rows.shape[0]), rows.shape[1])[skip:]
         counts += exceedances(ranges_by_row(rows, perms), limits)
     return counts
 
 
-def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
-                   what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
-    """Tukey HSD p-values of every matrix of an ``(M, T, S)`` stack, permuted alike.
+def stack_counts(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                 pairs: Optional[tuple[np.ndarray, np.ndarray]] = None, start: int = 0,
+                 what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
+    """How many of ``trials`` permutations reach each pair's difference, for every matrix of a stack.
 
-    Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of an ``(M, T, S)``
-    stack, all matrices permuted alike, counted chunk by chunk on ``executor`` (default
-    in-process): memory does not grow with ``trials``.
+    ``stack (M, T, S)``, every matrix permuted alike (its scores centred per topic first);
+    ``pairs`` the columns ``(a, b)`` of the pairs (default every ``a < b``); ``start`` the first
+    trial (a run continued from ``start`` trials adds what a single run of ``start + trials``
+    counts beyond them). Counted chunk by chunk on ``executor`` (default in-process): memory
+    does not grow with ``trials``. Returns ``(M, P)`` int64 counts.
     """
     workers = executors.get_executor(executor)
+    stack = centred(stack)
     n_m, n_rows, n_cols = stack.shape
-    limits = np.stack([thresholds(matrix) for matrix in stack])
+    a, b = pairs if pairs is not None else pair_indices(n_cols)
+    limits = np.stack([thresholds(matrix, a, b) for matrix in stack])
     tasks = montecarlo.plan(seed, streams.PERMUTATION_STREAM, trials, streams.trial_chunk(n_rows * n_cols),
-                            n_m, workers.parallelism)
-    counts = montecarlo.sum_counts(workers, count_task, (by_row(stack), limits), tasks, limits.shape,
-                                   what=what, progress=progress)
-    return counts / trials
+                            n_m, workers.parallelism, start=start)
+    return montecarlo.sum_counts(workers, count_task, (by_row(stack), limits), tasks, limits.shape,
+                                 what=what, progress=progress)
+
+
+def stack_p_values(stack: np.ndarray, trials: int, seed: streams.Seed, executor: Any = None, *,
+                   what: str = "Tukey HSD", progress: bool = False) -> np.ndarray:
+    """Randomised Tukey HSD p-values ``(M, P)`` of the pairs ``a < b`` of every matrix of a stack.
+
+    ``(count + 1) / (trials + 1)`` of :func:`stack_counts` (all matrices permuted alike).
+    """
+    return pvalues.monte_carlo_p(stack_counts(stack, trials, seed, executor, what=what, progress=progress), trials)
 
 
 def check_matrix(matrix: np.ndarray, rows: str = "topics", cols: str = "systems") -> np.ndarray:
@@ -197,8 +220,9 @@ def randomised_tukey_hsd(matrix: np.ndarray, trials: int = 2000, seed: streams.S
 
     Returns
     -------
-    systems x systems array of p-values, ``p[a, b] = #{b: r_b >= |mean_a - mean_b|} / B``
-    where ``r_b`` is the range of the column means after permuting every row at random.
+    systems x systems array of p-values, ``p[a, b] = (#{b: r_b >= |mean_a - mean_b|} + 1) / (B + 1)``
+    where ``r_b`` is the range of the column means after permuting every row at random
+    (diagonal 1).
     """
     x = check_matrix(matrix)
     trials = streams.check_trials(trials)

@@ -25,7 +25,7 @@ FORMATS = ("table", "csv", "markdown", "latex")
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``compare`` sub-command to ``subparsers`` (of ``ir-cwla``'s parser)."""
-    from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS
+    from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, tests
 
     p = subparsers.add_parser(
         "compare", help="compare systems: paired tests, corrected p-values, effect sizes and intervals",
@@ -39,7 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="measure(s) (default: the six canonical C/W/L/A measures @10, or all of a per-query file)")
     p.add_argument("--baseline", dest="baselines", action="extend", nargs="+", metavar="NAME",
                    help="baseline system(s) (default: all pairs)")
-    p.add_argument("--test", default="t", help=f"{', '.join(TESTS)} (default t)")
+    p.add_argument("--test", default="t", help=f"a registered test: {', '.join(tests())} (default t; see the "
+                                                "table of tests in docs/compare.md)")
     p.add_argument("--correction", help=f"{', '.join(CORRECTIONS)} (default holm; none for the Tukey tests)")
     p.add_argument("--family", default="all", choices=FAMILIES,
                    help="hypotheses adjusted together: all pairs under all measures, or each measure apart "

@@ -23,7 +23,8 @@ This room sits above :mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
 from __future__ import annotations
 
 from ir_cwla.analysis.anova import residual_variance, tukey_hsd
-from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS, compare
+from ir_cwla.analysis.significance import TESTS, StatisticalTest, register_test
+from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, compare, tests
 from ir_cwla.comparison.multiplicity import adjust, maxt
 from ir_cwla.comparison.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
 from ir_cwla.comparison.result import Comparison
@@ -35,7 +36,7 @@ from ir_cwla.meta.topic_set_size import (
 )
 
 __all__ = [
-    "compare", "Comparison", "TESTS", "CORRECTIONS", "FAMILIES", "adjust", "maxt", "residual_variance",
+    "compare", "Comparison", "TESTS", "tests", "StatisticalTest", "register_test", "CORRECTIONS", "FAMILIES", "adjust", "maxt", "residual_variance",
     "tukey_hsd", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
     "topics_for_t_test", "topics_for_anova", "topics_for_ci",
 ]

@@ -50,22 +50,24 @@ def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
         return np.where(flat, np.where(np.abs(mean) <= tol, 0.0, np.sign(mean) * np.inf), out)
 
 
-def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed) -> np.ndarray:
+def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed, start: int = 0) -> np.ndarray:
     """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` -> ``(R, M, S)``.
 
     Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.analysis.streams.CHUNK` from
     stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.analysis.paired.resample_counts`), the same for
-    every measure.
+    every measure. ``start`` skips the first ``start`` resamples of the stream: the resamples
+    ``start, ..., start + resamples - 1`` continue a run of ``start`` (together they are those of a
+    single run of ``start + resamples``).
     """
     x = np.asarray(values, dtype=np.float64)
     n_m, n_t, n_s = x.shape
     flat = x.transpose(1, 0, 2).reshape(n_t, n_m * n_s)
     out = np.empty((resamples, n_m, n_s))
-    start = 0
-    for index, size in enumerate(streams.chunk_sizes(resamples)):
-        counts = resample_counts(streams.chunk_rng(seed, BOOTSTRAP_INTERVAL_STREAM, index), size, n_t)
-        out[start:start + size] = (counts @ flat).reshape(size, n_m, n_s) / n_t
-        start += size
+    done = 0
+    for index, skip, size in streams.chunk_pieces(resamples, streams.CHUNK, start):
+        counts = resample_counts(streams.chunk_rng(seed, BOOTSTRAP_INTERVAL_STREAM, index), skip + size, n_t)[skip:]
+        out[done:done + size] = (counts @ flat).reshape(size, n_m, n_s) / n_t
+        done += size
     return out
 
 
