@@ -10,7 +10,8 @@ checks every registered model, aggregation, parameter, criterion and option agai
 output). Nothing here lists a model, an option or a criterion by hand.
 
 Directives: ``measure-params``, ``browsing-models``, ``aggregations``, ``measure-names``,
-``criteria``, ``criterion NAME``, ``compare-options``, ``cli-reference``, ``cwl-metrics``.
+``criteria``, ``criterion NAME``, ``compare-options``, ``statistical-tests``, ``cli-reference``,
+``cwl-metrics``.
 """
 from __future__ import annotations
 
@@ -204,6 +205,18 @@ def compare_options() -> str:
     return "\n".join(rows)
 
 
+def statistical_tests() -> str:
+    """The registered statistical tests: name and aliases, label, kind, randomised, and what each computes."""
+    from ir_cwla.analysis import significance
+
+    rows = ["| `test=` / `--test` | label in tables | kind | randomised | what it computes |", "|---|---|---|---|---|"]
+    for name, test in significance.TESTS.items():
+        also = f" (also {', '.join(_code(a) for a in test.aliases)})" if test.aliases else ""
+        rows.append(f"| {_code(name)}{also} | {_cell(test.label)} | {test.kind} | {'yes' if test.randomised else 'no'} "
+                    f"| {_cell(_doc(test.doc))} |")
+    return "\n".join(rows)
+
+
 # -- command line --------------------------------------------------------------------------------
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -306,6 +319,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "criterion": criterion,
     "cli-reference": cli_reference,
     "compare-options": compare_options,
+    "statistical-tests": statistical_tests,
     "cwl-metrics": cwl_metrics,
 }
 
