@@ -106,8 +106,8 @@ def __getattr__(name: str):
         return loaded if attr is None else getattr(loaded, attr)
     if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
-    if name == "compare":          # the function of the comparison room
-        return importlib.import_module("ir_cwla.comparison").compare
+    if name in ("compare", "reproducibility"):          # the functions of the comparison room
+        return getattr(importlib.import_module("ir_cwla.comparison"), name)
     if name in _APP_MODULES:
         return importlib.import_module(f"ir_cwla.app.{name}")
     raise AttributeError(f"module 'ir_cwla' has no attribute {name!r}")
@@ -119,7 +119,7 @@ __all__ = [
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "meta", "leaderboard", "datasets",
-    "analysis", "comparison", "compare", "app", "allow_cost_files",
+    "analysis", "comparison", "compare", "reproducibility", "app", "allow_cost_files",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

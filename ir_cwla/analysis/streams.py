@@ -45,6 +45,7 @@ BOOTSTRAP_TEST_STREAM = 16      # comparison: Sakai's paired bootstrap test, top
 BOOTSTRAP_INTERVAL_STREAM = 17  # comparison: bootstrap intervals of means and ranks, topic resamples
 MAXT_STREAM = 18                # comparison: MaxT, systems permuted within topics
 FINDINGS_STREAM = 19            # examples/findings.py: resamples of topics (part 0) and runs (1), pooled tests (2-4)
+REPRODUCIBILITY_STREAM = 20     # comparison: bootstrap of the topics of an original run and its reproduction
 
 #: Up to this many items, permutations are drawn by index into the table of all k! of them.
 TABLE_MAX_ITEMS = 8
