@@ -6,12 +6,16 @@
                     [--family all|measure] [--alpha A] [--level L] [--trials N] [--resamples R] [--seed S]
                     [--topics strict|intersection] [--format table|csv|markdown|latex] [--out REPORT]
     ir-cwla compare PER_QUERY.csv [...]
+    ir-cwla compare QRELS RUN RUN... --reproduced RUN RUN... [--baseline NAME] [--depth K] [--rbo-p P]
+    ir-cwla compare PER_QUERY.csv --reproduced PER_QUERY.csv [--baseline NAME]
 
 The runs are scored like ``ir-cwla eval`` (the same readers: files, gzip, ``-`` for stdin,
 ``irds:`` ids; every qrels topic counts, 0 where a run has none); one argument alone is a
 per-query file of ``ir-cwla eval -q --format csv|json|jsonl``. The work is
 :func:`ir_cwla.compare`; :func:`add_comparison_section` puts a comparison in an
-:class:`ir_cwla.app.report.HtmlReport`.
+:class:`ir_cwla.app.report.HtmlReport`. With ``--reproduced`` the runs (or the per-query file)
+given there reproduce the originals, in the same order, and the command prints Breuer et al.'s
+reproducibility measures (:func:`ir_cwla.comparison.reproducibility`) instead.
 """
 from __future__ import annotations
 
@@ -53,6 +57,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--topics", default="strict", choices=("strict", "intersection"),
                    help="systems scored on different topics: an error (strict), or keep the common ones")
+    p.add_argument("--max-trials", type=int, metavar="N",
+                   help="double --trials while a significance decision could flip within its Monte-Carlo error, "
+                        "up to N (the numbers are those of a single run of the final count)")
+    p.add_argument("--max-resamples", type=int, metavar="R",
+                   help="double --resamples while a bootstrap interval's containing 0 could flip within its "
+                        "Monte-Carlo error, up to R")
+    p.add_argument("--reproduced", nargs="+", metavar="RUN | PER_QUERY",
+                   help="reproductions of the runs (in the same order; or, after a per-query file, the reproduction's "
+                        "per-query file): print the reproducibility measures KTU, RBO, RMSE, nRMSE, ER and DRI "
+                        "(Breuer et al. 2020) with bootstrap intervals; ER and DRI against --baseline")
+    p.add_argument("--depth", type=int, default=1000, help="documents KTU and RBO compare (default 1000)")
+    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO's persistence p (default 0.95)")
     p.add_argument("--n-jobs", type=int, help="processes for the randomised parts (default: in-process)")
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     p.add_argument("--out", metavar="REPORT", help="also write an HTML report (tables and a difference figure)")
@@ -101,17 +117,22 @@ def read_inputs(args: argparse.Namespace) -> Any:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ir-cwla compare``: prints the comparison (and writes an HTML report with ``--out``)."""
-    from ir_cwla.analysis import naming
     from ir_cwla.app import report
     from ir_cwla.comparison import compare
 
+    if args.reproduced:
+        return cmd_reproducibility(args)
     if args.out is not None:
         report.check_output(args.out, inputs=args.inputs)
     per_query = read_inputs(args)
     comparison = compare(per_query, baseline=args.baselines, test=args.test, correction=args.correction,
                          family=args.family, alpha=args.alpha, level=args.level, trials=args.trials,
                          resamples=args.resamples, seed=args.seed, topics=args.topics, n_jobs=args.n_jobs,
-                         progress=sys.stderr.isatty())
+                         max_trials=args.max_trials, max_resamples=args.max_resamples, progress=sys.stderr.isatty())
+    note = comparison.describe_monte_carlo()
+    if note:
+        print(f"ir-cwla compare: {note} Pass --max-trials / --max-resamples to add trials until they cannot "
+              "(the rows' significance_could_flip and interval_could_flip say which).", file=sys.stderr)
     if args.format == "csv":
         from ir_cwla.text import csv_safe
 
@@ -121,7 +142,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "latex":
         sys.stdout.write(comparison.to_latex())
     else:
-        table = comparison.table().assign(measure=lambda f: f["measure"].map(naming.label))
+        table = comparison.table()
         print(report.text_table(comparison.marked_means(), precision=4))
         print()
         print(report.text_table(table, precision=4, index=False))
@@ -135,6 +156,48 @@ def cmd_compare(args: argparse.Namespace) -> int:
             add_comparison_section(page, comparison)
             page.write()
         print(f"report: {Path(args.out) / 'index.html'}", file=sys.stderr)
+    return 0
+
+
+def cmd_reproducibility(args: argparse.Namespace) -> int:
+    """``ir-cwla compare ... --reproduced ...``: Breuer et al.'s reproducibility measures with bootstrap intervals."""
+    from ir_cwla.app import report
+    from ir_cwla.comparison import reproducibility
+    from ir_cwla.errors import UsageError
+
+    if args.format not in ("table", "csv"):
+        raise UsageError(f"--reproduced prints a table or csv, not --format {args.format}")
+    if args.baselines is not None and len(args.baselines) > 1:
+        raise UsageError("--reproduced takes one --baseline (the baseline of ER and DRI)")
+    original = read_inputs(args)
+    runs = None
+    if len(args.inputs) == 1:
+        if len(args.reproduced) != 1:
+            raise UsageError("after a per-query file, --reproduced takes the reproduction's per-query file")
+        reproduced = read_inputs(argparse.Namespace(**{**vars(args), "inputs": args.reproduced}))
+    else:
+        from ir_cwla.app.evaluate import unique_run_names
+
+        originals = args.inputs[1:]
+        if len(args.reproduced) != len(originals):
+            raise UsageError(f"--reproduced takes one reproduction per run: {len(originals)} runs, "
+                             f"{len(args.reproduced)} reproductions")
+        names = unique_run_names(originals)                   # a reproduction goes by its original's name
+        reproduced = read_inputs(argparse.Namespace(**{**vars(args), "inputs": [args.inputs[0], *args.reproduced]}))
+        renamed = dict(zip(unique_run_names(args.reproduced), names))
+        reproduced = reproduced.assign(name=reproduced["name"].map(lambda n: renamed.get(n, n)))
+        runs = (dict(zip(names, originals)), dict(zip(names, args.reproduced)))
+    result = reproducibility(original, reproduced, baseline=args.baselines[0] if args.baselines else None,
+                             runs=runs, depth=args.depth, rbo_p=args.rbo_p, level=args.level,
+                             resamples=args.resamples, seed=args.seed, topics=args.topics)
+    if args.format == "csv":
+        from ir_cwla.text import csv_safe
+
+        sys.stdout.write(csv_safe(result.table()).to_csv(index=False))
+    else:
+        print(report.text_table(result.table(), precision=4, index=False))
+        print()
+        print(result.caption())
     return 0
 
 
@@ -165,8 +228,7 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     page.text(comparison.caption(bold=False))
     page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
     rows = comparison.table()
-    page.table(rows.assign(measure=rows["measure"].map(naming.label)),
-               f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
+    page.table(rows, f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
                "p-values", index=False, filename="comparison.csv")
     if len(rows):
         best = comparison.most_significant()

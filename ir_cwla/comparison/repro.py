@@ -10,11 +10,14 @@ them without intervals). For an original run ``o`` and its reproduction ``r`` ov
 - **Order of documents** (needs the runs): *Kendall's tau Union*, ``KTU_t`` -- the documents of
   both top-``k`` lists numbered by their place in the sorted union of the two, and Kendall's
   tau-b (``scipy.stats.kendalltau``) between the two lists of numbers rank by rank, as
-  repro_eval computes it (``k = depth``, 1,000 by default; the two lists must be as long);
+  repro_eval computes it (``k = depth``, 1,000 by default; where the two lists of a topic differ
+  in length both are cut to the shorter, where repro_eval fails; a topic with fewer than two
+  documents in one of them has no KTU and is left out of the mean, with a warning);
   *rank-biased overlap*, ``RBO_t = sum_{d=1..k} p^(d-1) |O_d| / d / sum_{d=1..k} p^(d-1)`` with
   ``O_d`` the documents both have in their top ``d`` (the normalised truncated RBO of Clarke et
   al. 2021 that repro_eval uses; ``p = 0.95``). Both are averaged over topics; 1 is a perfect
-  reproduction.
+  reproduction (RBO normalises over ``depth``: a ranking shorter than ``depth`` stays below 1
+  even against itself, as in repro_eval).
 - **Effectiveness**: ``RMSE = sqrt(mean_t (x_t(o) - x_t(r))^2)`` per measure (0 is perfect), and
   ``nRMSE`` = RMSE over its largest value for the original's scores, ``sqrt(mean_t max(x_t(o),
   1 - x_t(o))^2)`` (for measures in [0, 1], as repro_eval's nRMSE).
@@ -265,13 +268,22 @@ def reproducibility(original: pd.DataFrame, reproduced: pd.DataFrame, baseline: 
             ranked_r = rankings(runs[1][pairs[s]], depth, f"{pairs[s]} (reproduced)")
             for t in common_topics:
                 a, b = ranked_o.get(t, []), ranked_r.get(t, [])
-                records.append({"system": s, "qid": t, "KTU": ktu(a, b), "RBO": rbo(a, b, rbo_p, depth)})
+                k = min(len(a), len(b))
+                tau = ktu(a[:k], b[:k]) if k >= 2 else float("nan")
+                records.append({"system": s, "qid": t, "KTU": tau, "RBO": rbo(a, b, rbo_p, depth)})
         per_topic = pd.DataFrame(records)
         for s in names:
             mine = per_topic[per_topic["system"] == s].set_index("qid").loc[common_topics]
             for statistic in ("KTU", "RBO"):
                 v = mine[statistic].to_numpy(dtype=np.float64)
-                add(statistic, None, s, float(np.mean(v)), resampled_mean(v))
+                valid = ~np.isnan(v)
+                if not valid.all():
+                    warnings.warn(f"{s}: {int((~valid).sum())} topic(s) with fewer than 2 documents in the original "
+                                  f"or the reproduction have no {statistic}; its mean is over the other "
+                                  f"{int(valid.sum())}", UndefinedStatisticWarning, stacklevel=_caller_level())
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    samples = (weights @ np.where(valid, v, 0.0)) / (weights @ valid.astype(np.float64))
+                add(statistic, None, s, float(np.mean(v[valid])) if valid.any() else float("nan"), samples)
 
     sq = (x_o - x_r) ** 2                                            # (M, T, S)
     mean_sq = resampled_mean(sq.transpose(1, 0, 2))                  # (R, M, S)
