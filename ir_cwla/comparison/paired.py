@@ -6,5 +6,6 @@ new code imports :mod:`ir_cwla.analysis.paired`.
 import sys
 
 from ir_cwla.analysis import paired as _moved
+from ir_cwla.analysis.paired import *  # noqa: F403 (the names, for type checkers)
 
 sys.modules[__name__] = _moved

@@ -297,22 +297,22 @@ def reproducibility(original: pd.DataFrame, reproduced: pd.DataFrame, baseline: 
                 add("nRMSE", m, s, rmse / float(np.sqrt(worst[k, :, j].mean())),
                     np.sqrt(mean_sq[:, k, j]) / np.sqrt(mean_worst[:, k, j]))
     if baseline is not None:
-        b = names.index(baseline)
+        base = names.index(baseline)
         means_o = resampled_mean(x_o.transpose(1, 0, 2))             # (R, M, S)
         means_r = resampled_mean(x_r.transpose(1, 0, 2))
         for k, m in enumerate(wanted):
             for j, s in enumerate(names):
-                if j == b:
+                if j == base:
                     continue
-                gain_o = x_o[k, :, j].mean() - x_o[k, :, b].mean()
-                gain_r = x_r[k, :, j].mean() - x_r[k, :, b].mean()
+                gain_o = x_o[k, :, j].mean() - x_o[k, :, base].mean()
+                gain_r = x_r[k, :, j].mean() - x_r[k, :, base].mean()
                 with np.errstate(divide="ignore", invalid="ignore"):
                     er = gain_r / gain_o
-                    er_samples = (means_r[:, k, j] - means_r[:, k, b]) / (means_o[:, k, j] - means_o[:, k, b])
-                    dri = gain_o / x_o[k, :, b].mean() - gain_r / x_r[k, :, b].mean()
-                    dri_samples = ((means_o[:, k, j] - means_o[:, k, b]) / means_o[:, k, b]
-                                   - (means_r[:, k, j] - means_r[:, k, b]) / means_r[:, k, b])
-                if gain_o == 0 or x_o[k, :, b].mean() == 0 or x_r[k, :, b].mean() == 0:
+                    er_samples = (means_r[:, k, j] - means_r[:, k, base]) / (means_o[:, k, j] - means_o[:, k, base])
+                    dri = gain_o / x_o[k, :, base].mean() - gain_r / x_r[k, :, base].mean()
+                    dri_samples = ((means_o[:, k, j] - means_o[:, k, base]) / means_o[:, k, base]
+                                   - (means_r[:, k, j] - means_r[:, k, base]) / means_r[:, k, base])
+                if gain_o == 0 or x_o[k, :, base].mean() == 0 or x_r[k, :, base].mean() == 0:
                     warnings.warn(f"{naming.label(m)}: {s} vs {baseline}: the original improvement or a baseline "
                                   "mean is 0, so ER or DRI is undefined (inf or NaN)", UndefinedStatisticWarning,
                                   stacklevel=_caller_level())

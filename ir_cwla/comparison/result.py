@@ -182,18 +182,22 @@ class Comparison:
             return "the test's own adjustment over all pairs of each measure"
         return CORRECTION_NAMES[self.correction].format(trials=self.trials)
 
-    def describe_monte_carlo(self) -> str:
-        """What the Monte-Carlo error leaves open, in a sentence ('' when nothing could flip)."""
+    def describe_monte_carlo(self, intervals: bool = True) -> str:
+        """What the Monte-Carlo error leaves open, in a sentence ('' when nothing could flip).
+
+        The significance decisions that could flip, and with ``intervals`` the bootstrap intervals
+        whose containing 0 could (the captions, whose tables show no interval, leave them out).
+        """
         rows = self.pairs
         flips = int(rows["significance_could_flip"].sum())
-        intervals = int(rows["interval_could_flip"].sum())
-        if not flips and not intervals:
+        n_intervals = int(rows["interval_could_flip"].sum()) if intervals else 0
+        if not flips and not n_intervals:
             return ""
         parts = []
         if flips:
             parts.append(f"{flips} significance decision{'s' if flips != 1 else ''} ({self.trials:,} trials)")
-        if intervals:
-            parts.append(f"{intervals} bootstrap interval{'s' if intervals != 1 else ''} containing 0 or not "
+        if n_intervals:
+            parts.append(f"{n_intervals} bootstrap interval{'s' if n_intervals != 1 else ''} containing 0 or not "
                          f"({self.resamples:,} resamples)")
         return (f"Within {pvalues.FLIP_Z:g} Monte-Carlo standard deviations, {' and '.join(parts)} could flip "
                 "with another seed.")
@@ -209,7 +213,7 @@ class Comparison:
                  "superscript letters name the systems a score is significantly better than")
         best = "; the best of each measure in bold" if bold else ""
         test = self.describe_test()
-        monte_carlo = self.describe_monte_carlo()
+        monte_carlo = self.describe_monte_carlo(intervals=False)
         return (f"Mean scores over {self.n_topics} topics{best}. "
                 f"{test[0].upper() + test[1:]}, two-sided, with {self.describe_correction()}; "
                 f"family of hypotheses: {self.family}. {marks[0].upper() + marks[1:]} "

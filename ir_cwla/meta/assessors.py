@@ -82,6 +82,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import montecarlo, naming, streams, tukey
 from ir_cwla.analysis.executors import get_executor
 from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import (
@@ -93,17 +94,7 @@ from ir_cwla.errors import (
     UndefinedStatisticWarning,
 )
 from ir_cwla.io import check_grades_for_backends
-from ir_cwla.meta import (
-    agreement,
-    criteria,
-    kendall,
-    montecarlo,
-    naming,
-    rescoring,
-    robustness,
-    streams,
-    tukey,
-)
+from ir_cwla.meta import agreement, criteria, kendall, rescoring, robustness
 from ir_cwla.meta.consistency import split_matrix
 from ir_cwla.meta.evaluation import Runs, as_measures, read_qrels
 from ir_cwla.meta.labels import as_qrels_mapping, qrels_name

@@ -6,5 +6,6 @@ module settings set through either path are the same; new code imports :mod:`ir_
 import sys
 
 from ir_cwla.analysis import tukey as _moved
+from ir_cwla.analysis.tukey import *  # noqa: F403 (the names, for type checkers)
 
 sys.modules[__name__] = _moved
