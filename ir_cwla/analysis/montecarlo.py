@@ -113,7 +113,7 @@ class Task:
         """``(size, generator)`` of every chunk, in order, for tasks that start at a chunk's beginning."""
         for index, skip, size in self.chunks:
             if skip:
-                raise ValueError("a task that starts inside a chunk draws through draws(), not rngs()")
+                raise ParameterError("a task that starts inside a chunk draws through draws(), not rngs()")
             yield size, streams.chunk_rng(self.seed, self.stream, index)
 
 

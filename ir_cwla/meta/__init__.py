@@ -50,6 +50,10 @@ from ir_cwla.analysis.frame import ScoreCube, to_cube
 from ir_cwla.analysis.naming import browsing_model, label
 from ir_cwla.analysis.pairwise import paired_randomisation_test, paired_t_test
 from ir_cwla.analysis.tukey import randomised_tukey_hsd
+
+# the modules that moved to ir_cwla.analysis (issue 29) stay attributes of this package under their old
+# names (``meta.naming``, ``meta.streams``, ...): their old modules name the same module objects
+from ir_cwla.meta import anova, executors, frame, montecarlo, naming, pairwise, streams, tukey  # noqa: F401
 from ir_cwla.meta.agreement import rbo, tau_ap
 from ir_cwla.meta.assessors import AssessorVariation, assessor_variation
 from ir_cwla.meta.consensus import combine_qrels
