@@ -372,3 +372,28 @@ def test_the_monte_carlo_error_is_reported_and_stated():
     if len(unstable):
         assert "could flip" in cmp.caption()
     assert pvalues.monte_carlo_p(np.array([0]), 99)[0] == 0.01
+
+
+@pytest.mark.realdata
+def test_one_way_tukey_hsd_is_ranx_and_scipy_on_dl19(dl19_dir):
+    """DL19 nDCG@10 of 12 runs: the one-way test gives ranx's 'tukey' p-values (scipy.stats.tukey_hsd)."""
+    import ir_measures
+    from ranx.statistical_tests import tukey_hsd_test
+    from scipy import stats
+
+    per_query = meta.evaluate(dl19_dir / "runs", dl19_dir / "qrels.dl19-passage.txt", [ir_measures.nDCG @ 10],
+                              progress=False)
+    keep = sorted(per_query["name"].unique())[:12]
+    per_query = per_query[per_query["name"].isin(keep)]
+    matrix = meta.to_cube(per_query).matrix("nDCG@10")
+    table = ir_cwla.compare(per_query, test="tukey-hsd-one-way", resamples=100).table()
+    by_ranx = {(r["control"], r["treatment"]): r["p-value"]
+               for r in tukey_hsd_test(keep, [matrix[:, j] for j in range(len(keep))], 0.05)}
+    scipy_p = stats.tukey_hsd(*[matrix[:, j] for j in range(len(keep))]).pvalue
+    for r in table.itertuples():
+        i, j = keep.index(r.system_a), keep.index(r.system_b)
+        assert r.p_value == pytest.approx(by_ranx[(r.system_a, r.system_b)], rel=1e-9, abs=1e-12)
+        assert r.p_value == pytest.approx(scipy_p[i, j], rel=1e-9, abs=1e-12)
+    two_way = ir_cwla.compare(per_query, test="tukey-hsd", resamples=100).table()
+    # by design not the same test: the two-way test takes the topic variance out
+    assert (two_way["p_value"] < 0.05).sum() > (table["p_value"] < 0.05).sum()
