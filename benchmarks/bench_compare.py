@@ -12,7 +12,7 @@
    39-measure time is scaled from them (``--ranx-measures 39`` runs them all, about 30 min on
    2 cores). Target: at least 20x. The Fisher p-values agree within Monte-Carlo error except where
    a measure's discreteness makes permuted differences equal the observed one in real
-   arithmetic: ir_cwla counts those trials (tolerance 1e-12, :mod:`ir_cwla.meta.tukey`), ranx's
+   arithmetic: ir_cwla counts those trials (tolerance 1e-12, :mod:`ir_cwla.analysis.tukey`), ranx's
    float comparison drops those that rounding puts below it (on DL19's P_ERG@10, p_bert vs
    p_exp_rm3_bert: every sign flip reaches the observed |difference| of 1/1290, so p = 1; ranx
    gives 0.857): the "largest gap" printed.

@@ -56,10 +56,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ir_cwla import CWLA, canonical, io, meta, parse_measure, parse_measures, table1  # noqa: E402
+from ir_cwla.analysis.frame import resolve_groups  # noqa: E402
 from ir_cwla.errors import IrCwlaError  # noqa: E402
 from ir_cwla.meta import criteria, naming, robustness, streams, tables  # noqa: E402
 from ir_cwla.meta.evaluation import as_run_mapping  # noqa: E402
-from ir_cwla.meta.frame import resolve_groups  # noqa: E402
 from ir_cwla.meta.kendall import tau_b_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -105,7 +105,7 @@ finally:
     if _COLLECTING:
         _gc.enable()
 
-_SUBPACKAGES = ("meta", "leaderboard", "datasets", "comparison", "app")
+_SUBPACKAGES = ("analysis", "meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 #: Names of the engine whose modules score data: imported on first use
 _LAZY = {"scoring": ("ir_cwla.scoring", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
@@ -124,8 +124,8 @@ def __getattr__(name: str):
         return loaded if attr is None else getattr(loaded, attr)
     if name in _SUBPACKAGES:
         return importlib.import_module(f"ir_cwla.{name}")
-    if name == "compare":          # the function of the comparison room
-        return importlib.import_module("ir_cwla.comparison").compare
+    if name in ("compare", "reproducibility"):          # the functions of the comparison room
+        return getattr(importlib.import_module("ir_cwla.comparison"), name)
     if name in _APP_MODULES:
         return importlib.import_module(f"ir_cwla.app.{name}")
     if f"ir_cwla.{name}" in _facade.MOVED:     # a module of before the rooms: its deprecated stand-in
@@ -140,7 +140,7 @@ __all__ = [
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
     "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring", "provider",
     "meta", "leaderboard", "datasets",
-    "comparison", "compare", "app", "allow_cost_files",
+    "analysis", "comparison", "compare", "reproducibility", "app", "allow_cost_files",
     "__version__",
     # ir_cwla.errors
     "IrCwlaError", "InputError", "CostError", "MeasureError", "MeasureSyntaxError", "RegistrationError",

@@ -10,6 +10,7 @@ import shlex
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -118,3 +119,51 @@ def test_standard_input(files, expected):
     want = expected.sort_values(["measure", "system"], kind="stable").reset_index(drop=True)
     cols = ["measure", "baseline", "system", "delta", "p_value", "p_adjusted", "wins", "ties", "losses"]
     pd.testing.assert_frame_equal(got[cols], want[cols], check_exact=False, rtol=1e-12, check_dtype=False)
+
+
+def test_reproducibility_measures_of_reproduced_runs(capsys, files):
+    """--reproduced: the reproductions of the runs, in order; a reproduction that is the original is perfect."""
+    qrels, runs = files
+    code, out, err = _main(capsys, "compare", qrels, runs[0], runs[1], "--reproduced", runs[0], runs[1],
+                           "-m", *MEASURES, "--baseline", "graded", "--resamples", 100, "--format", "csv")
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out))
+    assert set(table["statistic"]) == {"KTU", "RBO", "RMSE", "nRMSE", "ER", "DRI"}
+    exact = table[table["statistic"] != "RBO"]
+    assert (exact["value"] - exact["perfect"]).abs().max() < 1e-12
+    # RBO normalises over depth (repro_eval's definition): a ranking shorter than depth never reaches 1, even itself
+    rbo = table[table["statistic"] == "RBO"]
+    assert ((rbo["value"] > 0) & (rbo["value"] <= 1)).all()
+    # the reproductions swapped: what the API computes from the two per-query frames and the runs
+    code, out, err = _main(capsys, "compare", qrels, runs[0], runs[1], "--reproduced", runs[1], runs[0],
+                           "-m", *MEASURES, "--baseline", "graded", "--resamples", 100, "--format", "csv")
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    measures = ir_cwla.parse_measures(MEASURES)
+    names = [meta.run_name(p) for p in runs[:2]]
+    original = meta.evaluate(dict(zip(names, runs[:2])), qrels, measures, progress=False, missing_topics="ignore")
+    swapped = meta.evaluate(dict(zip(names, runs[1::-1])), qrels, measures, progress=False, missing_topics="ignore")
+    with pytest.warns(ir_cwla.UndefinedStatisticWarning, match="have no KTU"):   # topics one of the runs lacks
+        want = ir_cwla.reproducibility(original, swapped, baseline="graded", resamples=100,
+                                       runs=(dict(zip(names, runs[:2])), dict(zip(names, runs[1::-1])))).table()
+    assert "have no KTU" in err
+    np.testing.assert_allclose(got["value"], want["value"], rtol=1e-12)
+    assert (got["value"] != got["perfect"]).any()
+    code, out, err = _main(capsys, "compare", qrels, runs[0], runs[1], "--reproduced", runs[0], "-m", "nDCG@10")
+    assert code == 1 and "one reproduction per run" in err
+
+
+def test_max_trials_on_the_command_line(capsys, files):
+    qrels, runs = files
+    base = ["compare", qrels, *runs, "-m", *MEASURES, "--test", "randomisation", "--resamples", 100,
+            "--format", "csv", "--trials", 100]
+    code, out, err = _main(capsys, *base)
+    assert code == 0, err
+    first = pd.read_csv(io.StringIO(out))
+    if first["significance_could_flip"].any():
+        assert "could flip" in err and "--max-trials" in err
+    code, out, err = _main(capsys, *base, "--max-trials", 1600)
+    assert code == 0, err
+    grown = pd.read_csv(io.StringIO(out))
+    assert len(grown) == len(first) and (grown["p_value_mc_sd"] <= first["p_value_mc_sd"] + 1e-12).all() or \
+        not first["significance_could_flip"].any()

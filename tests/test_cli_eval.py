@@ -410,8 +410,8 @@ def test_run_tags_that_print_alike_are_refused():
 # ------------------------------------------------------------------------- issue 19: small defects
 
 def test_judged_given_twice_is_printed_once_and_reads_back(capsys, small):
+    from ir_cwla.analysis.frame import to_cube
     from ir_cwla.app.evaluate import read_per_query
-    from ir_cwla.meta.frame import to_cube
 
     code, out, err = _main(capsys, "eval", small["qrels"], small["full"], "-m", "P@1", "--judged", "1",
                            "--judged", "1", "--judged", "2", "-q", "--format", "csv")

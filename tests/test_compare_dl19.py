@@ -17,10 +17,9 @@ from scipy import stats
 
 import ir_cwla
 from ir_cwla import meta
-from ir_cwla.comparison import paired
+from ir_cwla.analysis import anova, paired, streams
+from ir_cwla.analysis.frame import to_cube
 from ir_cwla.errors import UndefinedStatisticWarning
-from ir_cwla.meta import anova, streams
-from ir_cwla.meta.frame import to_cube
 
 BASELINE = "bm25base_p"
 
@@ -31,7 +30,9 @@ def dl19(dl19_dir) -> pd.DataFrame:
     import ir_measures
 
     measures = list(ir_cwla.canonical()[:2]) + [ir_measures.nDCG @ 10]
-    return meta.evaluate(dl19_dir / "runs", dl19_dir / "qrels.dl19-passage.txt", measures, progress=False)
+    frame = meta.evaluate(dl19_dir / "runs", dl19_dir / "qrels.dl19-passage.txt", measures, progress=False)
+    # compare's tables name measures by their short labels (as the command line does): a column to find them by
+    return frame.assign(label=frame["measure"].map(meta.label))
 
 
 def quiet(fn, *args, **kwargs):
@@ -41,7 +42,9 @@ def quiet(fn, *args, **kwargs):
 
 
 def scores(per_query: pd.DataFrame, measure: str, system: str) -> np.ndarray:
-    rows = per_query[(per_query["measure"] == measure) & (per_query["name"] == system)].sort_values("qid")
+    """One system's scores by topic under a measure (its name or its label)."""
+    which = (per_query["measure"] == measure) | (per_query["label"] == measure)
+    rows = per_query[which & (per_query["name"] == system)].sort_values("qid")
     return rows["value"].to_numpy()
 
 
@@ -138,7 +141,7 @@ def test_tukey_tests(dl19):
     rand = quiet(ir_cwla.compare, one, test="tukey", trials=2000, resamples=100).table()
     ref = meta.randomised_tukey_hsd(matrix, trials=2000, seed=0)
     for r in rand.itertuples():
-        assert r.p_adjusted == r.p_value == ref[systems.index(r.baseline), systems.index(r.system)]
+        assert r.p_adjusted == r.p_value == ref[systems.index(r.system_a), systems.index(r.system_b)]
     # classical Tukey HSD after the two-way ANOVA without replication, on 8 systems (the studentized
     # range distribution is slow to integrate)
     few = one[one["name"].isin(systems[:8])]
@@ -149,10 +152,10 @@ def test_tukey_tests(dl19):
     n = few["qid"].nunique()
     assert anova.residual_variance(to_cube(few).matrix(measure)) == pytest.approx((ms_e, df_e), rel=1e-10)
     for r in hsd.itertuples():
-        q = abs(r.mean_system - r.mean_baseline) / math.sqrt(ms_e / n)
+        q = abs(r.mean_b - r.mean_a) / math.sqrt(ms_e / n)
         assert r.statistic == pytest.approx(q, rel=1e-10)
         assert r.p_value == pytest.approx(stats.studentized_range.sf(q, 8, df_e), rel=1e-6, abs=1e-12)
-        es = (r.mean_system - r.mean_baseline) / math.sqrt(ms_e)
+        es = (r.mean_b - r.mean_a) / math.sqrt(ms_e)
         assert r.es_e2 == pytest.approx(es, rel=1e-10)
 
 
@@ -199,7 +202,7 @@ def test_sakai_bootstrap_test_is_its_definition(dl19):
             sd = sample.std(ddof=1)
             t = abs(sample.mean()) / (sd / math.sqrt(43)) if sd > 0 else (0.0 if sample.mean() == 0 else np.inf)
             hits += t >= t_obs * (1 - 1e-9)
-        assert r.p_value == hits / 600
+        assert r.p_value == (hits + 1) / 601                 # Phipson & Smyth: the observed sample is one of 601
 
 
 def _slow_maxt(values, pairs, trials, seed, step_down):
@@ -208,7 +211,7 @@ def _slow_maxt(values, pairs, trials, seed, step_down):
     Permute every topic's systems (the streams recipe), paired t statistics by scipy, the
     maximum over the family (or over the hypotheses not yet rejected).
     """
-    from ir_cwla.comparison.paired import MAXT_STREAM
+    from ir_cwla.analysis.paired import MAXT_STREAM
 
     n_m, n_t, n_s = values.shape
     hyps = [(m, a, b) for m in range(n_m) for a, b in pairs]
@@ -225,14 +228,17 @@ def _slow_maxt(values, pairs, trials, seed, step_down):
                 row.append(abs(stats.ttest_rel(x[:, b], x[:, a]).statistic))
             perm_stats.append(row)
     perm_stats = np.array(perm_stats)
+    def p(hits):
+        return (hits.sum() + 1) / (len(hits) + 1)                   # Phipson & Smyth
+
     if not step_down:
-        return np.array([(perm_stats.max(axis=1) >= t * (1 - 1e-9)).mean() for t in observed])
+        return np.array([p(perm_stats.max(axis=1) >= t * (1 - 1e-9)) for t in observed])
     order = np.argsort(-observed, kind="stable")
     out = np.empty(len(hyps))
     running = 0.0
     for j, h in enumerate(order):
         rest = order[j:]
-        pj = (perm_stats[:, rest].max(axis=1) >= observed[h] * (1 - 1e-9)).mean()
+        pj = p(perm_stats[:, rest].max(axis=1) >= observed[h] * (1 - 1e-9))
         running = max(running, pj)
         out[h] = running
     return out
@@ -250,7 +256,8 @@ def test_maxt_is_its_definition(dl19, correction):
     pairs = [(b, j) for j in range(len(names)) if j != b]
     ref = _slow_maxt(cube.values, pairs, 300, 5, correction == "maxt-stepdown")
     got = cmp.table()
-    expected = {(m, names[j]): p for (m, (_, j)), p in zip([(m, pr) for m in cube.measures for pr in pairs], ref)}
+    expected = {(meta.label(m), names[j]): p for (m, (_, j)), p in zip([(m, pr) for m in cube.measures for pr in pairs],
+                                                                        ref)}
     for r in got.itertuples():
         assert r.p_adjusted == pytest.approx(expected[(r.measure, r.system)], abs=1e-12)
     assert (got["p_adjusted"] >= got["p_value"] - 0.05).all()       # adjusting raises p (up to MC error)

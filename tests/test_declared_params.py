@@ -74,11 +74,11 @@ def test_the_declaration_defines_default_validation_spelling_and_short_name(regi
         CWLA(C="Half", q=1.5).validate_params()
     with pytest.raises(MeasureError, match=r"q=0.3 has no effect with C='RBP' and A='ERG' \(their parameters: p\)"):
         CWLA(C="RBP", q=0.3).validate_params()
-    assert ir_cwla.meta.naming.browsing_model(str(m)) == "Half(q=0.3)@10"
+    assert ir_cwla.analysis.naming.browsing_model(str(m)) == "Half(q=0.3)@10"
 
 
 def test_a_name_parsed_before_the_registration_is_known_after_it():
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
 
     name = "Half(q=0.3)_ERG@10"
     assert naming.parse(name) is None                      # cached as no measure

@@ -137,7 +137,7 @@ def test_comparison_section_is_the_stated_design(demo):
     for k, key in enumerate(keys):
         running = max(running, min(1.0, (len(keys) - k) * raw[key]))
         holm[key] = running
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
 
     for row in table.itertuples():
         key = next(m for m in measures if naming.label(m) == naming.label(row.measure))

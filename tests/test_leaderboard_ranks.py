@@ -52,8 +52,8 @@ def board_of(published: pd.DataFrame, per_query=None) -> lb.Leaderboard:
 
 def by_definition(published: pd.DataFrame, scores: pd.DataFrame, resamples: int, seed: int, level: float = 0.95):
     """The rank intervals written out: the documented resamples, lb.dynascore on each, min ranks, quantiles."""
-    from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM
-    from ir_cwla.meta import streams
+    from ir_cwla.analysis import streams
+    from ir_cwla.analysis.paired import BOOTSTRAP_INTERVAL_STREAM
 
     matrix = scores.pivot(index="qid", columns="name", values="value").sort_index()
     n = len(matrix)
@@ -348,8 +348,8 @@ def test_resamples_without_a_dynascore_are_left_out_and_said(published, scores):
     assert 50 < left_out < 200                                  # (59/60)^60 = 37% of them miss the topic
     assert tables[0].notes[1] == (f"{left_out} of 300 resamples left out: on them a weighted metric differs only "
                                   "between systems whose resampled accuracies are equal, so no Dynascore is defined.")
-    from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM
-    from ir_cwla.meta import streams
+    from ir_cwla.analysis import streams
+    from ir_cwla.analysis.paired import BOOTSTRAP_INTERVAL_STREAM
 
     matrix = both.pivot(index="qid", columns="name", values="value").sort_index()
     draws = np.concatenate([streams.chunk_rng(1, BOOTSTRAP_INTERVAL_STREAM, i).integers(0, 60, size=(s, 60))

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from ir_cwla import meta
-from ir_cwla.meta import streams
+from ir_cwla.analysis import streams
 
 matplotlib.use("Agg")
 
@@ -133,8 +133,15 @@ def test_discriminative_power_other_tests_match_their_kernels(synthetic):
     np.testing.assert_array_equal(rand.p_values("noisy").to_numpy(),
                                   meta.paired_randomisation_test(synthetic["noisy"], trials=300, seed=1))
     np.testing.assert_allclose(ttest.p_values("noisy").to_numpy(), meta.paired_t_test(synthetic["noisy"]))
-    with pytest.raises(ValueError, match="test must be one of"):
-        meta.discriminative_power(df, test="wilcoxon")
+    assert ttest.test == "t" and rand.test == "randomisation"         # one spelling of each test: the registry's
+    # every test of the registry is one; Wilcoxon's p-values are scipy's, pair by pair
+    from scipy import stats
+
+    wil = meta.discriminative_power(df, test="wilcoxon", progress=False).p_values("noisy").to_numpy()
+    x = synthetic["noisy"]
+    assert wil[0, 1] == pytest.approx(stats.wilcoxon(x[:, 0] - x[:, 1]).pvalue, rel=1e-12)
+    with pytest.raises(ValueError, match="unknown test 'anova': valid ones are t, wilcoxon, sign, randomisation, bootstrap, randomised-tukey-hsd"):
+        meta.discriminative_power(df, test="anova")
 
 
 def test_discriminative_power_is_independent_of_the_other_measures(synthetic):

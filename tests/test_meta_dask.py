@@ -135,7 +135,7 @@ def test_sweep_on_dask_matches_in_process(dl19, dask_client, dl19_qrels_path, dl
 def test_scattered_data_lost_with_its_workers_is_scattered_again():
     """Every worker holding ``shared`` dies mid-map: it is scattered again, and every task still returns once."""
     distributed = pytest.importorskip("distributed")
-    from ir_cwla.meta.executors import Dask
+    from ir_cwla.analysis.executors import Dask
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:

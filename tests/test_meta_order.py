@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ir_cwla import CWLA, meta
-from ir_cwla.meta import streams
+from ir_cwla.analysis import streams
 from ir_cwla.meta.consistency import family_tests
 
 from .test_meta_sweep import toy

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ir_cwla import meta, table1
-from ir_cwla.meta import executors, montecarlo, pairwise, streams, tukey
+from ir_cwla.analysis import executors, montecarlo, pairwise, streams, tukey
 from ir_cwla.meta.consistency import SPLIT_CHUNK, random_halves, split_taus
 
 from .test_meta_analyses import frame_from
@@ -58,7 +58,7 @@ def kept_p_values_from_ranges(matrix, ranges):
     diffs = np.abs(means[:, None] - means[None, :])
     ordered = np.sort(ranges)
     below = np.searchsorted(ordered, diffs - tukey.tolerance(matrix), side="left")
-    return (ordered.size - below) / ordered.size
+    return (ordered.size - below + 1) / (ordered.size + 1)
 
 
 def kept_tukey(stack, trials, seed):
@@ -75,7 +75,7 @@ def kept_randomisation(x, trials, seed):
     for i, size in enumerate(streams.chunk_sizes(trials)):
         signs = pairwise.sign_flips(streams.chunk_rng(seed, streams.PERMUTATION_STREAM, i), (size, len(x)))
         counts = counts + (pairwise.flipped_means(diffs, signs) >= observed - tukey.tolerance(diffs)).sum(axis=0)
-    return pairwise.to_square(np.asarray(counts) / trials, x.shape[1])
+    return pairwise.to_square((np.asarray(counts) + 1) / (trials + 1), x.shape[1])
 
 
 def kept_split_taus(values, trials, seed, chunk):
@@ -209,10 +209,10 @@ def test_dl19_at_2000_trials_equals_the_kept_code(dl19_qrels_path, dl19_run_path
 def test_plan_covers_every_chunk_and_item_once(trials, chunk, n_items, parallelism):
     tasks = montecarlo.plan(0, streams.PERMUTATION_STREAM, trials, chunk, n_items, parallelism)
     sizes = streams.chunk_sizes(trials, chunk)
-    cells = sorted((i, c) for task in tasks for i in task.items for c in task.chunks)
+    cells = sorted((i, (c, n)) for task in tasks for i in task.items for c, _, n in task.chunks)
     assert cells == sorted(itertools.product(range(n_items), enumerate(sizes)))
     assert all(len(task.chunks) <= montecarlo.MAX_CHUNKS_PER_TASK for task in tasks)
-    assert all(task.trials == sum(n for _, n in task.chunks) for task in tasks)
+    assert all(task.trials == sum(n for _, _, n in task.chunks) for task in tasks)
     if len(sizes) >= montecarlo.TASKS_PER_WORKER * parallelism:
         assert len({task.chunks for task in tasks}) >= montecarlo.TASKS_PER_WORKER * parallelism
 
@@ -272,7 +272,7 @@ def test_a_long_run_is_announced_once_with_its_estimate(stack, monkeypatch):
         meta.discriminative_power(frame, trials=3000, seed=0, progress=False)
     assert len(record) == 1
     message = str(record[0].message)
-    assert message.startswith("Tukey HSD: 3,000 trials will take about ") and "n_jobs=" in message
+    assert message.startswith("randomised Tukey HSD: 3,000 trials will take about ") and "n_jobs=" in message
     assert record[0].filename == __file__                             # points at the user's call
     with pytest.warns(montecarlo.LongRunWarning) as record:
         meta.consistency(frame, trials=300, test_trials=500, seed=0, progress=False)
@@ -347,4 +347,4 @@ def test_shuffled_consumption_of_counts_is_exact():
     rng = np.random.default_rng(2)
     for _ in range(3):
         total = sum(parts[i] for i in rng.permutation(len(parts)))
-        assert (pairwise.to_square(total[0] / 5000, 6) == reference).all()
+        assert (pairwise.to_square((total[0] + 1) / 5001, 6) == reference).all()

@@ -73,8 +73,8 @@ def test_meta_report_starts_with_the_best_measure_of_each_family(meta_report, br
     """The first section: per family and criterion the best measure, as the criteria's CSV files give it."""
     import numpy as np
 
+    from ir_cwla.analysis import naming
     from ir_cwla.app.report import SUMMARY_TITLE
-    from ir_cwla.meta import naming
 
     tables = check_report(browser, meta_report / "index.html", "meta-summary", artifacts, section=SUMMARY_TITLE)
     sources = (("consistency.csv", "mean_tau", True, "consistency"),

@@ -308,7 +308,7 @@ def test_import_and_scoring_raise_no_warning_of_numpy_or_pandas():
 
 
 def test_a_variance_beyond_a_float_is_a_clear_error_not_an_overflow_warning():
-    from ir_cwla.meta.anova import residual_variance
+    from ir_cwla.analysis.anova import residual_variance
 
     rng = np.random.default_rng(0)
     x = rng.random((6, 4))
@@ -337,7 +337,7 @@ def small_frame():
 
 
 def test_consistency_refuses_trials_whose_taus_would_not_fit_saying_how_many_would(small_frame):
-    from ir_cwla.meta import montecarlo
+    from ir_cwla.analysis import montecarlo
 
     with pytest.raises(ParameterError, match=r"consistency: 1,000,000,000,000 trials would keep about 65.5 TiB of "
                                              r"taus .* pass at most 29,826,161 trials"):
@@ -348,7 +348,7 @@ def test_consistency_refuses_trials_whose_taus_would_not_fit_saying_how_many_wou
 
 
 def test_the_memory_limit_is_a_setting(small_frame, monkeypatch):
-    from ir_cwla.meta import montecarlo
+    from ir_cwla.analysis import montecarlo
 
     monkeypatch.setattr(montecarlo, "MAX_RESULT_BYTES", 3 * 8 * 3 * 50)
     meta.consistency(small_frame, trials=50, test_trials=10, progress=False)
@@ -357,7 +357,7 @@ def test_the_memory_limit_is_a_setting(small_frame, monkeypatch):
 
 
 def test_incompleteness_refuses_too_many_trials_and_estimates_its_time(monkeypatch):
-    from ir_cwla.meta import montecarlo
+    from ir_cwla.analysis import montecarlo
 
     coll = synthetic.make_collection(n_topics=8, max_depth=30)
     runs = {k: coll.runs[k] for k in ("graded", "ties", "short")}

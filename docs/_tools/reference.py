@@ -10,7 +10,8 @@ checks every registered model, aggregation, parameter, criterion and option agai
 output). Nothing here lists a model, an option or a criterion by hand.
 
 Directives: ``measure-params``, ``browsing-models``, ``aggregations``, ``measure-names``,
-``criteria``, ``criterion NAME``, ``compare-options``, ``cli-reference``, ``cwl-metrics``.
+``criteria``, ``criterion NAME``, ``compare-options``, ``statistical-tests``, ``cli-reference``,
+``cwl-metrics``.
 """
 from __future__ import annotations
 
@@ -188,6 +189,7 @@ def criterion(name: str) -> str:
 
 def compare_options() -> str:
     """The tests, corrections and families ``ir_cwla.compare`` accepts, with their aliases."""
+    from ir_cwla.analysis import significance
     from ir_cwla.comparison import api
 
     def aliases(table: dict, name: str) -> str:
@@ -195,10 +197,23 @@ def compare_options() -> str:
         return f" (also {', '.join(f'`{a}`' for a in other)})" if other else ""
 
     rows = ["| option | accepted values |", "|---|---|",
-            "| `test=` / `--test` | " + ", ".join(f"`{t}`{aliases(api.TEST_ALIASES, t)}" for t in api.TESTS) + " |",
+            "| `test=` / `--test` | " + ", ".join(f"`{t}`{aliases(significance.aliases(), t)}" for t in api.tests())
+            + " (and a function `fn(x, y) -> (statistic, p_value)`) |",
             "| `correction=` / `--correction` | " + ", ".join(f"`{c}`{aliases(api.CORRECTION_ALIASES, c)}"
                                                              for c in api.CORRECTIONS) + " |",
             "| `family=` / `--family` | " + ", ".join(f"`{f}`" for f in api.FAMILIES) + " |"]
+    return "\n".join(rows)
+
+
+def statistical_tests() -> str:
+    """The registered statistical tests: name and aliases, label, kind, randomised, and what each computes."""
+    from ir_cwla.analysis import significance
+
+    rows = ["| `test=` / `--test` | label in tables | kind | randomised | what it computes |", "|---|---|---|---|---|"]
+    for name, test in significance.TESTS.items():
+        also = f" (also {', '.join(_code(a) for a in test.aliases)})" if test.aliases else ""
+        rows.append(f"| {_code(name)}{also} | {_cell(test.label)} | {test.kind} | {'yes' if test.randomised else 'no'} "
+                    f"| {_cell(_doc(test.doc))} |")
     return "\n".join(rows)
 
 
@@ -321,6 +336,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "criterion": criterion,
     "cli-reference": cli_reference,
     "compare-options": compare_options,
+    "statistical-tests": statistical_tests,
     "cwl-metrics": cwl_metrics,
 }
 

@@ -121,7 +121,7 @@ def _plot_effectiveness(means: pd.DataFrame, columns: list[str]) -> Any:
     import matplotlib.pyplot as plt
 
     from ir_cwla._text import plain
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
     from ir_cwla.meta.plots import AGGREGATION_STYLES
 
     order = means[columns[0]].sort_values().index
@@ -187,10 +187,10 @@ def _check_arguments(out: Path, systems: Optional[Sequence[str]], trials: int, t
 
     from ir_cwla import leaderboard as lb
     from ir_cwla._text import shown
+    from ir_cwla.analysis.frame import check_alpha
+    from ir_cwla.analysis.streams import check_trials
     from ir_cwla.app import report
     from ir_cwla.app import systems as catalogue
-    from ir_cwla.meta.frame import check_alpha
-    from ir_cwla.meta.streams import check_trials
 
     spec_table = catalogue.systems_table(systems)           # unknown names fail here
     if len(spec_table) < 2:

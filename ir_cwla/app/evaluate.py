@@ -307,9 +307,9 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     """
     import pandas as pd
 
+    from ir_cwla.analysis.executors import get_executor
     from ir_cwla.io import Shards
     from ir_cwla.meta.evaluation import evaluate_collections
-    from ir_cwla.meta.executors import get_executor
 
     seen: dict[tuple, set] = {}
     try:
@@ -484,7 +484,7 @@ def read_per_query(path: str) -> pd.DataFrame:
     import pandas as pd
 
     from ir_cwla import io
-    from ir_cwla.meta.frame import long_frame
+    from ir_cwla.analysis.frame import long_frame
 
     with io.open_input(path, "per-query") as (stream, name, _):
         text = stream.read().decode("utf-8")

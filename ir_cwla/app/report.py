@@ -850,7 +850,7 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     intro
         A note under the heading (what is compared and why).
     """
-    from ir_cwla.meta import naming
+    from ir_cwla.analysis import naming
 
     page.section(title)
     if intro:
@@ -858,8 +858,7 @@ def add_comparison_section(page: Any, comparison: Any, title: str = "Comparison 
     page.text(comparison.caption(bold=False))
     page.table(comparison.marked_means(), "mean scores with significance marks", filename="comparison_means.csv")
     rows = comparison.table()
-    page.table(rows.assign(measure=rows["measure"].map(naming.label)),
-               f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
+    page.table(rows, f"every pair: differences (system - baseline) with {comparison.level:g} intervals, effect sizes, "
                "p-values", index=False, filename="comparison.csv")
     if len(rows):
         best = comparison.most_significant()

@@ -12,21 +12,25 @@ puts the effect sizes and intervals next to them::
     print(cmp.to_latex())        # systems x measures, daggers, caption with test, correction, family
     cmp.plot_differences("BM25", "monoT5", "nDCG@10")
 
-One module per concept: :mod:`.paired` (t, Wilcoxon, sign, Sakai's bootstrap test),
-:mod:`.anova` (two-way ANOVA without replication, classical Tukey HSD), :mod:`.multiplicity`
-(Bonferroni, Holm, BH, BY, Westfall & Young's MaxT), :mod:`.effects` (intervals, d_z, ES_E2),
-:mod:`.ranks` (bootstrap rank intervals, separable ranks, Dynascore ranks),
-:mod:`.topic_set_size` (Sakai's topic set size design), :mod:`.result` (the
-:class:`Comparison` and its tables), :mod:`.plots`, and :mod:`.api` (the pandas adapter).
-This room sits above :mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
+The statistical tests are declared once in :mod:`ir_cwla.analysis.significance` (the registry
+``TESTS``, ``register_test``; their kernels in :mod:`ir_cwla.analysis`). One module per concept
+here: :mod:`.multiplicity` (Bonferroni, Holm, BH, BY, Westfall & Young's MaxT), :mod:`.effects`
+(intervals, d_z, ES_E2), :mod:`.ranks` (bootstrap rank intervals, separable ranks, Dynascore
+ranks), :mod:`.repro` (Breuer et al.'s reproducibility measures: KTU, RBO, RMSE, ER, DRI, with
+bootstrap intervals; ``ir_cwla.comparison.reproducibility``), :mod:`.result` (the
+:class:`Comparison` and its tables), :mod:`.plots`, and :mod:`.api` (the pandas adapter); Sakai's
+topic set size design comes from :mod:`ir_cwla.meta.topic_set_size`. This room sits above
+:mod:`ir_cwla.meta` and :mod:`ir_cwla.leaderboard`.
 """
 from __future__ import annotations
 
-from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS, compare
+from ir_cwla.analysis.anova import residual_variance, tukey_hsd
+from ir_cwla.analysis.significance import TESTS, StatisticalTest, register_test
+from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, compare, tests
 from ir_cwla.comparison.multiplicity import adjust, maxt
 from ir_cwla.comparison.ranks import RankUncertainty, dynascore_rank_uncertainty, rank_uncertainty
+from ir_cwla.comparison.repro import Reproducibility, reproducibility
 from ir_cwla.comparison.result import Comparison
-from ir_cwla.meta.anova import residual_variance, tukey_hsd
 from ir_cwla.meta.topic_set_size import (
     topic_set_sizes,
     topics_for_anova,
@@ -35,7 +39,7 @@ from ir_cwla.meta.topic_set_size import (
 )
 
 __all__ = [
-    "compare", "Comparison", "TESTS", "CORRECTIONS", "FAMILIES", "adjust", "maxt", "residual_variance",
-    "tukey_hsd", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
+    "compare", "Comparison", "TESTS", "tests", "StatisticalTest", "register_test", "CORRECTIONS", "FAMILIES", "adjust",
+    "maxt", "residual_variance", "tukey_hsd", "reproducibility", "Reproducibility", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
     "topics_for_t_test", "topics_for_anova", "topics_for_ci",
 ]

@@ -13,15 +13,15 @@ standard deviation ``s_d`` (``n - 1`` in the denominator):
   reporting effect sizes", Frontiers in Psychology 4:863, eq. 6).
 - Sakai's standardised mean difference ``ES_E2 = dbar / sqrt(V_E)`` with ``V_E`` the residual
   variance of the two-way ANOVA without replication over all the systems compared
-  (:mod:`ir_cwla.meta.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
+  (:mod:`ir_cwla.analysis.anova`; Sakai 2018, *Laboratory Experiments in IR*, Sec. 5.2.2). With
   two systems ``V_E = s_d^2 / 2``, so ``ES_E2 = sqrt(2) d_z``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ir_cwla.comparison.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
-from ir_cwla.meta import streams
+from ir_cwla.analysis import streams
+from ir_cwla.analysis.paired import BOOTSTRAP_INTERVAL_STREAM, resample_counts
 
 
 def t_interval(diffs: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -50,22 +50,24 @@ def cohen_dz(diffs: np.ndarray, tol: float) -> np.ndarray:
         return np.where(flat, np.where(np.abs(mean) <= tol, 0.0, np.sign(mean) * np.inf), out)
 
 
-def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed) -> np.ndarray:
+def bootstrap_means(values: np.ndarray, resamples: int, seed: streams.Seed, start: int = 0) -> np.ndarray:
     """Mean score of every system on ``resamples`` resamples of the topics: ``(M, T, S)`` -> ``(R, M, S)``.
 
-    Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.meta.streams.CHUNK` from
-    stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.comparison.paired.resample_counts`), the same for
-    every measure.
+    Resample ``r`` draws ``T`` topics with replacement, in chunks of :data:`ir_cwla.analysis.streams.CHUNK` from
+    stream ``BOOTSTRAP_INTERVAL_STREAM`` (:func:`ir_cwla.analysis.paired.resample_counts`), the same for
+    every measure. ``start`` skips the first ``start`` resamples of the stream: the resamples
+    ``start, ..., start + resamples - 1`` continue a run of ``start`` (together they are those of a
+    single run of ``start + resamples``).
     """
     x = np.asarray(values, dtype=np.float64)
     n_m, n_t, n_s = x.shape
     flat = x.transpose(1, 0, 2).reshape(n_t, n_m * n_s)
     out = np.empty((resamples, n_m, n_s))
-    start = 0
-    for index, size in enumerate(streams.chunk_sizes(resamples)):
-        counts = resample_counts(streams.chunk_rng(seed, BOOTSTRAP_INTERVAL_STREAM, index), size, n_t)
-        out[start:start + size] = (counts @ flat).reshape(size, n_m, n_s) / n_t
-        start += size
+    done = 0
+    for index, skip, size in streams.chunk_pieces(resamples, streams.CHUNK, start):
+        counts = resample_counts(streams.chunk_rng(seed, BOOTSTRAP_INTERVAL_STREAM, index), skip + size, n_t)[skip:]
+        out[done:done + size] = (counts @ flat).reshape(size, n_m, n_s) / n_t
+        done += size
     return out
 
 

@@ -18,20 +18,26 @@ The family is a set of ``H`` hypotheses (pairs of systems x measures, see
   the same permutation for every measure, and ``T*_h`` is the paired t statistic of hypothesis
   ``h`` on the permuted scores. Single step:
 
-      p~_h = #{b : max_{k in family} |T*_bk| >= |T_h|} / B
+      p~_h = (#{b : max_{k in family} |T*_bk| >= |T_h|} + 1) / (B + 1)
 
   Step-down: with the hypotheses sorted by ``|T|`` descending, ``|T_(1)| >= ... >= |T_(H)|``,
 
-      p~_(i) = max_{j <= i} #{b : max_{k >= j} |T*_b(k)| >= |T_(j)|} / B
+      p~_(i) = max_{j <= i} (#{b : max_{k >= j} |T*_b(k)| >= |T_(j)|} + 1) / (B + 1)
+
+  (the observed scores count as one of the ``B + 1`` arrangements: Phipson & Smyth 2010,
+  :mod:`ir_cwla.analysis.pvalues`; an adjusted p-value is never 0).
 
   Both control the FWER strongly (under subset pivotality) and, unlike Bonferroni and Holm,
   take the correlation of the tests (same topics, same systems, correlated measures) into
   account, so they are less conservative.
 
-The permutations are drawn and counted in chunks (:mod:`ir_cwla.meta.streams`,
-:mod:`ir_cwla.meta.montecarlo`): memory does not grow with ``B`` and the counts, hence the
+The permutations are drawn and counted in chunks (:mod:`ir_cwla.analysis.streams`,
+:mod:`ir_cwla.analysis.montecarlo`): memory does not grow with ``B`` and the counts, hence the
 p-values, are the same on every executor. ``|T*| >= |T|`` is decided with a relative tolerance
-of ``1e-9`` so that statistics equal in real arithmetic are not separated by rounding.
+of ``1e-9`` so that statistics equal in real arithmetic are not separated by rounding. The scores
+are centred per topic first (:func:`ir_cwla.analysis.frame.centred`), so the adjusted p-values
+are the same to the bit when a constant is added to every score (the sums of squares of
+scores of 10^8 cancelled catastrophically before).
 """
 from __future__ import annotations
 
@@ -39,9 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.comparison.paired import MAXT_STREAM
+from ir_cwla.analysis import executors, montecarlo, pvalues, streams
+from ir_cwla.analysis.frame import centred
+from ir_cwla.analysis.streams import MAXT_STREAM
 from ir_cwla.errors import ParameterError
-from ir_cwla.meta import executors, montecarlo, streams
 
 CORRECTIONS = ("none", "bonferroni", "holm", "bh", "by", "maxt", "maxt-stepdown")
 #: Corrections computed from the p-values alone (the others permute the scores).
@@ -79,7 +86,9 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
 def permuted_t(values: np.ndarray, perms: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Paired t statistics of the pairs ``(a, b)`` (``x_b - x_a``) after permuting every topic's systems.
 
-    ``values (T, S)``, ``perms (n, T, S)`` -> ``(n, P)``.
+    ``values (T, S)``, ``perms (n, T, S)`` -> ``(n, P)``; ``values`` centred per topic
+    (:func:`ir_cwla.analysis.frame.centred`: no pair's statistic changes, and the sums of
+    squares below do not cancel as they do for scores far from 0).
 
     From the permuted column sums and the Gram matrix ``G = X*^T X*`` of each trial:
     ``sum d = s_b - s_a``, ``sum d^2 = G_aa + G_bb - 2 G_ab``. A pair with zero variance on a
@@ -114,8 +123,8 @@ def maxt_count_task(shared: dict, task: montecarlo.Task) -> np.ndarray:
     h = len(measure)
     single = np.zeros(h, dtype=np.int64)
     step = np.zeros(h, dtype=np.int64)
-    for size, rng in task.rngs():
-        perms = streams.permutations(rng, (size, n_topics), n_systems)
+    for skip, size, rng in task.draws():
+        perms = streams.permutations(rng, (skip + size, n_topics), n_systems)[skip:]
         stats = np.empty((size, h))
         for m in range(n_m):
             rows = np.flatnonzero(measure == m)
@@ -129,40 +138,64 @@ def maxt_count_task(shared: dict, task: montecarlo.Task) -> np.ndarray:
     return np.concatenate([single, step])[None]
 
 
-def maxt(values: np.ndarray, a: np.ndarray, b: np.ndarray, measure: np.ndarray, pair: np.ndarray,
-         observed: np.ndarray, families: list[np.ndarray], trials: int, seed: streams.Seed,
-         executor: Any = None, *, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Westfall & Young MaxT adjusted p-values, single step and step-down (module docstring).
+def maxt_counts(values: np.ndarray, a: np.ndarray, b: np.ndarray, measure: np.ndarray, pair: np.ndarray,
+                observed: np.ndarray, families: list[np.ndarray], trials: int, seed: streams.Seed,
+                executor: Any = None, *, start: int = 0, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The permutation counts of Westfall & Young's MaxT, single step and step-down (module docstring).
 
     Parameters
     ----------
-    values : ``(M, T, S)`` scores of the systems the family involves (all are permuted).
+    values : ``(M, T, S)`` scores of the systems the family involves (all are permuted; centred
+        per topic here).
     a, b : the pairs (column indices; the statistic is that of ``x_b - x_a``).
     measure, pair : for each hypothesis ``h``, its measure index and pair index.
     observed : ``|T_h|``, the observed paired t statistics.
     families : index arrays of the hypotheses of each family (disjoint, covering all).
-    trials : permutations ``B``; seed: int or ``SeedSequence``.
+    trials : permutations ``B``; seed: int or ``SeedSequence``; start: the first permutation
+        (a run continued from ``start`` permutations).
 
     Returns
     -------
-    ``(single_step, step_down)`` adjusted p-values, each ``(H,)``.
+    ``(single_step, step_down)`` counts, each ``(H,)`` int64: for hypothesis ``h``, the
+    permutations whose maximum over its family (over the hypotheses from ``h`` on, by ``|T|``
+    descending) reaches ``|T_h|``.
     """
     observed = np.abs(np.asarray(observed, dtype=np.float64))
     finite = np.where(np.isfinite(observed), observed, 0.0)
     limits = observed - T_TOLERANCE * np.maximum(1.0, finite)
     ordered = [np.asarray(f, dtype=np.intp)[np.argsort(-observed[f], kind="stable")] for f in families]
-    shared = {"values": np.ascontiguousarray(values, dtype=np.float64), "a": np.asarray(a), "b": np.asarray(b),
+    shared = {"values": np.ascontiguousarray(centred(values)), "a": np.asarray(a), "b": np.asarray(b),
               "measure": np.asarray(measure), "pair": np.asarray(pair), "limits": limits, "families": ordered}
     n_m, n_topics, n_systems = np.shape(values)
     cells = max(n_topics * n_systems, n_systems * n_systems, len(observed))
     workers = executors.get_executor(executor)
-    tasks = montecarlo.plan(seed, MAXT_STREAM, trials, streams.trial_chunk(cells), 1, workers.parallelism)
+    tasks = montecarlo.plan(seed, MAXT_STREAM, trials, streams.trial_chunk(cells), 1, workers.parallelism, start=start)
     counts = montecarlo.sum_counts(workers, maxt_count_task, shared, tasks, (1, 2 * len(observed)),
                                    what="MaxT permutations", progress=progress)[0]
     h = len(observed)
-    single = counts[:h] / trials
-    step = counts[h:] / trials
-    for members in ordered:                                             # monotone along the order
-        step[members] = np.maximum.accumulate(step[members])
-    return single, step
+    return counts[:h], counts[h:]
 
+
+def maxt_p_values(single: np.ndarray, step: np.ndarray, observed: np.ndarray, families: list[np.ndarray],
+                  trials: int) -> tuple[np.ndarray, np.ndarray]:
+    """Adjusted p-values ``(count + 1) / (trials + 1)`` of :func:`maxt_counts`, the step-down's made monotone."""
+    observed = np.abs(np.asarray(observed, dtype=np.float64))
+    single_p = pvalues.monte_carlo_p(single, trials)
+    step_p = pvalues.monte_carlo_p(step, trials)
+    for members in families:                                           # monotone along the order
+        order = np.asarray(members, dtype=np.intp)[np.argsort(-observed[members], kind="stable")]
+        step_p[order] = np.maximum.accumulate(step_p[order])
+    return single_p, step_p
+
+
+def maxt(values: np.ndarray, a: np.ndarray, b: np.ndarray, measure: np.ndarray, pair: np.ndarray,
+         observed: np.ndarray, families: list[np.ndarray], trials: int, seed: streams.Seed,
+         executor: Any = None, *, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Westfall & Young MaxT adjusted p-values, single step and step-down (module docstring).
+
+    The parameters are those of :func:`maxt_counts`; returns ``(single_step, step_down)``
+    adjusted p-values, each ``(H,)``.
+    """
+    single, step = maxt_counts(values, a, b, measure, pair, observed, families, trials, seed, executor,
+                               progress=progress)
+    return maxt_p_values(single, step, observed, families, trials)

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ir_cwla.meta import naming, tukey
+from ir_cwla.analysis import naming, tukey
 
 WIN, LOSS, TIE = "#2c7fb8", "#d7301f", "#9e9e9e"
 

@@ -42,10 +42,10 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import streams
+from ir_cwla.analysis.frame import TIE_TOLERANCE, TopicPolicy, centred, to_cube
 from ir_cwla.comparison.effects import bootstrap_means
 from ir_cwla.errors import DataError, NotFoundError, ParameterError
-from ir_cwla.meta import streams
-from ir_cwla.meta.frame import TIE_TOLERANCE, TopicPolicy, to_cube
 
 
 def min_ranks(scores: np.ndarray, tol: float) -> np.ndarray:
@@ -183,9 +183,10 @@ def rank_uncertainty(per_query: pd.DataFrame, measure: Optional[str] = None, *, 
         raise NotFoundError(f"measure {measure!r} is not in the frame (it has {', '.join(cube.measures[:5])}"
                             f"{', ...' if len(cube.measures) > 5 else ''})")
     one = cube.select([str(measure)])
-    samples = bootstrap_means(one.values, resamples, seed)[:, 0, :]
+    shifted = centred(one.values)                # the same ranks and differences, for any constant added
+    samples = bootstrap_means(shifted, resamples, seed)[:, 0, :]
     observed = one.values[0].mean(axis=0)
-    tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(one.values))))
+    tol = TIE_TOLERANCE * max(1.0, float(np.max(np.abs(shifted))))
     kernel = rank_kernel(samples, observed, level, tol)
     return _frames(str(measure), one.systems, observed, kernel, level, resamples, seed, len(one.topics))
 

@@ -1,6 +1,9 @@
 """The result of :func:`ir_cwla.comparison.compare`.
 
-One row per (measure, baseline, system), and tables a paper can use.
+One row per (measure, baseline, system), and tables a paper can use. Every randomised number
+carries its Monte-Carlo standard deviation (``p_value_mc_sd``, ``p_adjusted_mc_sd``,
+``boot_low_mc_sd``, ``boot_high_mc_sd``) and says whether a decision could flip within it
+(``significance_could_flip``, ``interval_could_flip``; :mod:`ir_cwla.analysis.pvalues`).
 
 Significance marks (``alpha`` on the *adjusted* p-values): against one baseline, a dagger
 ``†`` marks a system significantly different from the baseline (the sign of the difference is
@@ -16,23 +19,17 @@ from typing import Any, Optional
 
 import pandas as pd
 
+from ir_cwla.analysis import naming, pvalues, significance
+from ir_cwla.analysis.frame import ScoreCube
+from ir_cwla.analysis.significance import StatisticalTest
 from ir_cwla.errors import NotFoundError
-from ir_cwla.meta import naming
-from ir_cwla.meta.frame import ScoreCube
 
 COLUMNS = ("measure", "baseline", "system", "mean_baseline", "mean_system", "delta", "ci_low", "ci_high",
-           "boot_low", "boot_high", "d_z", "es_e2", "wins", "ties", "losses", "statistic", "p_value",
-           "p_adjusted", "significant")
-
-TEST_NAMES = {
-    "t": "Student's paired t-test",
-    "wilcoxon": "Wilcoxon's signed-rank test",
-    "sign": "the sign test",
-    "randomisation": "Fisher's paired randomisation test ({trials:,} random sign flips)",
-    "bootstrap": "Sakai's paired bootstrap test ({trials:,} resamples of the topics)",
-    "tukey": "the randomised Tukey HSD test ({trials:,} permutations)",
-    "tukey-hsd": "Tukey's HSD test after a two-way ANOVA without replication",
-}
+           "boot_low", "boot_high", "boot_low_mc_sd", "boot_high_mc_sd", "d_z", "es_e2", "wins", "ties", "losses",
+           "statistic", "p_value", "p_value_mc_sd", "p_adjusted", "p_adjusted_mc_sd", "significant",
+           "significance_could_flip", "interval_could_flip")
+#: In all-pairs mode no system is a baseline: the table names the two systems of a pair so.
+ALL_PAIRS_NAMES = {"baseline": "system_a", "system": "system_b", "mean_baseline": "mean_a", "mean_system": "mean_b"}
 CORRECTION_NAMES = {
     "none": "no correction",
     "bonferroni": "Bonferroni's correction",
@@ -43,6 +40,8 @@ CORRECTION_NAMES = {
     "maxt-stepdown": "Westfall & Young's MaxT correction, step-down ({trials:,} permutations)",
 }
 SUPERSCRIPTS = str.maketrans("abcdefghijklmnopqrstuvwxyz,", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ𐞥ʳˢᵗᵘᵛʷˣʸᶻ˒")
+#: What markdown_escape backslash-escapes.
+MARKDOWN_SPECIALS = frozenset("\\`*_[]~|")
 LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
@@ -62,14 +61,33 @@ def latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIALS.get(c, c) for c in str(text))
 
 
+def markdown_escape(text: str) -> str:
+    """``text`` as literal text of a Markdown table cell.
+
+    HTML's ``&``, ``<`` and ``>`` become entities (no tag, comment or autolink can open), the
+    characters of Markdown's inline syntax (backslash, backtick, ``*``, ``_``, ``[``, ``]``,
+    ``~``) and the cell separator ``|`` are backslash-escaped (no emphasis, code span, link or
+    image, and no cell boundary), and line breaks become spaces (a newline would end the row).
+    """
+    out = str(text)
+    for raw, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        out = out.replace(raw, entity)
+    out = "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in out)
+    return " ".join(out.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
 @dataclass
 class Comparison:
     """Every pair's test, adjusted p-value, effect sizes and intervals (see :func:`ir_cwla.compare`).
 
-    ``pairs`` holds one row per (measure, baseline, system) in the order: measures in their
-    measure order, baselines in the order given (by name for all pairs), systems by name.
-    ``family`` says which hypotheses were adjusted together; ``cube`` holds the per-topic scores
-    the numbers come from.
+    ``pairs`` holds one row per (measure, baseline, system) in the order of the tables: the
+    measures and systems as ``compare`` was given them (by default the measures' canonical order
+    and the systems by name), baselines in the order given. ``family`` says which hypotheses
+    were adjusted together; ``cube`` holds the per-topic scores the numbers come from (measures
+    in canonical order, systems by name: no number depends on the order given).
+    ``statistical_test`` is the test's declaration (:mod:`ir_cwla.analysis.significance`);
+    ``trials`` and ``resamples`` are those behind the numbers (more than ``requested_trials``
+    and ``requested_resamples`` where ``max_trials`` / ``max_resamples`` added some).
     """
 
     pairs: pd.DataFrame
@@ -84,18 +102,35 @@ class Comparison:
     resamples: int
     seed: Any
     baselines: Optional[tuple[str, ...]] = None
+    statistical_test: Optional[StatisticalTest] = None
+    measure_order: tuple[str, ...] = ()
+    system_order: tuple[str, ...] = ()
+    requested_trials: int = 0
+    requested_resamples: int = 0
 
     # ------------------------------------------------------------------ numbers
 
     @property
     def measures(self) -> list[str]:
-        """The measures compared, in the cube's order."""
-        return list(self.cube.measures)
+        """The measures compared, in the tables' order (as given to ``compare``)."""
+        return list(self.measure_order or self.cube.measures)
 
     @property
     def systems(self) -> list[str]:
-        """The systems compared, in the cube's order."""
-        return list(self.cube.systems)
+        """The systems compared, in the tables' order (as given to ``compare``)."""
+        return list(self.system_order or self.cube.systems)
+
+    @property
+    def declaration(self) -> StatisticalTest:
+        """The test's declaration (from the registry when the result was made without one)."""
+        return self.statistical_test if self.statistical_test is not None else significance.get_test(self.test)
+
+    def labels(self) -> dict[str, str]:
+        """The short label of every measure (``RBP_max@10``, as the command line shows them), unique."""
+        labels = {m: naming.label(m) for m in self.measures}
+        if len(set(labels.values())) < len(labels):           # two measures of one label: their full names
+            return {m: m for m in self.measures}
+        return labels
 
     @property
     def n_topics(self) -> int:
@@ -105,35 +140,67 @@ class Comparison:
     def table(self) -> pd.DataFrame:
         """One row per (measure, baseline, system) with the columns of :data:`COLUMNS`.
 
-        The means, ``delta`` (system - baseline), its t interval (``ci_low, ci_high``) and
-        percentile bootstrap interval (``boot_low, boot_high``) at ``level``, Cohen's ``d_z``,
-        Sakai's ``es_e2``, the topics the system wins, ties and loses, the test's ``statistic``,
-        ``p_value``, ``p_adjusted`` and ``significant`` (``p_adjusted < alpha``).
+        The measure's short label (as ``ir-cwla compare`` shows it), the means, ``delta``
+        (system - baseline), its t interval (``ci_low, ci_high``) and percentile bootstrap
+        interval (``boot_low, boot_high``) at ``level`` with the Monte-Carlo sd of each bound,
+        Cohen's ``d_z``, Sakai's ``es_e2``, the topics the system wins, ties and loses, the test's
+        ``statistic``, ``p_value``, ``p_adjusted`` (each with its Monte-Carlo sd, 0 for exact
+        numbers) and ``significant`` (``p_adjusted < alpha``), and whether the significance or
+        the interval's containing 0 could flip within the Monte-Carlo error. Without a baseline
+        (all pairs) the pair's systems are ``system_a`` and ``system_b`` (``delta = system_b -
+        system_a``; their means ``mean_a``, ``mean_b``).
         """
-        return self.pairs[list(COLUMNS)].copy()
+        out = self.pairs[list(COLUMNS)].copy()
+        out["measure"] = out["measure"].map(self.labels())
+        return out.rename(columns=ALL_PAIRS_NAMES) if self.baselines is None else out
+
+    def unstable(self) -> pd.DataFrame:
+        """The rows of :meth:`table` where a decision could flip within the Monte-Carlo error."""
+        table = self.table()
+        return table[table["significance_could_flip"] | table["interval_could_flip"]]
 
     def row_order(self) -> list[str]:
-        """Systems in the order of the paper tables: the baselines first (as given), then the others by name."""
+        """Systems in the order of the paper tables: the baselines first (as given), then the others in order."""
         first = list(self.baselines or ())
         return first + [s for s in self.systems if s not in first]
 
     def means(self) -> pd.DataFrame:
         """Mean score of every system (rows, :meth:`row_order`) under every measure (columns)."""
         data = self.cube.values.mean(axis=1).T                 # (S, M)
-        out = pd.DataFrame(data, index=pd.Index(self.systems, name="system"), columns=self.measures)
-        return out.loc[self.row_order()]
+        out = pd.DataFrame(data, index=pd.Index(self.cube.systems, name="system"), columns=list(self.cube.measures))
+        return out.loc[self.row_order(), self.measures]
 
     # ------------------------------------------------------------------ text
 
     def describe_test(self) -> str:
-        """The test in words, as the captions name it."""
-        return TEST_NAMES[self.test].format(trials=self.trials)
+        """The test in words, as the captions name it (its declaration's description)."""
+        return self.declaration.describe(self.trials)
 
     def describe_correction(self) -> str:
         """The multiple-comparison correction in words, as the captions name it."""
-        if self.test in ("tukey", "tukey-hsd"):
+        if self.declaration.kind == "all-pairs":
             return "the test's own adjustment over all pairs of each measure"
         return CORRECTION_NAMES[self.correction].format(trials=self.trials)
+
+    def describe_monte_carlo(self, intervals: bool = True) -> str:
+        """What the Monte-Carlo error leaves open, in a sentence ('' when nothing could flip).
+
+        The significance decisions that could flip, and with ``intervals`` the bootstrap intervals
+        whose containing 0 could (the captions, whose tables show no interval, leave them out).
+        """
+        rows = self.pairs
+        flips = int(rows["significance_could_flip"].sum())
+        n_intervals = int(rows["interval_could_flip"].sum()) if intervals else 0
+        if not flips and not n_intervals:
+            return ""
+        parts = []
+        if flips:
+            parts.append(f"{flips} significance decision{'s' if flips != 1 else ''} ({self.trials:,} trials)")
+        if n_intervals:
+            parts.append(f"{n_intervals} bootstrap interval{'s' if n_intervals != 1 else ''} containing 0 or not "
+                         f"({self.resamples:,} resamples)")
+        return (f"Within {pvalues.FLIP_Z:g} Monte-Carlo standard deviations, {' and '.join(parts)} could flip "
+                "with another seed.")
 
     def caption(self, bold: bool = True) -> str:
         """The caption of the paper tables.
@@ -145,10 +212,12 @@ class Comparison:
                  f"{self.baselines[0]}" if self.baselines is not None and len(self.baselines) == 1 else
                  "superscript letters name the systems a score is significantly better than")
         best = "; the best of each measure in bold" if bold else ""
+        test = self.describe_test()
+        monte_carlo = self.describe_monte_carlo(intervals=False)
         return (f"Mean scores over {self.n_topics} topics{best}. "
-                f"Two-sided {self.describe_test()}, paired over topics, with {self.describe_correction()}; "
+                f"{test[0].upper() + test[1:]}, two-sided, with {self.describe_correction()}; "
                 f"family of hypotheses: {self.family}. {marks[0].upper() + marks[1:]} "
-                f"(adjusted p < {self.alpha:g}).")
+                f"(adjusted p < {self.alpha:g}).{' ' + monte_carlo if monte_carlo else ''}")
 
     def _cells(self, digits: int) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
         """Formatted means, their marks (lists of letters or a dagger) and the system letters."""
@@ -191,27 +260,35 @@ class Comparison:
             for m in text.columns:
                 mark = marks.at[s, m]
                 out.at[s, m] = text.at[s, m] + (mark if single else mark.translate(SUPERSCRIPTS))
-        out.columns = [naming.label(m) for m in text.columns]
+        labels = self.labels()
+        out.columns = [labels[m] for m in text.columns]
         if not single:
             out.index = pd.Index([f"{code[s]} {s}" for s in text.index], name="system")
         return out
 
     def to_markdown(self, digits: int = 4) -> str:
-        """A Markdown table (systems x measures) with significance marks (``<sup>``) and the caption."""
+        """A Markdown table (systems x measures) with significance marks (``<sup>``) and the caption.
+
+        Every name and the caption are escaped (:func:`markdown_escape`): a system called
+        ``</table><script>`` or ``[x](javascript:...)`` is shown as text, and a newline in a name
+        does not split the row. With letters (several baselines or all pairs) the first column
+        ``#`` holds each system's letter.
+        """
         text, marks, code = self._cells(digits)
         best = self._best(digits)
         single = self.baselines is not None and len(self.baselines) == 1
-        head = ["", "System"] + [naming.label(m) for m in self.measures]
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(self.measures)) + "|"]
+        labels = self.labels()
+        head = ([] if single else ["#"]) + ["System"] + [markdown_escape(labels[m]) for m in self.measures]
+        align = ([] if single else ["---"]) + ["---"] + ["---:"] * len(self.measures)
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
         for s in text.index:
             cells = []
             for m in self.measures:
                 value = f"**{text.at[s, m]}**" if best.at[s, m] else text.at[s, m]
                 mark = marks.at[s, m]
                 cells.append(value + (mark if single else (f"<sup>{mark}</sup>" if mark else "")))
-            tag = "" if single else code[s]
-            lines.append("| " + " | ".join([tag, _md_escape(s)] + cells) + " |")
-        return "\n".join(lines) + "\n\n" + self.caption() + "\n"
+            lines.append("| " + " | ".join(([] if single else [code[s]]) + [markdown_escape(s)] + cells) + " |")
+        return "\n".join(lines) + "\n\n" + markdown_escape(self.caption()) + "\n"
 
     def to_latex(self, digits: int = 4, label: str = "tab:comparison") -> str:
         r"""A LaTeX ``table`` (booktabs) of systems x measures with significance marks.
@@ -223,7 +300,8 @@ class Comparison:
         best = self._best(digits)
         single = self.baselines is not None and len(self.baselines) == 1
         cols = "l" + ("" if single else "l") + "r" * len(self.measures)
-        head = ([] if single else [r"\#"]) + ["System"] + [latex_escape(naming.label(m)) for m in self.measures]
+        labels = self.labels()
+        head = ([] if single else [r"\#"]) + ["System"] + [latex_escape(labels[m]) for m in self.measures]
         lines = [r"\begin{table}[t]", r"\centering", r"\caption{" + latex_escape(self.caption()).replace("†", r"$^\dagger$")
                  + "}", r"\label{" + label + "}", r"\begin{tabular}{" + cols + "}", r"\toprule",
                  " & ".join(head) + r" \\", r"\midrule"]
@@ -272,13 +350,24 @@ class Comparison:
         return rows.iloc[0] if len(rows) else None
 
     def most_significant(self, measure: Optional[str] = None) -> pd.Series:
-        """The row with the smallest adjusted p-value under ``measure`` (default: the first measure).
+        """The one row (of the internal ``pairs`` frame) with the smallest adjusted p-value under ``measure``.
 
-        Ties go to the first row in table order.
+        ``measure`` defaults to the first measure; ties go to the first row in table order. For
+        every pair by adjusted p-value use :meth:`by_significance`.
         """
         key = self._measure(measure if measure is not None else self.measures[0])
         rows = self.pairs[self.pairs["measure"] == key]
         return rows.iloc[int(rows["p_adjusted"].to_numpy().argmin())]
+
+    def by_significance(self, measure: Optional[str] = None) -> pd.DataFrame:
+        """The rows of :meth:`table` (under ``measure``, default all) by adjusted p-value, smallest first.
+
+        Ties keep the table's order.
+        """
+        table = self.table()
+        if measure is not None:
+            table = table[(self.pairs["measure"] == self._measure(measure)).to_numpy()]
+        return table.sort_values("p_adjusted", kind="stable")
 
     def plot(self, measure: Optional[str] = None, ax: Any = None):
         """:meth:`plot_differences` of the most significant pair under ``measure`` (default: the first)."""
@@ -297,5 +386,3 @@ class Comparison:
         return plot_differences(self, system_a, system_b, measure, ax=ax)
 
 
-def _md_escape(text: str) -> str:
-    return str(text).replace("|", r"\|")

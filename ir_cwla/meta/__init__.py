@@ -43,8 +43,17 @@ Pass ``groups=meta.browsing_model`` to compare aggregations within each browsing
 the paper does. :func:`sweep` runs many measures (:func:`grid`) over several collections at
 once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_jobs=`` or
 ``scheduler='tcp://host:8786'``; randomised procedures are exactly reproducible from their
-seed, whichever executor runs them (:mod:`ir_cwla.meta.streams`).
+seed, whichever executor runs them (:mod:`ir_cwla.analysis.streams`).
 """
+from ir_cwla.analysis.executors import Dask, InProcess, LocalProcesses, get_executor
+from ir_cwla.analysis.frame import ScoreCube, to_cube
+from ir_cwla.analysis.naming import browsing_model, label
+from ir_cwla.analysis.pairwise import paired_randomisation_test, paired_t_test
+from ir_cwla.analysis.tukey import randomised_tukey_hsd
+
+# the modules that moved to ir_cwla.analysis (issue 29) stay attributes of this package under their old
+# names (``meta.naming``, ``meta.streams``, ...): their old modules name the same module objects
+from ir_cwla.meta import anova, executors, frame, montecarlo, naming, pairwise, streams, tukey  # noqa: F401
 from ir_cwla.meta.agreement import rbo, tau_ap
 from ir_cwla.meta.assessors import AssessorVariation, assessor_variation
 from ir_cwla.meta.consensus import combine_qrels
@@ -52,18 +61,13 @@ from ir_cwla.meta.consistency import Consistency, consistency
 from ir_cwla.meta.criteria import CRITERIA, Criterion, Inputs, Option, get_criterion, register_criterion
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
 from ir_cwla.meta.evaluation import evaluate, run_name
-from ir_cwla.meta.executors import Dask, InProcess, LocalProcesses, get_executor
-from ir_cwla.meta.frame import ScoreCube, to_cube
 from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.labels import LabelAgreement, label_agreement
-from ir_cwla.meta.naming import browsing_model, label
-from ir_cwla.meta.pairwise import paired_randomisation_test, paired_t_test
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.topic_set_size import TopicSetSize, topic_set_sizes
-from ir_cwla.meta.tukey import randomised_tukey_hsd
 
 __all__ = [
     "evaluate", "similarity", "consistency", "discriminative_power", "randomised_tukey_hsd",

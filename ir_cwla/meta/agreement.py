@@ -47,7 +47,7 @@ full rankings of the same systems (the use here), ``A_n = 1`` and RBO_ext equals
 infinite-depth RBO ``(1 - p) sum_d p^(d-1) A_d`` of the lists extended with their last
 agreement.
 
-Two scores closer than :data:`ir_cwla.meta.frame.TIE_TOLERANCE` (relative to the largest
+Two scores closer than :data:`ir_cwla.analysis.frame.TIE_TOLERANCE` (relative to the largest
 score of the row, as for Kendall's tau) are tied; tied groups are formed along the sorted
 scores, so a chain of near-equal scores is one group.
 """
@@ -59,9 +59,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ir_cwla._text import shown
+from ir_cwla.analysis.frame import TIE_TOLERANCE
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError
 from ir_cwla.meta import kendall
-from ir_cwla.meta.frame import TIE_TOLERANCE
 
 Agreement = Literal["tau", "tau_ap", "rbo"]
 #: The statistics an analysis can compare rankings with (Kendall's tau-b is the default).

@@ -21,7 +21,7 @@ the same way:
   rank_reference`` (positive: it falls), the system that moves most (``max_rank_move``, the
   largest ``|move|``, the first system by name among equals) and the mean ``|move|``;
 * **discriminative power and consistency under both**: the system pairs significant at
-  ``alpha`` (randomised Tukey HSD, :mod:`ir_cwla.meta.tukey`, ``test_trials`` permutations)
+  ``alpha`` (randomised Tukey HSD, :mod:`ir_cwla.analysis.tukey`, ``test_trials`` permutations)
   under the reference and under the alternative, and the mean tau between random topic halves
   (:mod:`ir_cwla.meta.consistency`, ``splits`` splits), both with the same seed: the
   permutations and splits depend only on the seed and the shape of the score matrix, so the
@@ -64,7 +64,7 @@ bit for bit against :class:`ir_cwla.scoring.Scorer`). Measures that are not C/W/
 by ir-measures on each qrels frame.
 
 **Random streams.** The bootstrap's ``bootstrap`` replicates are split into chunks of
-:data:`ir_cwla.meta.streams.CHUNK`; chunk ``c`` draws ``Generator.integers(0, T, size=(chunk,
+:data:`ir_cwla.analysis.streams.CHUNK`; chunk ``c`` draws ``Generator.integers(0, T, size=(chunk,
 T))`` (topic positions in the sorted list of the ``T`` compared topics) from
 ``default_rng(SeedSequence(seed, spawn_key=(ASSESSOR_STREAM, c)))``. Alternatives compared on
 the same number of topics are resampled alike (common random numbers), so an alternative's
@@ -82,6 +82,9 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import montecarlo, naming, streams, tukey
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import (
     DataError,
     InputWarning,
@@ -90,21 +93,9 @@ from ir_cwla.errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
-from ir_cwla.meta import (
-    agreement,
-    criteria,
-    kendall,
-    montecarlo,
-    naming,
-    rescoring,
-    robustness,
-    streams,
-    tukey,
-)
+from ir_cwla.meta import agreement, criteria, kendall, rescoring, robustness
 from ir_cwla.meta.consistency import split_matrix
 from ir_cwla.meta.evaluation import Runs, as_measures, read_qrels
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.meta.labels import as_qrels_mapping, qrels_name
 from ir_cwla.provider import check_grades_for_backends
 

@@ -20,11 +20,12 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import montecarlo, naming, streams, tukey
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 from ir_cwla.errors import ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
-from ir_cwla.meta import criteria, kendall, montecarlo, naming, streams, tukey
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
+from ir_cwla.meta import criteria, kendall
 
 #: Splits per chunk (part of the reproducibility contract, like streams.CHUNK; fewer for very
 #: large collections, see streams.trial_chunk).
@@ -227,7 +228,7 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
     trials
         Number B of random splits (the paper: 1000). The B x |M| taus are kept (with two
         copies), so B is refused up front beyond
-        :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES` (2 GiB: 9 million splits of 10 measures).
+        :data:`ir_cwla.analysis.montecarlo.MAX_RESULT_BYTES` (2 GiB: 9 million splits of 10 measures).
     seed
         Int or ``SeedSequence``; splits and test are exactly reproducible from it.
     test_trials
@@ -247,7 +248,7 @@ def consistency(per_query: pd.DataFrame, trials: int = 1000, seed: streams.Seed 
         Where the chunks of splits and of test trials run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). The test's trials are only
         counted, chunk by chunk (memory independent of ``test_trials``); either phase
-        estimated to take longer than :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says
+        estimated to take longer than :data:`ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS` says
         so with a warning after its first task.
     progress
         Show tqdm progress bars (in trials).

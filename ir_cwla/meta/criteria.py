@@ -22,10 +22,10 @@ from typing import Any, Callable, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.analysis import naming
+from ir_cwla.analysis.frame import Groups
 from ir_cwla.errors import ParameterError, RegistrationError
 from ir_cwla.measures import _registry as registry
-from ir_cwla.meta import naming
-from ir_cwla.meta.frame import Groups
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
 #: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).

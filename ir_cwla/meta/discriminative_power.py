@@ -2,11 +2,14 @@
 
 For each measure, test every pair of systems on the topics x systems score matrix and count
 the pairs whose difference is significant at ``alpha``. The default test is the randomised
-Tukey HSD test (Carterette 2012; Sakai's Discpower tool), which compares every pair against
-the distribution of the largest difference among all systems (:mod:`ir_cwla.meta.tukey`);
-the per-pair paired randomisation test and the paired t-test are offered for comparison
-(:mod:`ir_cwla.meta.pairwise`). The sorted p-values of a measure are its achieved
-significance level (ASL) curve: the closer to the origin, the more discriminative.
+Tukey HSD test, two-way (Carterette 2012; Sakai's Discpower tool), which compares every pair
+against the distribution of the largest difference among all systems permuted within each
+topic (:mod:`ir_cwla.analysis.tukey`); every other test of the registry
+(:data:`ir_cwla.analysis.significance.TESTS`: the paired randomisation test, the t-test, ...,
+or one registered later) can be asked for by name, the paired ones without correction for
+multiple comparisons. The sorted p-values of a measure are its achieved significance level
+(ASL) curve: the closer to the origin, the more discriminative. A randomised test's p-values are
+``(count + 1) / (trials + 1)`` (never 0) and carry their Monte-Carlo sd (``p_mc_sd``).
 
 All measures use the same permutations (common random numbers), so a measure's p-values do
 not depend on which other measures are analysed with it.
@@ -15,18 +18,26 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import ParameterError
-from ir_cwla.meta import criteria, naming, pairwise, streams, tukey
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
+from ir_cwla.analysis import naming, pairwise, significance, streams, tukey
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, TopicPolicy, centred, check_alpha, resolve_groups, to_cube
+from ir_cwla.meta import criteria
 
-Test = Literal["tukey", "randomisation", "t-test"]
-TESTS = ("tukey", "randomisation", "t-test")
+#: The tests discriminative power takes: every registered test of these kinds.
+KINDS = ("all-pairs", "paired")
+#: Its default test: the paper's randomised Tukey HSD test (two-way).
+DEFAULT_TEST = "randomised-tukey-hsd"
+Test = Union[str, significance.StatisticalTest]
+
+
+def check_test(value: Any, what: str = "test") -> str:
+    """The registered test's name ``value`` names (name or alias), or a clear error."""
+    return significance.get_test(value, KINDS, what=what).name
 
 
 @dataclass
@@ -46,6 +57,11 @@ class DiscriminativePower:
     def measures(self) -> list[str]:
         """The measures, in the order of the table."""
         return list(dict.fromkeys(self.pairs["measure"]))
+
+    @property
+    def declaration(self) -> significance.StatisticalTest:
+        """The test's declaration in the registry."""
+        return significance.get_test(self.test)
 
     def p_values(self, measure: str) -> pd.DataFrame:
         """The systems x systems p-value matrix of one measure (its name or its label; diagonal 1)."""
@@ -104,7 +120,7 @@ class DiscriminativePower:
 
 
 def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: float = 0.05,
-                         seed: streams.Seed = 0, *, test: Test = "tukey", groups: Groups = None,
+                         seed: streams.Seed = 0, *, test: Test = DEFAULT_TEST, groups: Groups = None,
                          topics: TopicPolicy = "strict", labels: naming.Labels = None,
                          executor: Any = None, n_jobs: Optional[int] = None,
                          scheduler: Optional[str] = None, progress: bool = True) -> DiscriminativePower:
@@ -121,8 +137,11 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     seed
         Int or ``SeedSequence``; exactly reproducible.
     test
-        ``'tukey'`` (randomised Tukey HSD, the paper's), ``'randomisation'`` (paired
-        randomisation test per pair) or ``'t-test'`` (paired t-test per pair).
+        A registered test's name or alias (:data:`ir_cwla.analysis.significance.TESTS`):
+        ``'randomised-tukey-hsd'`` (alias ``'tukey'``: the randomised Tukey HSD test, two-way, the
+        paper's), ``'randomisation'`` (paired randomisation test per pair), ``'t'`` (alias
+        ``'t-test'``: paired t-test per pair), ... or a test registered since; per-pair tests are
+        not corrected for multiple comparisons.
     groups
         Families for the table and the ASL panels (e.g. ``meta.browsing_model``).
     topics
@@ -131,14 +150,13 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
         Where the (measure block, trial chunks) tasks run (default
         in-process; see :func:`ir_cwla.meta.get_executor`). Trials are only counted, chunk by
         chunk, so memory does not grow with ``trials``; a run estimated to take longer than
-        :data:`ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
+        :data:`ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS` says so with a warning after its
         first task.
     progress
         Show a tqdm progress bar (in trials).
     """
     alpha = check_alpha(alpha)
-    if test not in TESTS:
-        raise ParameterError(f"test must be one of {TESTS}, got {test!r}")
+    chosen = significance.get_test(test, KINDS)
     trials = streams.check_trials(trials)
     root = streams.as_seed_sequence(seed)
     cube = to_cube(per_query, topics)
@@ -146,12 +164,11 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
     n_m, n_t, n_s = values.shape
     a, b = pairwise.pair_indices(n_s)
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    if test == "tukey":
-        p = tukey.stack_p_values(values, trials, root, workers, what="Tukey HSD", progress=progress)
-    elif test == "randomisation":
-        p = pairwise.stack_p_values(values, trials, root, workers, what="randomisation test", progress=progress)
-    else:
-        p = np.stack([pairwise.paired_t_test(matrix)[a, b] for matrix in values])
+    tols = np.array([tukey.tolerance(centred(matrix)) for matrix in values])
+    sample = significance.Sample(values, np.asarray(b, dtype=np.intp), np.asarray(a, dtype=np.intp), tols, trials,
+                                 root, workers, progress=progress)
+    result = significance.run(chosen, sample)
+    p = result.p_value
 
     means = values.mean(axis=1)                          # (M, S)
     systems = np.asarray(cube.systems, dtype=object)
@@ -159,8 +176,8 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
         "measure": np.repeat(np.asarray(cube.measures, dtype=object), len(a)),
         "system_a": np.tile(systems[a], n_m), "system_b": np.tile(systems[b], n_m),
         "mean_a": means[:, a].ravel(), "mean_b": means[:, b].ravel(),
-        "delta": (means[:, a] - means[:, b]).ravel(), "p_value": p.ravel()})
-    return DiscriminativePower(pairs=pairs, alpha=alpha, test=test, trials=trials, seed=seed, n_topics=n_t,
+        "delta": (means[:, a] - means[:, b]).ravel(), "p_value": p.ravel(), "p_mc_sd": result.mc_sd.ravel()})
+    return DiscriminativePower(pairs=pairs, alpha=alpha, test=chosen.name, trials=trials, seed=seed, n_topics=n_t,
                                groups=resolve_groups(cube.measures, groups),
                                labels=naming.resolve_labels(list(cube.measures), labels))
 
@@ -168,7 +185,9 @@ def discriminative_power(per_query: pd.DataFrame, trials: int = 2000, alpha: flo
 # -- the criterion ------------------------------------------------------------------------------
 
 def _section(result: DiscriminativePower, summary: pd.DataFrame) -> list:
-    return [criteria.Text(f"p-values of all system pairs ({result.test}, {result.trials} trials) over "
+    test = result.declaration
+    trials = f", {result.trials:,} trials" if test.randomised else ""
+    return [criteria.Text(f"p-values of all system pairs ({test.label}{trials}) over "
                           f"{result.n_topics} topics; a measure is more discriminative when more pairs differ "
                           f"significantly at alpha = {result.alpha:g}."),
             criteria.Figure(result.plot_asl, "achieved significance level (ASL) curves", "discriminative_power.png"),
@@ -177,9 +196,13 @@ def _section(result: DiscriminativePower, summary: pd.DataFrame) -> list:
 
 CRITERION = criteria.register_criterion(criteria.Criterion(
     "discriminative_power", "discriminative power",
-    "How many system pairs does a measure tell apart significantly (randomised Tukey HSD)?",
-    compute=lambda inputs, trials: discriminative_power(inputs.per_query, trials=trials,
-                                                        **criteria.shared_settings(inputs)),
+    "How many system pairs does a measure tell apart significantly (randomised Tukey HSD, two-way)?",
+    compute=lambda inputs, trials, test: discriminative_power(inputs.per_query, trials=trials, test=test,
+                                                              **criteria.shared_settings(inputs)),
     summary=lambda result, inputs, **options: result.table(), section=_section, precision=4,
     options=(criteria.Option("trials", 2000, "permutations of the randomised Tukey HSD tests", cli="test_trials",
-                             check=streams.check_trials),), best=("significant", True), order=30), replace=True)
+                             check=streams.check_trials),
+             criteria.Option("test", DEFAULT_TEST, "discriminative power's test: a registered test's name "
+                             "(ir_cwla.analysis.significance.TESTS; default the randomised Tukey HSD test, two-way)",
+                             cli="discriminative_power_test", check=check_test, metavar="TEST")), best=("significant", True), order=30),
+    replace=True)

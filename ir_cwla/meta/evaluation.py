@@ -30,8 +30,9 @@ import ir_measures
 import pandas as pd
 
 from ir_cwla import io
-from ir_cwla._text import escape_name as escape_name
 from ir_cwla._text import run_name as run_name
+from ir_cwla.analysis.executors import get_executor, item_blocks
+from ir_cwla.analysis.frame import long_frame
 from ir_cwla.errors import (
     ArgumentTypeError,
     InputError,
@@ -43,8 +44,6 @@ from ir_cwla.errors import (
 from ir_cwla.io import Shards
 from ir_cwla.measures import is_cwla, needs_element_types, parse_measure
 from ir_cwla.meta import sharded
-from ir_cwla.meta.executors import get_executor, item_blocks
-from ir_cwla.meta.frame import long_frame
 from ir_cwla.provider import _per_topic as per_topic
 from ir_cwla.provider import check_grades_for_backends
 from ir_cwla.scoring import Scorer

@@ -17,7 +17,7 @@ and each stratum keeps its judgments of lowest priority, so the subsets of one t
 nested across fractions (the 10% qrels lie inside the 20% qrels), as in Buckley & Voorhees'
 experiments, and the same trial gives the same subsets whatever other fractions are asked
 for. Trial ``t`` draws from ``SeedSequence(seed, spawn_key=(INCOMPLETENESS_STREAM, t))``
-(:mod:`ir_cwla.meta.streams`): exactly reproducible on every executor and independent of the
+(:mod:`ir_cwla.analysis.streams`): exactly reproducible on every executor and independent of the
 row order of the runs and qrels.
 
 **Pool depth.** The deterministic variant keeps only the judgments of documents that at least
@@ -35,11 +35,12 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import montecarlo, naming, streams
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, resolve_groups
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, criteria, montecarlo, naming, rescoring, robustness, streams
+from ir_cwla.meta import agreement, criteria, rescoring, robustness
 from ir_cwla.meta.evaluation import Runs
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, resolve_groups
 
 #: Fractions of each topic's judgments kept by default.
 FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -262,7 +263,7 @@ def incompleteness(runs: Runs, qrels: Any, measures: Sequence[Any], fractions: S
     trials
         Random subsets per fraction (nested across fractions within a trial). Every trial's
         scores are kept, so ``trials`` is refused up front when they would exceed
-        :data:`ir_cwla.meta.montecarlo.MAX_RESULT_BYTES`; the first trial is timed and a
+        :data:`ir_cwla.analysis.montecarlo.MAX_RESULT_BYTES`; the first trial is timed and a
         :class:`~ir_cwla.errors.LongRunWarning` gives the estimated wall time when it is long.
     seed
         Int or ``SeedSequence``; trial ``t`` draws from its own stream, so the result is

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_cwla.analysis.frame import TIE_TOLERANCE
 from ir_cwla.errors import DataError
-from ir_cwla.meta.frame import TIE_TOLERANCE
 
 
 class PairSigns:

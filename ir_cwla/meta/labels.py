@@ -36,7 +36,7 @@ Bootstrap (reproducible from ``seed``, whatever the row order of the inputs)
     their confusion matrices. *Per topic*: the pairs of the topic are resampled with
     replacement, drawn as one multinomial over the cells of the topic's confusion matrix (in
     distribution the same as drawing its pairs, and depending on the counts only). The
-    ``trials`` are split into chunks of :data:`ir_cwla.meta.streams.CHUNK`; chunk ``c`` draws
+    ``trials`` are split into chunks of :data:`ir_cwla.analysis.streams.CHUNK`; chunk ``c`` draws
     from ``default_rng(SeedSequence(seed, spawn_key=(LABEL_AGREEMENT_STREAM, part, c)))``,
     ``part`` 0 for the topic draws (``Generator.integers(0, T, size=(chunk, T))``) and 1 for
     the per-topic draws (``Generator.multinomial(n_t, counts_t / n_t, size=(chunk, T))``,
@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import montecarlo, streams
 from ir_cwla.errors import (
     ArgumentTypeError,
     DataError,
@@ -71,7 +72,6 @@ from ir_cwla.errors import (
     UndefinedStatisticWarning,
 )
 from ir_cwla.io import STDIN, SUMMARY_QID, as_qrels_frame, input_name, is_named_source
-from ir_cwla.meta import montecarlo, streams
 
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",

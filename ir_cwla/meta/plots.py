@@ -6,7 +6,7 @@ family of measures (e.g. per browsing model); matplotlib is imported only when p
 What a reader compares across panels looks the same in every panel and every figure:
 
 * panels come in the order of the result's families, which follow the measure order of
-  measures (:func:`ir_cwla.meta.naming.order_key`: P, DCG, RBP, INST, AP, ERR, then
+  measures (:func:`ir_cwla.analysis.naming.order_key`: P, DCG, RBP, INST, AP, ERR, then
   registered models), and measures within a panel in Table 1's order of aggregations;
 * every aggregation has one colour and one marker (:data:`AGGREGATION_STYLES`, keyed by its
   name), used for its curve, box, mean marker and tick label, in every figure whatever else
@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from ir_cwla._text import PLAIN_TEXT, plain
+from ir_cwla.analysis import naming
 from ir_cwla.errors import DataError
 from ir_cwla.measures import AGGREGATIONS
 from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS
-from ir_cwla.meta import agreement, naming
+from ir_cwla.meta import agreement
 
 if TYPE_CHECKING:  # pragma: no cover
     pass

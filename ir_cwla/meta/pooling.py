@@ -24,11 +24,12 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import naming, streams
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups, resolve_groups
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, criteria, naming, rescoring, robustness, streams
+from ir_cwla.meta import agreement, criteria, rescoring, robustness
 from ir_cwla.meta.evaluation import Runs
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups, resolve_groups
 
 #: Pool depth by default (the depth NIST pooled the runs of the TREC Deep Learning tracks to).
 DEPTHS = (10,)

@@ -17,7 +17,7 @@ measure's default, 0, where it returns nothing for one), and means are taken ove
 them; as there, a run that shares no topic with the qrels is refused and one that misses
 some gets a :class:`~ir_cwla.errors.MissingTopicsWarning` (:func:`ir_cwla.io.topic_coverage`).
 Systems are sorted by name, topics by id, measures in the measure order
-(:func:`ir_cwla.meta.naming.order_key`), and judgments have one order (by topic,
+(:func:`ir_cwla.analysis.naming.order_key`), and judgments have one order (by topic,
 then doc_id) that random draws follow, so nothing depends on the row order of the inputs.
 """
 from __future__ import annotations
@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla import io
+from ir_cwla.analysis import naming
 from ir_cwla.errors import InputError, ParameterError
 from ir_cwla.measures import is_cwla, needs_element_types
-from ir_cwla.meta import naming
 from ir_cwla.meta.evaluation import Runs, as_measures, as_run_mapping, read_qrels
 from ir_cwla.scoring import Qrels, Rankings, Scorer, rank_run
 

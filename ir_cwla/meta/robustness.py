@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import naming, streams, tukey
+from ir_cwla.analysis.frame import TIE_TOLERANCE
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import agreement, kendall, naming, streams, tukey
-from ir_cwla.meta.frame import TIE_TOLERANCE
+from ir_cwla.meta import agreement, kendall
 
 #: The statistics every comparison reports, in table order.
 STATISTICS = ("tau", "tau_ap", "rbo", "abs_change", "rel_change")

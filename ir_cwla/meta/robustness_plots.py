@@ -17,8 +17,9 @@ from typing import Any, Optional
 import numpy as np
 
 from ir_cwla._text import plain
+from ir_cwla.analysis import naming
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import agreement, naming
+from ir_cwla.meta import agreement
 from ir_cwla.meta.plots import _colour_ticks, _Key, _panels, _title
 
 #: Axis names of the statistics of the two analyses.

@@ -14,10 +14,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import naming
+from ir_cwla.analysis.frame import Groups, TopicPolicy, resolve_groups, to_cube
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement as agreements
-from ir_cwla.meta import criteria, kendall, naming
-from ir_cwla.meta.frame import Groups, TopicPolicy, resolve_groups, to_cube
+from ir_cwla.meta import criteria, kendall
 
 
 @dataclass
@@ -120,7 +121,7 @@ def similarity(per_query: pd.DataFrame, *, level: float = 0.95, groups: Groups =
         Families for :meth:`Similarity.table` / :meth:`Similarity.plot` (e.g.
         :func:`ir_cwla.meta.browsing_model`); tau is computed for all pairs regardless.
     topics
-        ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.meta.frame.to_cube`).
+        ``'strict'`` or ``'intersection'`` (see :func:`ir_cwla.analysis.frame.to_cube`).
     labels
         Display names (default: :func:`ir_cwla.short_name`).
     agreement

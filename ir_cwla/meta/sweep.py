@@ -23,12 +23,12 @@ from typing import Any, Optional, Union
 
 import pandas as pd
 
+from ir_cwla.analysis import naming
+from ir_cwla.analysis.executors import get_executor
+from ir_cwla.analysis.frame import Groups
 from ir_cwla.errors import IrCwlaDeprecationWarning, ParameterError
 from ir_cwla.meta import criteria as _criteria
-from ir_cwla.meta import naming
 from ir_cwla.meta.evaluation import evaluate_collections
-from ir_cwla.meta.executors import get_executor
-from ir_cwla.meta.frame import Groups
 
 Criteria = Union[None, Sequence[str], Mapping[str, Mapping[str, Any]]]
 

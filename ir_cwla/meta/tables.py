@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ir_cwla.meta import naming
+from ir_cwla.analysis import naming
 
 if TYPE_CHECKING:  # pragma: no cover
     from ir_cwla.meta.consistency import Consistency

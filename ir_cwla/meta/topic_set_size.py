@@ -6,7 +6,7 @@ collection needs to meet a statistical requirement, from the variance of a measu
 
 The variance is the within-system variance ``sigma^2``, estimated as Sakai does by the
 residual variance ``V_E`` of the two-way ANOVA without replication of a past topics x systems
-score matrix (:func:`ir_cwla.meta.anova.residual_variance`). For paired data the variance
+score matrix (:func:`ir_cwla.analysis.anova.residual_variance`). For paired data the variance
 of a score difference is taken as ``sigma_t^2 = 2 sigma^2`` (Sakai 2016, Sec. 3.1: the
 covariance is ignored, which errs on the safe side).
 
@@ -54,10 +54,11 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import naming
+from ir_cwla.analysis.anova import residual_variance
+from ir_cwla.analysis.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.meta import criteria, naming
-from ir_cwla.meta.anova import residual_variance
-from ir_cwla.meta.frame import Groups, TopicPolicy, check_alpha, resolve_groups, to_cube
+from ir_cwla.meta import criteria
 
 Method = Literal["exact", "sakai"]
 METHODS = ("exact", "sakai")

@@ -6,13 +6,18 @@
                     [--family all|measure] [--alpha A] [--level L] [--trials N] [--resamples R] [--seed S]
                     [--topics strict|intersection] [--format table|csv|markdown|latex] [--out REPORT]
     ir-cwla compare PER_QUERY.csv [...]
+    ir-cwla compare QRELS RUN RUN... --reproduced RUN RUN... [--baseline NAME] [--depth K] [--rbo-p P]
+    ir-cwla compare PER_QUERY.csv --reproduced PER_QUERY.csv [--baseline NAME]
 
 The runs are scored like ``ir-cwla eval`` (the same readers: files, gzip, ``-`` for stdin,
 ``irds:`` ids; every qrels topic counts, 0 where a run has none); one argument alone is a
 per-query file of ``ir-cwla eval -q --format csv|json|jsonl``. The work is
 :func:`ir_cwla.compare`; :func:`ir_cwla.app.report.add_comparison_section` puts a comparison in
 the HTML report. Its options name the tests and corrections of :mod:`ir_cwla.comparison`,
-imported only when ``compare`` runs (or ``--help`` lists every command).
+imported only when ``compare`` runs (or ``--help`` lists every command). With ``--reproduced``
+the runs (or the per-query file) given there reproduce the originals, in the same order, and the
+command prints Breuer et al.'s reproducibility measures (:func:`ir_cwla.comparison.reproducibility`)
+instead.
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ FORMATS = ("table", "csv", "markdown", "latex")
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Adds ``compare`` to ``subparsers``: its options name the tests and corrections of :mod:`ir_cwla.comparison`."""
     from ir_cwla.app.commands import COMMANDS
-    from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, TESTS
+    from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, tests
 
     p = subparsers.add_parser(
         NAME, help=COMMANDS[NAME],
@@ -45,7 +50,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="measure(s) (default: the six canonical C/W/L/A measures @10, or all of a per-query file)")
     p.add_argument("--baseline", dest="baselines", action="extend", nargs="+", metavar="NAME",
                    help="baseline system(s) (default: all pairs)")
-    p.add_argument("--test", default="t", help=f"{', '.join(TESTS)} (default t)")
+    p.add_argument("--test", default="t", help=f"a registered test: {', '.join(tests())} (default t; see the "
+                                                "table of tests in docs/compare.md)")
     p.add_argument("--correction", help=f"{', '.join(CORRECTIONS)} (default holm; none for the Tukey tests)")
     p.add_argument("--family", default="all", choices=FAMILIES,
                    help="hypotheses adjusted together: all pairs under all measures, or each measure apart "
@@ -58,6 +64,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--topics", default="strict", choices=("strict", "intersection"),
                    help="systems scored on different topics: an error (strict), or keep the common ones")
+    p.add_argument("--max-trials", type=int, metavar="N",
+                   help="double --trials while a significance decision could flip within its Monte-Carlo error, "
+                        "up to N (the numbers are those of a single run of the final count)")
+    p.add_argument("--max-resamples", type=int, metavar="R",
+                   help="double --resamples while a bootstrap interval's containing 0 could flip within its "
+                        "Monte-Carlo error, up to R")
+    p.add_argument("--reproduced", nargs="+", metavar="RUN | PER_QUERY",
+                   help="reproductions of the runs (in the same order; or, after a per-query file, the reproduction's "
+                        "per-query file): print the reproducibility measures KTU, RBO, RMSE, nRMSE, ER and DRI "
+                        "(Breuer et al. 2020) with bootstrap intervals; ER and DRI against --baseline")
+    p.add_argument("--depth", type=int, default=1000, help="documents KTU and RBO compare (default 1000)")
+    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO's persistence p (default 0.95)")
     p.add_argument("--n-jobs", type=int, help="processes for the randomised parts (default: in-process)")
     p.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     p.add_argument("--out", metavar="REPORT", help="also write an HTML report (tables and a difference figure)")
@@ -73,6 +91,11 @@ class Plan:
     of ``scores``, the plan of ``ir-cwla eval -q -n`` that scores them (the same readers, the
     same checks, the same values). Computed: :func:`ir_cwla.compare` with the rest of the fields
     as its arguments. Written: stdout in ``format``, a report in ``out`` if given.
+
+    With ``reproduced`` (a plan of the same shape: its ``per_query`` file or its ``scores``), the
+    reproducibility measures of :func:`ir_cwla.comparison.reproducibility` instead: ``runs`` pairs
+    each original run's name with its file and its reproduction's file (KTU and RBO compare the
+    rankings), ``depth`` and ``rbo_p`` are theirs.
     """
 
     per_query: Optional[str] = None
@@ -89,8 +112,14 @@ class Plan:
     seed: int = 0
     topics: Literal["strict", "intersection"] = "strict"
     n_jobs: Optional[int] = None
+    max_trials: Optional[int] = None
+    max_resamples: Optional[int] = None
     format: str = "table"
     out: Optional[str] = None
+    reproduced: Optional[Plan] = None
+    runs: Optional[tuple[dict[str, str], dict[str, str]]] = None
+    depth: int = 1000
+    rbo_p: float = 0.95
 
     @property
     def inputs(self) -> list[str]:
@@ -112,18 +141,40 @@ def plan(args: argparse.Namespace) -> Plan:
     common = dict(baselines=tuple(args.baselines) if args.baselines else None, test=args.test,
                   correction=args.correction, family=args.family, alpha=args.alpha, level=args.level,
                   trials=args.trials, resamples=args.resamples, seed=args.seed, topics=args.topics,
-                  n_jobs=args.n_jobs, format=args.format, out=args.out)
+                  n_jobs=args.n_jobs, max_trials=args.max_trials, max_resamples=args.max_resamples,
+                  format=args.format, out=args.out)
+    if args.reproduced:
+        if args.format not in ("table", "csv"):
+            raise UsageError(f"--reproduced prints a table or csv, not --format {args.format}")
+        if args.baselines is not None and len(args.baselines) > 1:
+            raise UsageError("--reproduced takes one --baseline (the baseline of ER and DRI)")
+        common.update(depth=args.depth, rbo_p=args.rbo_p)
     if len(args.inputs) == 1:
-        return Plan(per_query=args.inputs[0],
-                    measures=tuple(measures_arg(args.measures, [])) if args.measures else None, **common)
+        measures = tuple(measures_arg(args.measures, [])) if args.measures else None
+        reproduced = None
+        if args.reproduced:
+            if len(args.reproduced) != 1:
+                raise UsageError("after a per-query file, --reproduced takes the reproduction's per-query file")
+            reproduced = Plan(per_query=args.reproduced[0], measures=measures)
+        return Plan(per_query=args.inputs[0], measures=measures, reproduced=reproduced, **common)
     qrels, runs = args.inputs[0], args.inputs[1:]
-    if len(runs) < 2:
+    if len(runs) < 2 and not args.reproduced:
         raise UsageError("compare needs at least two runs (or one per-query file alone)")
     measures = tuple(measures_arg(args.measures, ir_cwla.canonical()))
-    check_stdin_once(args.inputs)
-    scores = eval_command.Plan(qrels=qrels, runs=tuple(runs), names=tuple(unique_run_names(runs)), measures=measures,
+    check_stdin_once([*args.inputs, *(args.reproduced or [])])
+    names = tuple(unique_run_names(runs))
+    scores = eval_command.Plan(qrels=qrels, runs=tuple(runs), names=names, measures=measures,
                                per_query=True, summary=False, progress=sys.stderr.isatty())
-    return Plan(measures=measures, scores=scores, **common)
+    if not args.reproduced:
+        return Plan(measures=measures, scores=scores, **common)
+    if len(args.reproduced) != len(runs):
+        raise UsageError(f"--reproduced takes one reproduction per run: {len(runs)} runs, "
+                         f"{len(args.reproduced)} reproductions")
+    # a reproduction goes by its original's name
+    again = eval_command.Plan(qrels=qrels, runs=tuple(args.reproduced), names=names, measures=measures,
+                              per_query=True, summary=False, progress=sys.stderr.isatty())
+    return Plan(measures=measures, scores=scores, reproduced=Plan(measures=measures, scores=again),
+                runs=(dict(zip(names, runs)), dict(zip(names, args.reproduced))), **common)
 
 
 def read(plan: Plan) -> Any:
@@ -145,12 +196,18 @@ def execute(plan: Plan) -> int:
 
     from ir_cwla.app import report
     from ir_cwla.comparison import compare
-    from ir_cwla.meta import naming
 
+    if plan.reproduced is not None:
+        return execute_reproducibility(plan)
     comparison = compare(read(plan), baseline=list(plan.baselines) if plan.baselines else None, test=plan.test,
                          correction=plan.correction, family=plan.family, alpha=plan.alpha, level=plan.level,
                          trials=plan.trials, resamples=plan.resamples, seed=plan.seed, topics=plan.topics,
-                         n_jobs=plan.n_jobs, progress=sys.stderr.isatty())
+                         n_jobs=plan.n_jobs, max_trials=plan.max_trials, max_resamples=plan.max_resamples,
+                         progress=sys.stderr.isatty())
+    note = comparison.describe_monte_carlo()
+    if note:
+        print(f"ir-cwla compare: {note} Pass --max-trials / --max-resamples to add trials until they cannot "
+              "(the rows' significance_could_flip and interval_could_flip say which).", file=sys.stderr)
     if plan.format == "csv":
         from ir_cwla._text import csv_safe
 
@@ -160,7 +217,7 @@ def execute(plan: Plan) -> int:
     elif plan.format == "latex":
         sys.stdout.write(comparison.to_latex())
     else:
-        table = comparison.table().assign(measure=lambda f: f["measure"].map(naming.label))
+        table = comparison.table()
         print(report.text_table(comparison.marked_means(), precision=4))
         print()
         print(report.text_table(table, precision=4, index=False))
@@ -174,4 +231,26 @@ def execute(plan: Plan) -> int:
             report.add_comparison_section(page, comparison)
             page.write()
         print(f"report: {Path(plan.out) / 'index.html'}", file=sys.stderr)
+    return 0
+
+
+def execute_reproducibility(plan: Plan) -> int:
+    """Prints Breuer et al.'s reproducibility measures with bootstrap intervals (``--reproduced``)."""
+    import sys
+
+    from ir_cwla.app import report
+    from ir_cwla.comparison import reproducibility
+
+    assert plan.reproduced is not None
+    result = reproducibility(read(plan), read(plan.reproduced), baseline=plan.baselines[0] if plan.baselines else None,
+                             runs=plan.runs, depth=plan.depth, rbo_p=plan.rbo_p, level=plan.level,
+                             resamples=plan.resamples, seed=plan.seed, topics=plan.topics)
+    if plan.format == "csv":
+        from ir_cwla._text import csv_safe
+
+        sys.stdout.write(csv_safe(result.table()).to_csv(index=False))
+    else:
+        print(report.text_table(result.table(), precision=4, index=False))
+        print()
+        print(result.caption())
     return 0

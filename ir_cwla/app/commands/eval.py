@@ -272,7 +272,7 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
                                 answered_only=plan.answered_only, ties=plan.ties)
     executor = None
     if plan.on_workers:
-        from ir_cwla.meta.executors import get_executor
+        from ir_cwla.analysis.executors import get_executor
 
         executor = get_executor(n_jobs=plan.n_jobs, scheduler=plan.scheduler)
     results = evaluate_runs(runs, qrels, measures, per_query=plan.per_query, summary=plan.summary,

@@ -207,9 +207,9 @@ class Plan:
 
 def plan(args: argparse.Namespace) -> Plan:
     """The :class:`Plan` of the parsed options: criteria, their options, measures, alpha, runs and ``--out`` checked."""
+    from ir_cwla.analysis.frame import check_alpha
     from ir_cwla.errors import UsageError
     from ir_cwla.meta import criteria
-    from ir_cwla.meta.frame import check_alpha
 
     have_runs = bool(args.runs)
     alternatives = alt_qrels_arg(args.alt_qrels)
