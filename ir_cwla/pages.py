@@ -5,7 +5,7 @@ page its user saw (``qid, rank, gain``, optionally the ``cost`` of inspecting th
 :func:`score_gains` scores such pages under any measures through the normal path, so that no
 measure has a second copy:
 
-- the page is written as a run (rank ``i`` of query ``q`` is document ``i``, score ``-i``) and
+- the page is written as a run (rank ``i`` of query ``q`` is document ``q#i``, score ``-i``) and
   its judged ranks as qrels (document ``i`` has grade ``gain``); both go through the readers'
   rules (:func:`ir_cwla.io.as_run_frame`, :func:`ir_cwla.io.as_qrels_frame`) and are scored by
   :func:`ir_cwla.per_topic.run_values`, the unit of work of :func:`ir_cwla.meta.evaluate`: the
@@ -38,6 +38,7 @@ from ir_cwla.browsing import get_browsing_model
 from ir_cwla.errors import ArgumentTypeError, InputError, MeasureError, ParameterError
 from ir_cwla.measure import is_cwla
 from ir_cwla.names import named_measures
+from ir_cwla.text import shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +81,7 @@ def _numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
     bad = np.flatnonzero(given & np.isnan(values))
     if len(bad):
         i = int(bad[0])
-        raise InputError(f"{name}, {_where(frame, i)}: {column} {frame[column].iloc[i]!r} is not a number")
+        raise InputError(f"{name}, {_where(frame, i)}: {column} {shown(frame[column].iloc[i])} is not a number")
     return values
 
 
@@ -92,7 +93,7 @@ def check_pages(frame: Any, name: str = "gains") -> pd.DataFrame:
     the frame's order) and the query: a missing column, an empty frame or qid, a rank that is not
     a whole number >= 1, a rank given twice or missing (the ranks of a page are 1, 2, ..., n), a
     gain or cost that is not a number, a gain that is not finite, a cost that is missing where
-    others are given, and a page with no judged rank.
+    others are given or is no cost (:func:`ir_cwla.costs.cost_problem`), and a page with no judged rank.
     """
     import pandas as pd
 
@@ -113,7 +114,7 @@ def check_pages(frame: Any, name: str = "gains") -> pd.DataFrame:
     bad = np.flatnonzero(~(np.isfinite(ranks) & (ranks >= 1) & (np.floor(ranks) == ranks) & (ranks < 2.0 ** 62)))
     if len(bad):
         i = int(bad[0])
-        raise InputError(f"{name}, {_where(frame, i)}: rank {frame['rank'].iloc[i]!r} is not a whole number >= 1 "
+        raise InputError(f"{name}, {_where(frame, i)}: rank {shown(frame['rank'].iloc[i])} is not a whole number >= 1 "
                          "(ranks count from 1)")
     gains = _numbers(frame, "gain", name)
     infinite = np.flatnonzero(np.isinf(gains))
@@ -127,6 +128,12 @@ def check_pages(frame: Any, name: str = "gains") -> pd.DataFrame:
         if len(absent):
             raise InputError(f"{name}, {_where(frame, int(absent[0]))}: no cost (give every rank a cost, or drop the "
                              "cost column)")
+        from ir_cwla.costs import MAX_COST, MIN_COST, cost_problem
+
+        wrong_cost = np.flatnonzero(~((costs >= MIN_COST) & (costs <= MAX_COST)))
+        if len(wrong_cost):
+            i = int(wrong_cost[0])
+            raise InputError(f"{name}, {_where(frame, i)}: cost {costs[i]:g}: {cost_problem(float(costs[i]))}")
         out[COST_COLUMN] = costs
     out = out.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
     qid = out["qid"].to_numpy()
@@ -204,7 +211,10 @@ def score_gains(frame: Any, measures: Sequence[Any], *, name: str = "pages", bey
                                f"its query, or choose measures of the ranking only (ir-measures': "
                                f"{', '.join(sorted(PAGE_MEASURES))}; C/W/L/A measures under tail='stop')")
     pages = check_pages(frame, source)
-    doc = pages["rank"].astype(str).to_numpy(dtype=object)
+    # rank i of query q is document 'q#i' (one-to-one: a rank holds no '#'): a document of its query alone, so
+    # that the qrels number a page's documents in rank order (R adds their gains in that order) and a cost
+    # table keyed by doc_id prices each rank
+    doc = (pages["qid"] + "#" + pages["rank"].astype(str)).to_numpy(dtype=object)
     run = pd.DataFrame({"query_id": pages["qid"].to_numpy(), "doc_id": doc,
                         "score": -pages["rank"].to_numpy(dtype=np.float64)})
     judged = pages["gain"].notna().to_numpy()
@@ -220,12 +230,7 @@ def score_gains(frame: Any, measures: Sequence[Any], *, name: str = "pages", bey
     io.check_grades_for_backends(qrels, parsed, source)
     costs = None
     if COST_COLUMN in pages.columns:
-        # the frame's costs, per cell: the cost table is keyed by doc_id alone, so a rank's doc_id is 'qid#rank'
-        # (one-to-one: a rank has no '#')
-        run["doc_id"] = pages["qid"].to_numpy() + "#" + doc
-        qrels = io.as_qrels_frame(qrels.assign(doc_id=qrels["query_id"] + "#" + qrels["doc_id"]), source,
-                                  measures=parsed)
-        costs = CostSpec("doc", tuple(zip(run["doc_id"].tolist(), pages[COST_COLUMN].tolist())))
+        costs = CostSpec("doc", tuple(zip(doc.tolist(), pages[COST_COLUMN].tolist())))
     cwla = [m for m in parsed if is_cwla(m)]
     others = [m for m in parsed if not is_cwla(m)]
     label = dict(zip(parsed, names))
