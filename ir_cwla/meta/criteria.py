@@ -28,8 +28,10 @@ from ir_cwla.errors import ParameterError, RegistrationError
 from ir_cwla.measures import _registry as registry
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
-#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).
-NEEDS = ("per_query", "runs", "qrels", "alternatives")
+#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation),
+#: users' ratings, the result pages they rated (``qid, rank, gain``: the user model is fitted by
+#: scoring them again) and users' preferences between pages (the user criteria).
+NEEDS = ("per_query", "runs", "qrels", "alternatives", "satisfaction", "gains", "preferences")
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,10 @@ class Inputs:
     it holds (parsed); ``runs``/``qrels``: what it was scored from (None for a per-query
     file); ``alternatives``: ``{name: qrels}`` judged by other assessors; ``groups``: the
     families compared within (e.g. :func:`ir_cwla.meta.browsing_model`); ``seed``, ``alpha``,
-    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`.
+    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`; ``satisfaction``: the
+    users' ratings (:func:`ir_cwla.meta.ratings.read_ratings`), ``gains``: the result pages they
+    rated (:func:`ir_cwla.score_gains`), ``preferences``: their preferences between pages
+    (:func:`ir_cwla.meta.preference_agreement`).
     """
 
     per_query: pd.DataFrame
@@ -132,6 +137,9 @@ class Inputs:
     alpha: float = 0.05
     executor: Any = None
     progress: bool = False
+    satisfaction: Any = None
+    gains: Any = None
+    preferences: Any = None
 
     def has(self, need: str) -> bool:
         """True if the inputs hold ``need``."""
