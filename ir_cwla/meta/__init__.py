@@ -73,6 +73,7 @@ from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.labels import LabelAgreement, label_agreement
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
+from ir_cwla.meta.preferences import PreferenceAgreement, derive_pairs, preference_agreement, read_preferences
 from ir_cwla.meta.ratings import read_ratings
 from ir_cwla.meta.satisfaction import UserAgreement, user_agreement
 from ir_cwla.meta.similarity import Similarity, similarity
@@ -88,4 +89,5 @@ __all__ = [
     "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
     "label_agreement", "LabelAgreement", "combine_qrels", "topic_set_sizes", "TopicSetSize",
     "assessor_variation", "AssessorVariation", "user_agreement", "UserAgreement", "read_ratings",
+    "preference_agreement", "PreferenceAgreement", "derive_pairs", "read_preferences",
 ]
