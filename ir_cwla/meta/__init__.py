@@ -42,6 +42,9 @@ scores the pages)::
     per_query = ir_cwla.score_gains(pages, table1())                    # pages: qid, rank, gain
     users = meta.user_agreement(per_query, ratings, trials=2000, seed=0)  # ratings: qid, rating[, user]
     users.table(); users.comparisons_table(significant_only=True); users.plot()
+    prefs = meta.preference_agreement(per_query, satisfaction=ratings)  # pairs within a user's task
+    fit = meta.fit_user_model(pages, ratings, trials=2000, folds=5)     # RBP's p, INST's T, DCG's k
+    fit.table(); fit.plot()
 
 Every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
 al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
@@ -79,6 +82,7 @@ from ir_cwla.meta.satisfaction import UserAgreement, user_agreement
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.topic_set_size import TopicSetSize, topic_set_sizes
+from ir_cwla.meta.user_model import UserModelFit, fit_user_model
 
 __all__ = [
     "evaluate", "similarity", "consistency", "discriminative_power", "randomised_tukey_hsd",
@@ -90,4 +94,5 @@ __all__ = [
     "label_agreement", "LabelAgreement", "combine_qrels", "topic_set_sizes", "TopicSetSize",
     "assessor_variation", "AssessorVariation", "user_agreement", "UserAgreement", "read_ratings",
     "preference_agreement", "PreferenceAgreement", "derive_pairs", "read_preferences",
+    "fit_user_model", "UserModelFit",
 ]

@@ -232,7 +232,7 @@ def join(per_query: pd.DataFrame, ratings: pd.DataFrame, measures: Optional[Sequ
         if (spread > 1).any():
             s = spread.index[spread.to_numpy() > 1][0]
             raise DataError(f"{source}: session {s!r} has ratings "
-                            f"{', '.join(map(shown, sorted(units.loc[units['session'] == s, 'rating'].unique())))} on "
+                            f"{', '.join(f'{v:g}' for v in sorted(units.loc[units['session'] == s, 'rating'].unique()))} on "
                             "its queries: a session is rated once (give its rating on each of its queries' rows)")
         position = units["position"].to_numpy() if "position" in units.columns else np.ones(len(units))
         ids, values = session_scores(units[names].to_numpy(), units["session"].to_numpy(), position, session_score, bq)
@@ -248,7 +248,7 @@ def join(per_query: pd.DataFrame, ratings: pd.DataFrame, measures: Optional[Sequ
                         f"a correlation over fewer than {MIN_UNITS} is refused")
     y = units["rating"].to_numpy(dtype=np.float64)
     if np.all(y == y[0]):
-        raise DataError(f"{source}: every rating is {shown(y[0])}: a correlation with a constant is undefined")
+        raise DataError(f"{source}: every rating is {y[0]:g}: a correlation with a constant is undefined")
     if clusters == "users" and "user" not in units.columns:
         raise DataError("clusters='users' needs a 'user' column in the ratings")
     by_user = "user" in units.columns and clusters != "units"

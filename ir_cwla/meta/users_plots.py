@@ -86,8 +86,12 @@ def plot_parameter_fit(result: Any, cols: int = 3, title: Optional[str] = None):
         ax.grid(alpha=0.3)
         if result.log_scale.get(model):
             ax.set_xscale("log")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 7), frameon=False)
+    legend: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    fig.legend(list(legend.values()), list(legend), loc="outside lower center", ncol=min(len(legend), 7),
+               frameon=False)
     fig.suptitle(_title(title, "The user model fitted to the users",
                         f"{STATISTIC_NAMES[result.statistic]} with the ratings against the parameter; bands: "
                         f"{result.level:.0%} bootstrap; dots: fitted on all users; grey: the best aggregation's "
