@@ -118,9 +118,8 @@ def rank_statistics(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # pair counts are integers below 2^24 for integer weights summing to < 2896: float32 holds them
     # exactly, at half the memory traffic of the cumulative sum
     exact = bool(np.all(n < 2896)) and bool(np.all(D == np.floor(D)))
-    Dk = D.astype(np.float32) if exact else D
-    before = np.cumsum(Dk, axis=2)
-    before -= Dk                                     # P: the weight of each level in the earlier groups
+    Dk: np.ndarray = D.astype(np.float32) if exact else D
+    before = np.cumsum(Dk, axis=2) - Dk              # P: the weight of each level in the earlier groups
     k = D.shape[1]
     sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(Dk.dtype)       # sign(a - a')
     s = np.einsum("bag,bag->b", Dk, np.matmul(sign, before)).astype(np.float64)

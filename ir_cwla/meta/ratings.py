@@ -37,6 +37,8 @@ OPTIONAL = ("user", "task", "session", "position", "name")
 SESSION_SCORES = ("mean", "sum", "last", "sdcg")
 #: The fewest units a correlation is computed over.
 MIN_UNITS = 10
+#: The units, in the plural.
+PLURAL = {"query": "queries", "session": "sessions"}
 
 
 def read_ratings(source: Any, name: Optional[str] = None) -> pd.DataFrame:
@@ -244,7 +246,7 @@ def join(per_query: pd.DataFrame, ratings: pd.DataFrame, measures: Optional[Sequ
     else:
         units = units.sort_values(key, kind="stable").reset_index(drop=True)
     if len(units) < MIN_UNITS:
-        raise DataError(f"{source}: {len(units)} rated {unit}{'s' if len(units) != 1 else ''} pair with the scores; "
+        raise DataError(f"{source}: {len(units)} rated {PLURAL[unit] if len(units) != 1 else unit} pair with the scores; "
                         f"a correlation over fewer than {MIN_UNITS} is refused")
     y = units["rating"].to_numpy(dtype=np.float64)
     if np.all(y == y[0]):

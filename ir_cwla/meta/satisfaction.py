@@ -151,7 +151,7 @@ class UserAgreement:
     def describe(self) -> str:
         """What was correlated with what, and how it was resampled, in one sentence."""
         u = self.units
-        what = f"{len(u.ratings)} rated {u.unit}{'s' if len(u.ratings) != 1 else ''}"
+        what = f"{len(u.ratings)} rated {u.unit if len(u.ratings) == 1 else ratings.PLURAL[u.unit]}"
         if u.cluster == "users":
             how = f"a cluster bootstrap over {u.n_clusters} users ({self.trials} replicates)"
         else:
@@ -175,9 +175,12 @@ class UserAgreement:
         return out
 
     def comparisons_table(self, significant_only: bool = False) -> pd.DataFrame:
-        """One row per pair of measures within a family: ``measure_a``, ``measure_b``, the difference
-        of their ``statistic`` with its interval, ``p_bootstrap``, ``p_williams``, ``p_holm`` (of ``test``),
-        ``significant`` (``p_holm < alpha``) and ``better`` (the measure that agrees better, where significant)."""
+        """One row per pair of measures compared (within a family).
+
+        ``measure_a``, ``measure_b``, the difference of their ``statistic`` with its interval,
+        ``p_bootstrap``, ``p_williams``, ``p_holm`` (of ``test``), ``significant`` (``p_holm < alpha``)
+        and ``better`` (the measure that agrees better, where significant).
+        """
         out = self.comparisons.assign(measure_a=lambda f: f["measure_a"].map(lambda m: self.labels.get(m, m)),
                                       measure_b=lambda f: f["measure_b"].map(lambda m: self.labels.get(m, m)),
                                       better=lambda f: f["better"].map(lambda m: self.labels.get(m, m) if m else ""))

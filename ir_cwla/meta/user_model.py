@@ -43,7 +43,7 @@ from ir_cwla.table1 import TABLE1_AGGREGATIONS
 #: in (0, 1) on a linear grid, an expected goal T on a geometric grid, a cut-off on the whole numbers.
 MODELS: dict[str, tuple[str, str, float, float]] = {
     "RBP": ("p", "linear", 0.05, 0.99),
-    "INST": ("T", "geometric", 0.25, 20.0),
+    "INST": ("T", "geometric", 0.25, 100.0),
     "DCG": ("cutoff", "ranks", 1, 20),
     "P": ("cutoff", "ranks", 1, 20),
 }
@@ -97,10 +97,13 @@ class UserModelFit:
                 f"{self.repeats} x {self.folds}-fold cross-validation over users")
 
     def table(self) -> pd.DataFrame:
-        """One row per (model, aggregation): ``parameter``, ``fitted``, ``agreement`` (at the fitted value,
-        all users) with ``low``/``high``, ``edge`` (the fit is an end of the grid: the best value may lie
-        beyond it), ``cv_low``/``cv_median``/``cv_high`` (the fitted values of the folds) and ``held_out``
-        (the mean agreement on the users left out)."""
+        """One row per (model, aggregation) fitted.
+
+        ``parameter``, ``fitted``, ``agreement`` (at the fitted value, all users) with ``low``/``high``,
+        ``edge`` (the fit is an end of the grid: the best value may lie beyond it),
+        ``cv_low``/``cv_median``/``cv_high`` (the fitted values of the folds) and ``held_out`` (the
+        mean agreement on the users left out).
+        """
         out = self.fits.copy()
         out.attrs["note"] = self.describe()
         return out

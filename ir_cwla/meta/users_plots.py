@@ -31,7 +31,7 @@ def plot_user_agreement(result: Any, statistic: Optional[str] = None, cols: int 
     fig, axes = _panels(len(families), cols, (4.2, 0.5 + 0.42 * longest * (1 + 0.35 * (len(statistics) - 1))),
                         sharex=True)
     offsets = np.linspace(-0.27, 0.27, len(statistics)) if len(statistics) > 1 else np.zeros(1)
-    fills = {"pearson": "full", "spearman": "left", "kendall": "none"}
+    fills: dict[str, Any] = {"pearson": "full", "spearman": "left", "kendall": "none"}
     for ax, family in zip(axes, families):
         members = result.groups[family]
         for row, m in enumerate(members):
@@ -40,8 +40,7 @@ def plot_user_agreement(result: Any, statistic: Optional[str] = None, cols: int 
                 est, low, high = (result.estimates.at[m, c] for c in (s, f"{s}_low", f"{s}_high"))
                 ax.plot([low, high], [y, y], color=key.colour(m), linewidth=1.4)
                 ax.plot([est], [y], marker=key.marker(m), color=key.colour(m), fillstyle=fills[s],
-                        markersize=key.marker_size(m, 6), linestyle="none",
-                        label=STATISTIC_NAMES[s] if row == 0 else None)
+                        markersize=key.marker_size(m, 6), linestyle="none")
         ax.set_yticks(range(len(members)), [key.name(m, family) for m in members])
         ax.invert_yaxis()
         ax.axvline(0, color="0.6", linewidth=0.8)
@@ -49,7 +48,11 @@ def plot_user_agreement(result: Any, statistic: Optional[str] = None, cols: int 
         ax.grid(axis="x", alpha=0.3)
         ax.set_xlabel("correlation with the users' ratings")
     if len(statistics) > 1:
-        axes[0].legend(loc="lower right", fontsize="small", frameon=False)
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", color="0.2", fillstyle=fills[s], linestyle="none") for s in statistics]
+        fig.legend(handles, [STATISTIC_NAMES[s] for s in statistics], loc="outside lower center",
+                   ncol=len(statistics), frameon=False)
     shown = ", ".join(STATISTIC_NAMES[s] for s in statistics)
     fig.suptitle(_title(title, "Agreement with the users", f"{shown}; {result.describe()}", fig))
     return fig
