@@ -25,7 +25,6 @@ order; the interval is the percentile interval of the replicates' shares.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -33,7 +32,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import ArgumentTypeError, DataError, InputError, ParameterError
+from ir_cwla.errors import DataError, InputError, ParameterError
 from ir_cwla.meta import criteria, naming, ratings, streams
 from ir_cwla.meta.frame import Groups, resolve_groups
 from ir_cwla.meta.satisfaction import cluster_counts, percentile_interval
@@ -77,17 +76,7 @@ def derive_pairs(table: pd.DataFrame, within: Sequence[str] = ("user", "task")) 
 
 def read_preferences(source: Any, name: Optional[str] = None) -> pd.DataFrame:
     """A preference table (a DataFrame or a CSV/TSV file) checked: :data:`PAIR_COLUMNS`, optionally ``name_a``, ``name_b``, ``user``."""
-    if isinstance(source, (str, os.PathLike)):
-        name = name or os.fspath(source)
-        sep = "\t" if os.fspath(source).endswith(".tsv") else ","
-        try:
-            frame = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise InputError(f"preferences file not found: {os.fspath(source)}") from None
-    elif isinstance(source, pd.DataFrame):
-        frame, name = source, name or "preferences"
-    else:
-        raise ArgumentTypeError(f"preferences: expected a DataFrame or a CSV file, got {type(source).__name__}")
+    frame, name = ratings.read_table(source, "preferences", name)
     missing = [c for c in PAIR_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"preferences {name}: no column {', '.join(map(repr, missing))} (a preference table has "

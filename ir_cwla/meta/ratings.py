@@ -41,6 +41,24 @@ MIN_UNITS = 10
 PLURAL = {"query": "queries", "session": "sessions"}
 
 
+def read_table(source: Any, kind: str, name: Optional[str] = None) -> tuple[pd.DataFrame, str]:
+    """A table given as a DataFrame, or as a CSV file with a header (TSV where it ends in ``.tsv``), and its name.
+
+    A file is read as text (every column str, nothing taken for NaN): the readers check the
+    columns. ``kind`` names it in messages (``ratings file not found: ...``).
+    """
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        sep = "\t" if text.endswith((".tsv", ".tsv.gz")) else ","
+        try:
+            return pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False), name or text
+        except FileNotFoundError:
+            raise InputError(f"{kind} file not found: {text}") from None
+    if isinstance(source, pd.DataFrame):
+        return source, name or kind
+    raise ArgumentTypeError(f"{kind}: expected a DataFrame or a CSV file, got {type(source).__name__}")
+
+
 def read_ratings(source: Any, name: Optional[str] = None) -> pd.DataFrame:
     """A ratings table (a DataFrame, or a CSV/TSV file with a header) checked.
 
@@ -48,19 +66,7 @@ def read_ratings(source: Any, name: Optional[str] = None) -> pd.DataFrame:
     str. A rating that is not a number, an empty qid and a (name, qid, user) rated twice are an
     :class:`~ir_cwla.errors.InputError` naming the table and the row (counted from 1).
     """
-    if isinstance(source, (str, os.PathLike)):
-        name = name or os.fspath(source)
-        text = os.fspath(source)
-        sep = "\t" if text.endswith((".tsv", ".tsv.gz")) else ","
-        try:
-            frame = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise InputError(f"ratings file not found: {text}") from None
-    elif isinstance(source, pd.DataFrame):
-        frame = source
-        name = name or "ratings"
-    else:
-        raise ArgumentTypeError(f"ratings: expected a DataFrame or a CSV file, got {type(source).__name__}")
+    frame, name = read_table(source, "ratings", name)
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(f"ratings {name}: no column {', '.join(map(repr, missing))} (it has "
