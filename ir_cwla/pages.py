@@ -49,7 +49,9 @@ COST_COLUMN = "cost"
 #: ``beyond_page=`` values: refuse the measures that read beyond the page, or compute them on the page.
 BEYOND_PAGE = ("refuse", "page")
 #: ir-measures measures (by NAME) whose value depends on the ranked grades only: computable
-#: from a result page. SetP only without ``relative=True`` (which divides by R).
+#: from a result page. SetP only without ``relative=True`` (which divides by R); ir-measures'
+#: cwl_eval measures (INST, INSQ, BPM, NERR8-11, SDCG) need their ``max_rel`` given (``INST(T=2.0,
+#: max_rel=3)``), as they do on runs.
 PAGE_MEASURES = frozenset({"P", "Precision", "RR", "MRR", "ERR", "RBP", "Judged", "NumRet", "NumRelRet", "Success",
                            "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG", "SetP"})
 

@@ -186,6 +186,11 @@ def test_comparisons_p_values_and_holm(synthetic_study):
     np.testing.assert_allclose(williams.comparisons["p_holm"].dropna(), expected, rtol=1e-12)
     with pytest.raises(ParameterError, match="williams"):
         meta.user_agreement(per_query, table, trials=50, statistic="kendall", test="williams")
+    # 400 replicates cannot reach Holm's threshold over these pairs, and the output says so
+    assert not result.comparisons["significant"].any()
+    need = math.ceil(2 * len(pairs) / 0.05 - 1)
+    assert f"only with at least {need} replicates" in result.comparisons_table().attrs["note"]
+    assert williams.resolution() == ""
 
 
 def test_without_users_the_bootstrap_resamples_queries(synthetic_study):

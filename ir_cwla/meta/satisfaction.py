@@ -30,6 +30,7 @@ over the units drawn) is left out of its interval (``defined`` says how many cou
 """
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -187,9 +188,23 @@ class UserAgreement:
         if significant_only:
             out = out[out["significant"]]
         out = out.reset_index(drop=True)
-        out.attrs["note"] = (f"{self.statistic} compared; {self.test} p-values Holm-adjusted over "
-                             f"{len(self.comparisons)} pairs; alpha {self.alpha:g}")
+        out.attrs["note"] = "; ".join([f"{self.statistic} compared; {self.test} p-values Holm-adjusted over "
+                                       f"{len(self.comparisons)} pairs; alpha {self.alpha:g}"]
+                                      + ([self.resolution()] if self.resolution() else []))
         return out
+
+    def resolution(self) -> str:
+        """Why no bootstrap comparison can be significant, where that is so ('' otherwise).
+
+        The smallest bootstrap p-value is ``2 / (B + 1)``; Holm over ``H`` pairs multiplies the
+        smallest by ``H``, so it can fall below ``alpha`` only with ``B >= 2H / alpha - 1``.
+        """
+        pairs = len(self.comparisons)
+        need = math.ceil(2 * pairs / self.alpha - 1)
+        if self.test != "bootstrap" or not pairs or self.trials >= need:
+            return ""
+        return (f"with {self.trials} replicates the smallest bootstrap p-value is 2/{self.trials + 1}: Holm over "
+                f"{pairs} pairs can find a difference only with at least {need} replicates (or use test='williams')")
 
     def plot(self, statistic: Optional[str] = None, **kwargs: Any):
         """The correlations with their intervals, one panel per family (:func:`ir_cwla.meta.users_plots.plot_user_agreement`)."""
@@ -312,7 +327,8 @@ def _section(result: UserAgreement, summary: pd.DataFrame) -> list:
                                     "with the ratings, with their bootstrap intervals", "user_agreement.png"),
                     criteria.Table(summary, "correlation with the users' ratings", "user_agreement.csv")]
     text = (f"{len(shown)} of {len(result.comparisons)} pairs of measures within a family differ significantly in "
-            f"{result.statistic} ({result.test} p-values, Holm-adjusted, alpha {result.alpha:g})")
+            f"{result.statistic} ({result.test} p-values, Holm-adjusted, alpha {result.alpha:g})"
+            + (f"; {result.resolution()}" if result.resolution() else ""))
     blocks.append(criteria.Text(text + ("." if len(shown) else "; none shown.")))
     if len(shown):
         blocks.append(criteria.Table(shown, "pairs of measures whose agreement with the users differs significantly",
