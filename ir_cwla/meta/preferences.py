@@ -186,7 +186,7 @@ def preference_agreement(per_query: pd.DataFrame, preferences: Any = None, *, sa
     unscored = np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1)
     if unscored.any():
         note = f"{int(unscored.sum())} of {len(pairs)} pairs have a page that is not scored; they are left out"
-        warnings.warn(f"preference agreement: {note}", InputWarning, stacklevel=2)
+        warnings.warn(f"{note}", InputWarning, stacklevel=2)
         notes.append(note)
         pairs, a, b = pairs[~unscored], a[~unscored], b[~unscored]
     if len(pairs) < ratings.MIN_UNITS:
@@ -248,7 +248,7 @@ def _options() -> tuple[criteria.Option, ...]:
     from ir_cwla.meta.satisfaction import CRITERION as USERS
 
     shared = {o.name: o for o in USERS.options}
-    return (shared["trials"], criteria.Option("ties", "half", "preference agreement: how a pair the measure ties "
+    return (shared["trials"], criteria.Option("ties", "half", "how a pair the measure ties "
                                               "counts (half, exclude, disagree)", cli="preference_ties", check=_ties),
             shared["level"])
 

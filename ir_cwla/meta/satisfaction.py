@@ -272,7 +272,7 @@ def user_agreement(per_query: pd.DataFrame, satisfaction: Any, *, measures: Opti
     if constant:
         notes.append(f"undefined for {', '.join(constant[:3])}{' ...' if len(constant) > 3 else ''} "
                      "(the same score on every unit)")
-        warnings.warn(f"user agreement: {notes[-1]}", UndefinedStatisticWarning, stacklevel=2)
+        warnings.warn(f"{notes[-1]}", UndefinedStatisticWarning, stacklevel=2)
     points = point_estimates(units.scores, units.ratings)
     reps = bootstrap(units.scores, units.ratings, units.clusters, trials, seed)
     columns: dict[str, np.ndarray] = {}
@@ -374,16 +374,16 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     "user_agreement", "agreement with users' satisfaction",
     "How well do the measures' scores correlate with what the users said (Pearson, Spearman, Kendall)?",
     compute=_compute, summary=_summary, section=_section, needs=("satisfaction",),
-    options=(criteria.Option("trials", 2000, "user agreement: bootstrap replicates", cli="user_trials",
+    options=(criteria.Option("trials", 2000, "bootstrap replicates (the user criteria)", cli="user_trials",
                              check=_trials, metavar="N"),
-             criteria.Option("statistic", "pearson", "user agreement: the correlation that comparisons of measures "
-                             "compare (pearson, spearman, kendall)", cli="user_statistic",
+             criteria.Option("statistic", "pearson", "the correlation compared and fitted (pearson, spearman, "
+                             "kendall; the user criteria)", cli="user_statistic",
                              check=_choice(correlation.STATISTICS, "statistic")),
-             criteria.Option("test", "bootstrap", "user agreement: the p-value of a comparison of two measures "
+             criteria.Option("test", "bootstrap", "the p-value of a comparison of two measures "
                              "(bootstrap, williams), Holm-adjusted", cli="user_test", check=_choice(TESTS, "test")),
-             criteria.Option("session_score", None, "user agreement: sessions as units, scored by mean, sum, last or "
+             criteria.Option("session_score", None, "sessions as units, scored by mean, sum, last or "
                              "sdcg of their queries (none: queries)", cli="session_score", parse=str,
                              check=_session_choice),
-             criteria.Option("level", 0.95, "user agreement: level of the bootstrap intervals", cli="user_level",
+             criteria.Option("level", 0.95, "level of the bootstrap intervals (the user criteria)", cli="user_level",
                              check=_level)),
     precision=3, order=80), replace=True)

@@ -249,11 +249,11 @@ def _options() -> tuple[criteria.Option, ...]:
 
     shared = {o.name: o for o in USERS.options}
     return (shared["trials"], shared["statistic"], shared["level"],
-            criteria.Option("points", 20, "user model fit: grid points per browsing model", cli="fit_points",
+            criteria.Option("points", 20, "grid points per browsing model", cli="fit_points",
                             check=_whole(2), metavar="N"),
-            criteria.Option("folds", 5, "user model fit: cross-validation folds over users", cli="fit_folds",
+            criteria.Option("folds", 5, "cross-validation folds over users", cli="fit_folds",
                             check=_whole(2), metavar="K"),
-            criteria.Option("repeats", 10, "user model fit: repeats of the cross-validation", cli="fit_repeats",
+            criteria.Option("repeats", 10, "repeats of the cross-validation", cli="fit_repeats",
                             check=_whole(1), metavar="R"))
 
 
