@@ -443,3 +443,17 @@ def test_image_search_agreement_and_williams_against_the_bootstrap(image_search)
     assert len(small) and (small["p_bootstrap"] <= 0.01).mean() > 0.9
     large = pairs[pairs["p_williams"] > 0.2]
     assert len(large) and (large["p_bootstrap"] > 0.05).mean() > 0.9
+
+
+def test_the_query_bootstrap_agrees_with_scipy_s_within_monte_carlo_error(image_search):
+    pages, table = image_search
+    m = "CWLA(C='RBP',A='ERG')@10"
+    per_query = ir_cwla.score_gains(pages, [m])
+    ours = meta.user_agreement(per_query, table, trials=4000, seed=0, clusters="units").estimates.loc[m]
+    x = per_query.set_index("qid").loc[table["qid"], "value"].to_numpy()
+    y = table["rating"].to_numpy(dtype=float)
+    theirs = stats.bootstrap((x, y), lambda a, b, axis=-1: stats.pearsonr(a, b, axis=axis)[0], paired=True,
+                             vectorized=True, n_resamples=4000, method="percentile", random_state=1).confidence_interval
+    # two independent 4000-replicate estimates of the same quantiles: their Monte-Carlo error is about 0.004
+    assert ours["pearson_low"] == pytest.approx(theirs.low, abs=0.012)
+    assert ours["pearson_high"] == pytest.approx(theirs.high, abs=0.012)
