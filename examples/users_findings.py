@@ -68,7 +68,7 @@ sig = first.comparisons_table()
 williams = sig[np.isfinite(sig["p_williams"])]
 print(f"\nWilliams' test (Pearson's r), Holm over {len(williams)} within-model pairs: "
       f"{int(williams['significant'].sum())} significant at 0.05")
-print(williams[williams["significant"]][["family", "measure_a", "measure_b", "difference", "p_williams", "p_holm"]]
+print(williams[williams["significant"]][["group", "measure_a", "measure_b", "difference", "p_williams", "p_holm"]]
       .round(4).to_string(index=False))
 spearman = [meta.user_agreement(per_query, ratings, trials=200, seed=0, groups=meta.browsing_model, test="williams",
                                 statistic="spearman").comparisons_table()]

@@ -110,7 +110,7 @@ _SUBPACKAGES = ("analysis", "meta", "leaderboard", "datasets", "comparison", "ap
 _APP_MODULES = ("cli", "demo", "report", "systems")
 #: Names of the engine whose modules score data: imported on first use
 _LAZY = {"scoring": ("ir_cwla.scoring", None), "Scorer": ("ir_cwla.scoring", "Scorer"),
-         "score_gains": ("ir_cwla.pages", "score_gains")}
+         "score_gains": ("ir_cwla.provider", "score_gains")}
 
 
 def __getattr__(name: str):
@@ -140,7 +140,8 @@ __all__ = [
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
-    "Scorer", "score_gains", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring", "provider",
+    "Scorer", "score_gains", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring",
+    "provider",
     "meta", "leaderboard", "datasets",
     "analysis", "comparison", "compare", "reproducibility", "app", "allow_cost_files",
     "__version__",

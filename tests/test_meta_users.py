@@ -134,7 +134,7 @@ def test_user_agreement_estimates_are_scipy_s_and_reproducible(synthetic_study):
         assert result.estimates.at[m, "pearson_low"] < result.estimates.at[m, "pearson"] < \
             result.estimates.at[m, "pearson_high"]
     table_out = result.table()
-    assert list(table_out.columns) == ["measure", "family", "pearson", "pearson_low", "pearson_high", "spearman",
+    assert list(table_out.columns) == ["measure", "group", "pearson", "pearson_low", "pearson_high", "spearman",
                                        "spearman_low", "spearman_high", "kendall", "kendall_low", "kendall_high",
                                        "units"]
     assert "cluster bootstrap over 12 users" in table_out.attrs["note"]

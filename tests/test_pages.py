@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla import meta, pages
+from ir_cwla import meta
 from ir_cwla.errors import ArgumentTypeError, InputError, MeasureError, ParameterError
+from ir_cwla.provider import _pages as pages
 from tests import reference, synthetic
 
 #: ir-measures measures of the ranking only, and C/W/L/A measures beyond the paper's 39 (cwl_eval's

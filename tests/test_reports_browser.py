@@ -224,7 +224,7 @@ def test_users_report_shows_its_figures_and_the_csv_numbers(users_report, browse
     prefs = pd.read_csv(users_report / "preference_agreement.csv")
     for found in tables.values():
         table = table_by_caption(found, "correlation with the users' ratings")
-        assert table["head"][:4] == ["measure", "family", "pearson", "pearson_low"]
+        assert table["head"][:4] == ["measure", "group", "pearson", "pearson_low"]
         assert [r[0] for r in table["rows"]] == csv["measure"].tolist()
         for column in ("pearson", "kendall_high"):
             shown = [float(r[table["head"].index(column)]) for r in table["rows"]]

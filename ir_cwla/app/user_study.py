@@ -72,7 +72,7 @@ class Study:
         """``{satisfaction, gains, preferences}`` as the criteria read them (checked frames, or None)."""
         from ir_cwla.meta.preferences import read_preferences
         from ir_cwla.meta.ratings import read_ratings, read_table
-        from ir_cwla.pages import check_pages
+        from ir_cwla.provider import check_pages
 
         gains = None
         if self.gains is not None:

@@ -41,7 +41,13 @@ from typing import Any, Optional, Union
 import ir_measures
 from ir_measures.measures import Measure
 
-from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, ParameterError, RegistrationError
+from ir_cwla.errors import (
+    ArgumentTypeError,
+    MeasureError,
+    MeasureSyntaxError,
+    ParameterError,
+    RegistrationError,
+)
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model

@@ -32,11 +32,11 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import DataError, InputError, ParameterError
 from ir_cwla.meta import criteria, naming, ratings, streams
 from ir_cwla.meta.frame import Groups, resolve_groups
 from ir_cwla.meta.satisfaction import cluster_counts, percentile_interval
-from ir_cwla.text import shown
 
 #: ``ties=`` values: how a pair the measure ties counts.
 TIES = ("half", "exclude", "disagree")
@@ -119,11 +119,11 @@ class PreferenceAgreement:
                 f"{self.level:.0%} percentile intervals from {how} ({self.trials} replicates)")
 
     def table(self) -> pd.DataFrame:
-        """One row per measure: ``measure``, ``family``, ``agreement``, ``low``, ``high``, ``tied`` (share), ``pairs``."""
+        """One row per measure: ``measure``, ``group`` (its family), ``agreement``, ``low``, ``high``, ``tied`` (share), ``pairs``."""
         family = {m: g for g, members in self.groups.items() for m in members}
-        out = self.estimates.reset_index().assign(family=lambda f: f["measure"].map(family),
+        out = self.estimates.reset_index().assign(group=lambda f: f["measure"].map(family),
                                                   measure=lambda f: f["measure"].map(lambda m: self.labels.get(m, m)))
-        out = out[["measure", "family", "agreement", "low", "high", "tied", "pairs"]]
+        out = out[["measure", "group", "agreement", "low", "high", "tied", "pairs"]]
         out.attrs["note"] = "; ".join([self.describe()] + self.notes)
         return out
 
@@ -257,4 +257,5 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     "preference_agreement", "agreement with users' preferences",
     "Does each measure order two result pages as the user who compared them did (Sanderson et al. 2010)?",
     compute=_compute, summary=lambda result, inputs, **options: result.table(), section=_section,
-    needs_any=("preferences", "satisfaction"), options=_options(), precision=3, order=81), replace=True)
+    needs_any=("preferences", "satisfaction"), options=_options(), precision=3, order=81, best=("agreement", True)),
+    replace=True)

@@ -27,8 +27,8 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, DataError, InputError, InputWarning, ParameterError
-from ir_cwla.text import shown
 
 #: The columns a ratings table must have, and those it may have.
 REQUIRED = ("qid", "rating")

@@ -160,11 +160,11 @@ class UserAgreement:
         return f"{what}; {self.level:.0%} percentile intervals from {how}"
 
     def table(self) -> pd.DataFrame:
-        """One row per measure: ``measure``, ``family``, ``pearson``, ``pearson_low``, ``pearson_high``, ... ``kendall_high``, ``units``."""
+        """One row per measure: ``measure``, ``group`` (its family), ``pearson``, ``pearson_low``, ``pearson_high``, ... ``kendall_high``, ``units``."""
         rows = []
         family = {m: g for g, members in self.groups.items() for m in members}
         for m in self.measures:
-            row: dict[str, Any] = {"measure": self.labels.get(m, m), "family": family.get(m)}
+            row: dict[str, Any] = {"measure": self.labels.get(m, m), "group": family.get(m)}
             for s in correlation.STATISTICS:
                 row[s] = self.estimates.at[m, s]
                 row[f"{s}_low"] = self.estimates.at[m, f"{s}_low"]
@@ -305,7 +305,7 @@ def _compare(units: ratings.Units, names: list[str], families: dict[Hashable, li
     significant = np.where(np.isfinite(holm), holm < alpha, False)
     difference = points[a] - points[b]
     better = [(names[i] if d > 0 else names[j]) if s else "" for i, j, d, s in zip(a, b, difference, significant)]
-    return pd.DataFrame({"family": [p[0] for p in pairs], "measure_a": [names[i] for i in a],
+    return pd.DataFrame({"group": [p[0] for p in pairs], "measure_a": [names[i] for i in a],
                          "measure_b": [names[j] for j in b], "statistic": statistic, "a": points[a], "b": points[b],
                          "difference": difference, "low": low, "high": high, "p_bootstrap": p_boot,
                          "williams_t": t, "p_williams": p_williams, "p_holm": holm,
@@ -373,7 +373,7 @@ def _level(value: Any, where: str) -> float:
 CRITERION = criteria.register_criterion(criteria.Criterion(
     "user_agreement", "agreement with users' satisfaction",
     "How well do the measures' scores correlate with what the users said (Pearson, Spearman, Kendall)?",
-    compute=_compute, summary=_summary, section=_section, needs=("satisfaction",),
+    compute=_compute, summary=_summary, section=_section, needs=("satisfaction",), best=("pearson", True),
     options=(criteria.Option("trials", 2000, "bootstrap replicates (the user criteria)", cli="user_trials",
                              check=_trials, metavar="N"),
              criteria.Option("statistic", "pearson", "the correlation compared and fitted (pearson, spearman, "

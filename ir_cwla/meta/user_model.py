@@ -32,12 +32,12 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla.browsing import get_browsing_model
 from ir_cwla.errors import DataError, ParameterError
-from ir_cwla.measure import CWLA
+from ir_cwla.measures import CWLA
+from ir_cwla.measures._browsing import get_browsing_model
+from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS
 from ir_cwla.meta import correlation, criteria, ratings, streams
 from ir_cwla.meta.satisfaction import bootstrap, percentile_interval
-from ir_cwla.table1 import TABLE1_AGGREGATIONS
 
 #: The browsing models fitted by default, with their parameter and its grid's bounds: a persistence
 #: in (0, 1) on a linear grid, an expected goal T on a geometric grid, a cut-off on the whole numbers.
@@ -146,7 +146,7 @@ def fit_user_model(gains: pd.DataFrame, satisfaction: Any, *, models: Sequence[s
     trials, level, folds, repeats, seed
         Bootstrap replicates and band level; cross-validation folds and repeats; the seed.
     """
-    from ir_cwla.pages import check_pages, score_gains
+    from ir_cwla.provider import check_pages, score_gains
 
     trials = streams.check_trials(trials)
     if statistic not in correlation.STATISTICS:
@@ -261,4 +261,4 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     "user_model_fit", "the user model fitted to users",
     "Which parameter of each browsing model (RBP's p, INST's T, DCG's cut-off) agrees best with the users?",
     compute=_compute, summary=lambda result, inputs, **options: result.table(), section=_section,
-    needs=("satisfaction", "gains"), options=_options(), precision=3, order=82), replace=True)
+    needs=("satisfaction", "gains"), options=_options(), precision=3, per_measure=False, order=82), replace=True)

@@ -10,9 +10,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla._text import plain
 from ir_cwla.meta import correlation
 from ir_cwla.meta.plots import _Key, _panels, _title, aggregation_style
-from ir_cwla.text import plain
 
 #: How the statistics are named in figures.
 STATISTIC_NAMES = {"pearson": "Pearson's r", "spearman": "Spearman's rho", "kendall": "Kendall's tau-b"}

@@ -280,10 +280,12 @@ def execute(plan: Plan) -> int:
         per_query = ir_cwla.score_gains(users["gains"], measures, source=plan.study.gains)
         source = f"the result pages {plan.study.gains}; the users' ratings {plan.study.satisfaction}."
     elif plan.runs is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+        assert plan.qrels is not None            # (plan() checked it: QRELS, a per-query file or --gains)
         step(f"reading the per-query file {plan.qrels}")
         per_query, measures = per_query_measures(read_per_query(plan.qrels), list(plan.measures or []))
         source = f"{plan.qrels}."
     else:
+        assert plan.qrels is not None
         measures = list(ir_cwla.table1() if plan.measures is None else plan.measures)
         mapping = meta.evaluation.as_run_mapping(plan.runs)
         step(f"reading the qrels {plan.qrels} and {len(mapping)} run files")
@@ -328,6 +330,6 @@ def execute(plan: Plan) -> int:
         print()
     print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(plan.out) / 'index.html'}")
-    if plan.runs is not None:
+    if plan.runs is not None and plan.qrels is not None:
         note_conventions(plan.qrels)
     return 0

@@ -8,7 +8,7 @@ measure has a second copy:
 - the page is written as a run (rank ``i`` of query ``q`` is document ``q#i``, score ``-i``) and
   its judged ranks as qrels (document ``i`` has grade ``gain``); both go through the readers'
   rules (:func:`ir_cwla.io.as_run_frame`, :func:`ir_cwla.io.as_qrels_frame`) and are scored by
-  :func:`ir_cwla.per_topic.run_values`, the unit of work of :func:`ir_cwla.meta.evaluate`: the
+  ``ir_cwla.provider._per_topic.run_values``, the unit of work of :func:`ir_cwla.meta.evaluate`: the
   C/W/L/A measures (the paper's 39, cwl_eval's zoo, a plugin's) by :class:`ir_cwla.Scorer`, the
   others by ``ir_measures.evaluator``;
 - a gain is a relevance grade, mapped to [0, 1] by each measure's own gain mapping as a qrels
@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ir_cwla.browsing import get_browsing_model
+from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, InputError, MeasureError, ParameterError
-from ir_cwla.measure import is_cwla
-from ir_cwla.names import named_measures
-from ir_cwla.text import shown
+from ir_cwla.measures import is_cwla
+from ir_cwla.measures._browsing import get_browsing_model
+from ir_cwla.measures._names import named_measures
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,12 +48,12 @@ PAGE_COLUMNS = ("qid", "rank", "gain")
 COST_COLUMN = "cost"
 #: ``beyond_page=`` values: refuse the measures that read beyond the page, or compute them on the page.
 BEYOND_PAGE = ("refuse", "page")
-#: ir-measures measures (by NAME) whose value depends on the ranked grades only: computable
-#: from a result page. SetP only without ``relative=True`` (which divides by R); ir-measures'
-#: cwl_eval measures (INST, INSQ, BPM, NERR8-11, SDCG) need their ``max_rel`` given (``INST(T=2.0,
-#: max_rel=3)``), as they do on runs.
 PAGE_MEASURES = frozenset({"P", "Precision", "RR", "MRR", "ERR", "RBP", "Judged", "NumRet", "NumRelRet", "Success",
                            "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG", "SetP"})
+"""ir-measures measures (by NAME) whose value depends on the ranked grades only: computable from a
+result page. SetP only without ``relative=True`` (which divides by R); ir-measures' cwl_eval
+measures (INST, INSQ, BPM, NERR8-11, SDCG) need their ``max_rel`` given (``INST(T=2.0, max_rel=3)``),
+as they do on runs."""
 
 
 def reads_beyond_page(measure: Any) -> bool:
@@ -95,7 +95,7 @@ def check_pages(frame: Any, name: str = "gains") -> pd.DataFrame:
     the frame's order) and the query: a missing column, an empty frame or qid, a rank that is not
     a whole number >= 1, a rank given twice or missing (the ranks of a page are 1, 2, ..., n), a
     gain or cost that is not a number, a gain that is not finite, a cost that is missing where
-    others are given or is no cost (:func:`ir_cwla.costs.cost_problem`), and a page with no judged rank.
+    others are given or is no cost (:func:`ir_cwla.io.MIN_COST`, :func:`ir_cwla.io.MAX_COST`), and a page with no judged rank.
     """
     import pandas as pd
 
@@ -130,7 +130,8 @@ def check_pages(frame: Any, name: str = "gains") -> pd.DataFrame:
         if len(absent):
             raise InputError(f"{name}, {_where(frame, int(absent[0]))}: no cost (give every rank a cost, or drop the "
                              "cost column)")
-        from ir_cwla.costs import MAX_COST, MIN_COST, cost_problem
+        from ir_cwla.io import MAX_COST, MIN_COST
+        from ir_cwla.io._cost_files import cost_problem
 
         wrong_cost = np.flatnonzero(~((costs >= MIN_COST) & (costs <= MAX_COST)))
         if len(wrong_cost):
@@ -196,10 +197,12 @@ def score_gains(frame: Any, measures: Sequence[Any], *, name: str = "pages", bey
     """
     import pandas as pd
 
-    from ir_cwla import io, per_topic
-    from ir_cwla.costs import CostSpec
-    from ir_cwla.gains import run_columns
+    from ir_cwla import io
+    from ir_cwla.measures import CostSpec
+    from ir_cwla.provider import _per_topic as per_topic
+    from ir_cwla.provider._backends import check_grades_for_backends
     from ir_cwla.scoring import Scorer
+    from ir_cwla.scoring._gains import run_columns
 
     if beyond_page not in BEYOND_PAGE:
         raise ParameterError(f"beyond_page={beyond_page!r}; choose from {', '.join(BEYOND_PAGE)}")
@@ -229,7 +232,7 @@ def score_gains(frame: Any, measures: Sequence[Any], *, name: str = "pages", bey
                          "mapping; rescale the grades to integers)")
     qrels = io.as_qrels_frame(pd.DataFrame({"query_id": run["query_id"].to_numpy()[judged], "doc_id": doc[judged],
                                             "relevance": grades.astype(np.int64)}), source, measures=parsed)
-    io.check_grades_for_backends(qrels, parsed, source)
+    check_grades_for_backends(qrels, parsed, source)
     costs = None
     if COST_COLUMN in pages.columns:
         costs = CostSpec("doc", tuple(zip(doc.tolist(), pages[COST_COLUMN].tolist())))
