@@ -25,6 +25,7 @@ import pandas as pd
 
 import ir_cwla
 from ir_cwla import meta
+from ir_cwla.analysis import naming
 from ir_cwla.datasets.image_search import read_image_search
 from ir_cwla.meta import correlation
 
@@ -55,7 +56,7 @@ for model, members in first.groups.items():
         share = float(np.mean(wins == members.index(best)))
         lows = [r.estimates.at[best, f"{statistic}_low"] for r in runs]
         highs = [r.estimates.at[best, f"{statistic}_high"] for r in runs]
-        maxed = [m for m in members if meta.naming.aggregation(m) == "max"][0]
+        maxed = [m for m in members if naming.aggregation(m) == "max"][0]
         rows.append({"model": model, "statistic": statistic, "best": first.labels[best],
                      "value": round(est[best], 3), "interval": f"[{min(lows):.3f}, {max(highs):.3f}]",
                      "best_share": round(share, 2), "max": round(est[maxed], 3),
@@ -86,7 +87,7 @@ for ties, result in prefs.items():
     est = result.estimates
     for model, members in result.groups.items():
         best = est.loc[members, "agreement"].idxmax()
-        maxed = [m for m in members if meta.naming.aggregation(m) == "max"][0]
+        maxed = [m for m in members if naming.aggregation(m) == "max"][0]
         out.append({"ties": ties, "model": model, "best": result.labels[best],
                     "agreement": round(est.at[best, "agreement"], 3),
                     "interval": f"[{est.at[best, 'low']:.3f}, {est.at[best, 'high']:.3f}]",

@@ -17,8 +17,9 @@ from scipy import stats
 
 import ir_cwla
 from ir_cwla import meta
+from ir_cwla.analysis import streams
 from ir_cwla.errors import DataError, InputError, InputWarning, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import correlation, criteria, ratings, streams
+from ir_cwla.meta import correlation, criteria, ratings
 
 
 def study(n_users: int = 12, queries: int = 10, seed: int = 0, p: float = 0.6, noise: float = 0.15):

@@ -46,11 +46,11 @@ from typing import Any
 import numpy as np
 
 from ir_cwla.analysis import executors, montecarlo, pvalues, streams
+
+# the corrections computed from the p-values alone live below, where meta's criteria use them too
+from ir_cwla.analysis.adjust import P_VALUE_CORRECTIONS, adjust
 from ir_cwla.analysis.frame import centred
 from ir_cwla.analysis.streams import MAXT_STREAM
-from ir_cwla.errors import ParameterError
-# the corrections computed from the p-values alone live below, where meta's criteria use them too
-from ir_cwla.meta.adjust import P_VALUE_CORRECTIONS, adjust
 
 __all__ = ["CORRECTIONS", "P_VALUE_CORRECTIONS", "adjust", "permuted_t", "maxt_count_task", "maxt", "T_TOLERANCE"]
 

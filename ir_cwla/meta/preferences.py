@@ -33,9 +33,10 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla._text import shown
+from ir_cwla.analysis import naming, streams
+from ir_cwla.analysis.frame import Groups, resolve_groups
 from ir_cwla.errors import DataError, InputError, ParameterError
-from ir_cwla.meta import criteria, naming, ratings, streams
-from ir_cwla.meta.frame import Groups, resolve_groups
+from ir_cwla.meta import criteria, ratings
 from ir_cwla.meta.satisfaction import cluster_counts, percentile_interval
 
 #: ``ties=`` values: how a pair the measure ties counts.

@@ -21,7 +21,7 @@ than which:
   assumes independent units (it ignores users). ``test`` chooses which p-value is adjusted by
   Holm's correction over all the pairs compared (every pair within each family of ``groups``).
 
-Replicates are drawn in the chunks of :mod:`ir_cwla.meta.streams`: chunk ``c`` draws
+Replicates are drawn in the chunks of :mod:`ir_cwla.analysis.streams`: chunk ``c`` draws
 ``Generator.integers(0, G, size=(chunk, G))`` cluster indices from
 ``default_rng(SeedSequence(seed, spawn_key=(USER_AGREEMENT_STREAM, c)))`` for the ``G`` clusters
 in sorted order of their ids, so a result depends on the seed and the data only (not on the
@@ -39,10 +39,11 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import naming, pvalues, streams
+from ir_cwla.analysis.adjust import adjust
+from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import correlation, criteria, naming, ratings, streams
-from ir_cwla.meta.adjust import adjust
-from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
+from ir_cwla.meta import correlation, criteria, ratings
 
 #: ``test=`` values: which p-value of a comparison of two measures is Holm-adjusted.
 TESTS = ("bootstrap", "williams")
@@ -86,8 +87,8 @@ def bootstrap_p(differences: np.ndarray) -> np.ndarray:
     b = defined.sum(axis=0)
     below = ((differences <= 0) & defined).sum(axis=0)
     above = ((differences >= 0) & defined).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + 1) / (b + 1))
+    # the one Monte-Carlo rule, (count + 1) / (trials + 1) (ir_cwla.analysis.pvalues), doubled for two sides
+    p = np.minimum(1.0, 2.0 * pvalues.monte_carlo_p(np.minimum(below, above), b))
     return np.where(b > 0, p, np.nan)
 
 
@@ -243,7 +244,7 @@ def user_agreement(per_query: pd.DataFrame, satisfaction: Any, *, measures: Opti
     measures : list of str, optional
         The measures of ``per_query`` to correlate (default: all).
     trials, level, seed
-        Bootstrap replicates, interval level, seed (:mod:`ir_cwla.meta.streams`).
+        Bootstrap replicates, interval level, seed (:mod:`ir_cwla.analysis.streams`).
     statistic : {'pearson', 'spearman', 'kendall'}
         The correlation the comparisons of measures compare.
     test : {'bootstrap', 'williams'}

@@ -32,11 +32,12 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ir_cwla.analysis import streams
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.measures import CWLA
 from ir_cwla.measures._browsing import get_browsing_model
 from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS
-from ir_cwla.meta import correlation, criteria, ratings, streams
+from ir_cwla.meta import correlation, criteria, ratings
 from ir_cwla.meta.satisfaction import bootstrap, percentile_interval
 
 #: The browsing models fitted by default, with their parameter and its grid's bounds: a persistence

@@ -3,8 +3,9 @@
 ``none``, ``bonferroni``, ``holm`` (Holm 1979), ``bh`` (Benjamini & Hochberg 1995) and ``by``
 (Benjamini & Yekutieli 2001), with the formulas of :mod:`ir_cwla.comparison.multiplicity`, which
 adds Westfall & Young's MaxT (a permutation procedure) and re-exports :func:`adjust`. It lives in
-``meta`` so that the criteria (e.g. :func:`ir_cwla.meta.user_agreement`'s comparisons of
-measures) and ``ir_cwla.compare`` share one implementation.
+the room below ``meta`` and ``comparison`` so that the criteria (e.g.
+:func:`ir_cwla.meta.user_agreement`'s comparisons of measures) and ``ir_cwla.compare`` share one
+implementation.
 """
 from __future__ import annotations
 
