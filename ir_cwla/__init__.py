@@ -12,7 +12,8 @@ Data flows one way through the package, and the tree shows it:
    measure is (:mod:`ir_cwla.measures`: the measure, its browsing models C, aggregations A,
    parameters, vocabulary, names and the paper's 39 measures) -> scoring (:mod:`ir_cwla.scoring`:
    gain matrices, the C/W/L/A kernel, the one scoring API) -> the ir-measures provider
-   (:mod:`ir_cwla.provider`); beneath them the base every module may use (:mod:`ir_cwla.errors`,
+   (:mod:`ir_cwla.provider`, which also scores result pages given as ranked gains,
+   :func:`ir_cwla.score_gains`); beneath them the base every module may use (:mod:`ir_cwla.errors`,
    :mod:`ir_cwla.plugins`);
 2. on top of the engine: meta-evaluation (:mod:`ir_cwla.meta`), efficiency-aware
    leaderboards (:mod:`ir_cwla.leaderboard`) and datasets (:mod:`ir_cwla.datasets`:
@@ -108,7 +109,8 @@ finally:
 _SUBPACKAGES = ("analysis", "meta", "leaderboard", "datasets", "comparison", "app")
 _APP_MODULES = ("cli", "demo", "report", "systems")
 #: Names of the engine whose modules score data: imported on first use
-_LAZY = {"scoring": ("ir_cwla.scoring", None), "Scorer": ("ir_cwla.scoring", "Scorer")}
+_LAZY = {"scoring": ("ir_cwla.scoring", None), "Scorer": ("ir_cwla.scoring", "Scorer"),
+         "score_gains": ("ir_cwla.provider", "score_gains")}
 
 
 def __getattr__(name: str):
@@ -138,7 +140,8 @@ __all__ = [
     "parse_measures", "family", "is_cwla", "needs_element_types",
     "register_browsing_model", "register_aggregation", "BROWSING_MODELS", "AGGREGATIONS",
     "BrowsingModel", "Aggregation", "AggregationInput", "TailInput", "TailSums", "GainSpec", "Param",
-    "Scorer", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring", "provider",
+    "Scorer", "score_gains", "CwlaEvaluator", "CwlaProvider", "PROVIDER", "register", "io", "measures", "scoring",
+    "provider",
     "meta", "leaderboard", "datasets",
     "analysis", "comparison", "compare", "reproducibility", "app", "allow_cost_files",
     "__version__",

@@ -31,8 +31,9 @@ SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" 
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
 DL21 = SHARED_DATA / "llm-judgments" / "dl21"
+IMAGE_SEARCH = SHARED_DATA / "user-satisfaction" / "image-search"
 REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir",
-                                "dl21_dir"})
+                                "dl21_dir", "image_search_dir", "image_search"})
 MISSING = "real data not found at"
 #: Where a skip for missing real data sends the reader: (page, heading), checked by tests/test_docs.py.
 DATA_SECTION = ("docs/data.md", "The real data of the tests")
@@ -125,6 +126,20 @@ def dl19_files(dl19_dir, dl19_qrels_path, dl19_run_paths) -> synthetic.Files:
 @pytest.fixture(scope="session")
 def cranfield_dir() -> Path:
     return _require(CRANFIELD)
+
+
+@pytest.fixture(scope="session")
+def image_search_dir() -> Path:
+    """Shao et al.'s (TOIS 2019) image-search user study: satisfaction and row grades of 1,119 queries."""
+    return _require(IMAGE_SEARCH)
+
+
+@pytest.fixture(scope="session")
+def image_search(image_search_dir):
+    """``(pages, ratings)`` of the image-search study (:func:`ir_cwla.datasets.image_search.read_image_search`)."""
+    from ir_cwla.datasets.image_search import read_image_search
+
+    return read_image_search(image_search_dir)
 
 
 @pytest.fixture(scope="module")

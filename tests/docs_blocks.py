@@ -16,7 +16,8 @@ A page (``docs/*.md``, the README) is read as the site shows it (generated parts
 Page markers, anywhere in a page: ``<!-- test: slow -->`` (the page's test is marked slow) and
 ``<!-- test: needs shared-data -->`` (the page runs in a directory holding the real TREC DL 2019
 passage files, linked from the fixtures of tests/conftest.py: ``qrels.dl19-passage.txt``,
-``topics.dl19-passage.txt``, ``runs/`` and every ``input.RUN.gz``; skipped where they are absent).
+``topics.dl19-passage.txt``, ``runs/`` and every ``input.RUN.gz``, and the image-search user study as
+``image-search/`` where it is beside them; skipped where they are absent).
 Every page runs in a fresh temporary directory in which ``examples/`` of the repository is
 linked, so ``python examples/...`` works as written.
 

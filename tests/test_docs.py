@@ -116,6 +116,9 @@ def test_a_block_that_is_neither_run_nor_marked_is_refused():
 # -- every block runs ----------------------------------------------------------------------------
 
 def _link_shared_data(workdir: Path, dl19: Path) -> None:
+    study = dl19.parent / "user-satisfaction" / "image-search"        # the user study, where it is there too
+    if study.is_dir():
+        (workdir / "image-search").symlink_to(study, target_is_directory=True)
     for name in ("qrels.dl19-passage.txt", "topics.dl19-passage.txt"):
         if (dl19 / name).exists():
             (workdir / name).symlink_to(dl19 / name)

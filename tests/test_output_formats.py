@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "output_formats.json"
 CHANGELOG = ROOT / "docs" / "changelog.md"
 #: Files whose columns follow the measures: only their first column is pinned.
-PER_MEASURE = {"meta/means.csv"}
+PER_MEASURE = {"meta/means.csv", "meta-users/means.csv"}
 
 LEADERBOARD_CSV = "name,nDCG@10,latency_ms,usd_per_1M\na,0.3,1.0,0.01\nb,0.4,2.0,0.02\nc,0.35,1.5,0.03\n"
 
@@ -34,11 +34,19 @@ LEADERBOARD_CSV = "name,nDCG@10,latency_ms,usd_per_1M\na,0.3,1.0,0.01\nb,0.4,2.0
 def current_formats(workdir: Path) -> dict[str, list[str]]:
     """``{command/file.csv: columns}`` of what the two commands write now, on small inputs."""
     files = synthetic.make_collection(synthetic.SEED).write(workdir / "collection")
+    from tests.test_meta_users import study  # a user study's pages and ratings (ir-cwla meta --gains)
+
+    pages, ratings = study()
+    pages.to_csv(workdir / "pages.csv", index=False)
+    ratings.to_csv(workdir / "ratings.csv", index=False)
     runs = [str(p) for p in list(files.runs.values())[:4]]
     commands = {
         "meta": ["meta", str(files.qrels), *runs, "-m", "nDCG@10", "RBP_ERG@10", "RBP_max@10",
                  "--alt-qrels", f"b={files.qrels}", "--trials", "20", "--test-trials", "20", "--fraction-trials", "2",
                  "--alt-splits", "20", "--alt-bootstrap", "20", "--out", str(workdir / "meta")],
+        "meta-users": ["meta", "--gains", str(workdir / "pages.csv"), "--satisfaction", str(workdir / "ratings.csv"),
+                       "-m", "RBP_ERG@10", "RBP_max@10", "P_ERG@10", "--user-trials", "20", "--fit-points", "3",
+                       "--fit-repeats", "1", "--user-test", "williams", "--out", str(workdir / "meta-users")],
         "leaderboard": ["leaderboard", str(workdir / "board.csv"), "--accuracy", "nDCG@10", "--latency",
                         "latency_ms", "--cost", "usd_per_1M", "--max-latency", "1.6", "--min-accuracy", "0.3",
                         "--out", str(workdir / "leaderboard")],

@@ -198,3 +198,38 @@ def test_two_system_tie_is_shown_as_a_tie_in_the_terminal_and_the_page(capsys, t
     html = (out / "index.html").read_text(encoding="utf-8")
     assert 'class="warning"' in html and "whatever the measurements" in html
     assert html.count('<tr class="best">') == 2
+
+
+@pytest.fixture(scope="module")
+def users_report(tmp_path_factory):
+    """``ir-cwla meta --gains --satisfaction`` on a synthetic user study (12 users, 120 rated pages)."""
+    from tests.test_meta_users import study
+
+    tmp = tmp_path_factory.mktemp("users")
+    pages, ratings = study()
+    pages.to_csv(tmp / "pages.csv", index=False)
+    ratings.to_csv(tmp / "ratings.csv", index=False)
+    out = tmp / "report"
+    assert main(["meta", "--gains", str(tmp / "pages.csv"), "--satisfaction", str(tmp / "ratings.csv"),
+                 "--user-trials", "200", "--fit-points", "6", "--fit-repeats", "2", "--out", str(out)]) == 0
+    return out
+
+
+def test_users_report_shows_its_figures_and_the_csv_numbers(users_report, browser, artifacts):
+    assert {"user_agreement.png", "user_model_fit.png", "user_agreement.csv", "preference_agreement.csv",
+            "user_model_fit.csv"} <= {p.name for p in users_report.iterdir()}
+    tables = check_report(browser, users_report / "index.html", "users", artifacts,
+                          section="Meta-evaluation 1: agreement with users' satisfaction")
+    csv = pd.read_csv(users_report / "user_agreement.csv")
+    prefs = pd.read_csv(users_report / "preference_agreement.csv")
+    for found in tables.values():
+        table = table_by_caption(found, "correlation with the users' ratings")
+        assert table["head"][:4] == ["measure", "group", "pearson", "pearson_low"]
+        assert [r[0] for r in table["rows"]] == csv["measure"].tolist()
+        for column in ("pearson", "kendall_high"):
+            shown = [float(r[table["head"].index(column)]) for r in table["rows"]]
+            assert shown == pytest.approx(csv[column].tolist(), abs=5e-4), column
+        shown = table_by_caption(found, "agreement with the users' preferences")
+        assert [float(r[shown["head"].index("agreement")]) for r in shown["rows"]] == \
+            pytest.approx(prefs["agreement"].tolist(), abs=5e-4)
+        table_by_caption(found, "the fitted parameters")

@@ -164,7 +164,7 @@ def criteria() -> str:
     rows = ["| criterion | what it answers | needs | options (`ir-cwla meta` flag, keyword, default) |",
             "|---|---|---|---|"]
     for name, c in meta.CRITERIA.items():
-        needs = ", ".join(c.needs) if c.needs else "the per-query frame"
+        needs = ", ".join(list(c.needs) + ([" or ".join(c.needs_any)] if c.needs_any else [])) or "the per-query frame"
         rows.append(f"| `{name}`: {_cell(c.title)} | {_cell(c.question)} | {_cell(needs)} | {_cell(_options(c))} |")
     return "\n".join(rows)
 
@@ -174,7 +174,7 @@ def criterion(name: str) -> str:
     from ir_cwla import meta
 
     c = meta.CRITERIA[name]
-    needs = " and ".join(c.needs) if c.needs else "only the per-query frame"
+    needs = " and ".join(list(c.needs) + ([" or ".join(c.needs_any)] if c.needs_any else [])) or "only the per-query frame"
     lines = [f"!!! question \"{_cell(c.question)}\"", "",
              f"    `ir-cwla meta --criteria {name}`; needs {needs}; options: "
              f"{_options(c)}."]

@@ -41,6 +41,9 @@ CONSISTENCY_TEST_STREAM = 2  # consistency: the Tukey HSD test over the trials x
 INCOMPLETENESS_STREAM = 3    # incompleteness: judgment subsamples, chunk c = trial c
 LABEL_AGREEMENT_STREAM = 4   # label agreement: bootstrap of topics (part 0) and of pairs (part 1)
 ASSESSOR_STREAM = 5          # assessor variation: bootstrap of the topics an alternative qrels covers
+USER_AGREEMENT_STREAM = 10   # user agreement: bootstrap of the rated units (or of their users)
+PREFERENCE_STREAM = 11       # preference agreement: bootstrap of the preference pairs' clusters
+USER_MODEL_STREAM = 12       # user model fit: bootstrap bands (part 0), the users' folds (part 1)
 BOOTSTRAP_TEST_STREAM = 16      # comparison: Sakai's paired bootstrap test, topic resamples
 BOOTSTRAP_INTERVAL_STREAM = 17  # comparison: bootstrap intervals of means and ranks, topic resamples
 MAXT_STREAM = 18                # comparison: MaxT, systems permuted within topics

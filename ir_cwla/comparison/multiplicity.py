@@ -46,39 +46,17 @@ from typing import Any
 import numpy as np
 
 from ir_cwla.analysis import executors, montecarlo, pvalues, streams
+
+# the corrections computed from the p-values alone live below, where meta's criteria use them too
+from ir_cwla.analysis.adjust import P_VALUE_CORRECTIONS, adjust
 from ir_cwla.analysis.frame import centred
 from ir_cwla.analysis.streams import MAXT_STREAM
-from ir_cwla.errors import ParameterError
 
-CORRECTIONS = ("none", "bonferroni", "holm", "bh", "by", "maxt", "maxt-stepdown")
-#: Corrections computed from the p-values alone (the others permute the scores).
-P_VALUE_CORRECTIONS = CORRECTIONS[:5]
+__all__ = ["CORRECTIONS", "P_VALUE_CORRECTIONS", "adjust", "permuted_t", "maxt_count_task", "maxt", "T_TOLERANCE"]
+
+CORRECTIONS = P_VALUE_CORRECTIONS + ("maxt", "maxt-stepdown")
 #: Relative tolerance of ``|T*| >= |T|``.
 T_TOLERANCE = 1e-9
-
-
-def adjust(p: np.ndarray, method: str) -> np.ndarray:
-    """Adjusted p-values of one family ``p`` (any shape) by ``method`` (none, bonferroni, holm, bh, by)."""
-    p = np.asarray(p, dtype=np.float64)
-    flat = p.ravel()
-    h = flat.size
-    if method == "none" or h == 0:
-        return p.copy()
-    if method == "bonferroni":
-        return np.minimum(1.0, p * h)
-    order = np.argsort(flat, kind="stable")
-    ranked = flat[order]
-    rank = np.arange(1, h + 1, dtype=np.float64)
-    if method == "holm":
-        adjusted = np.minimum(1.0, np.maximum.accumulate((h - rank + 1) * ranked))
-    elif method in ("bh", "by"):
-        factor = float(np.sum(1.0 / rank)) if method == "by" else 1.0
-        adjusted = np.minimum(1.0, np.minimum.accumulate((factor * h * ranked / rank)[::-1])[::-1])
-    else:
-        raise ParameterError(f"unknown correction {method!r}: adjust() takes {', '.join(P_VALUE_CORRECTIONS)}")
-    out = np.empty(h)
-    out[order] = adjusted
-    return out.reshape(p.shape)
 
 
 # --------------------------------------------------------------------------- MaxT

@@ -41,7 +41,13 @@ from typing import Any, Optional, Union
 import ir_measures
 from ir_measures.measures import Measure
 
-from ir_cwla.errors import ArgumentTypeError, MeasureError, MeasureSyntaxError, RegistrationError
+from ir_cwla.errors import (
+    ArgumentTypeError,
+    MeasureError,
+    MeasureSyntaxError,
+    ParameterError,
+    RegistrationError,
+)
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
 from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model
@@ -416,6 +422,32 @@ def parse_measure(text: MeasureLike) -> Measure:
         raise MeasureSyntaxError(f"{text!r} names {len(found)} measures ({', '.join(map(str, found))}); "
                                  "name one, or use parse_measures")
     return found[0]
+
+
+def named_measures(measures: Union[MeasureLike, Sequence[MeasureLike]]) -> tuple[list[Measure], list[str]]:
+    """Measures as ir-measures objects, with the names a per-query frame carries.
+
+    Measures as ir-measures objects (names read by :func:`parse_measure`), with the names a
+    per-query frame carries (PyTerrier's rule: a measure given as a string keeps that string,
+    an object gets ``str(measure)``); none, or the same measure twice, is a ParameterError.
+    """
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    parsed, names = [], []
+    for m in measures:
+        if isinstance(m, str):
+            parsed.append(parse_measure(m))
+            names.append(m)
+        elif isinstance(m, Measure):
+            parsed.append(m)
+            names.append(str(m))
+        else:
+            raise ArgumentTypeError(f"not a measure: {m!r}")
+    if not parsed:
+        raise ParameterError("no measures given")
+    if len(set(parsed)) != len(parsed):
+        raise ParameterError(f"duplicate measures in {names}")
+    return parsed, names
 
 
 def split_measure_list(text: str) -> list[str]:

@@ -35,6 +35,17 @@ and consistency under both, with bootstrap intervals)::
                                   groups=meta.browsing_model)
     var.table(); var.robustness(); var.moves_table(); var.plot()
 
+Three ask whether the measures agree with the users of a satisfaction study (Moffat et al. 2022;
+Sanderson et al. 2010), from their ratings of the result pages they saw (:func:`ir_cwla.score_gains`
+scores the pages)::
+
+    per_query = ir_cwla.score_gains(pages, table1())                    # pages: qid, rank, gain
+    users = meta.user_agreement(per_query, ratings, trials=2000, seed=0)  # ratings: qid, rating[, user]
+    users.table(); users.comparisons_table(significant_only=True); users.plot()
+    prefs = meta.preference_agreement(per_query, satisfaction=ratings)  # pairs within a user's task
+    fit = meta.fit_user_model(pages, ratings, trials=2000, folds=5)     # RBP's p, INST's T, DCG's k
+    fit.table(); fit.plot()
+
 Every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
 al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
 in :func:`similarity` and :func:`consistency` (Kendall's tau stays the default).
@@ -65,9 +76,13 @@ from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.labels import LabelAgreement, label_agreement
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
+from ir_cwla.meta.preferences import PreferenceAgreement, derive_pairs, preference_agreement, read_preferences
+from ir_cwla.meta.ratings import read_ratings
+from ir_cwla.meta.satisfaction import UserAgreement, user_agreement
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.topic_set_size import TopicSetSize, topic_set_sizes
+from ir_cwla.meta.user_model import UserModelFit, fit_user_model
 
 __all__ = [
     "evaluate", "similarity", "consistency", "discriminative_power", "randomised_tukey_hsd",
@@ -77,5 +92,7 @@ __all__ = [
     "CRITERIA", "Criterion", "Inputs", "Option", "register_criterion", "get_criterion", "criteria",
     "incompleteness", "Incompleteness", "pooling_bias", "PoolingBias", "tau_ap", "rbo",
     "label_agreement", "LabelAgreement", "combine_qrels", "topic_set_sizes", "TopicSetSize",
-    "assessor_variation", "AssessorVariation",
+    "assessor_variation", "AssessorVariation", "user_agreement", "UserAgreement", "read_ratings",
+    "preference_agreement", "PreferenceAgreement", "derive_pairs", "read_preferences",
+    "fit_user_model", "UserModelFit",
 ]

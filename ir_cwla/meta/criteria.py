@@ -28,8 +28,10 @@ from ir_cwla.errors import ParameterError, RegistrationError
 from ir_cwla.measures import _registry as registry
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
-#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).
-NEEDS = ("per_query", "runs", "qrels", "alternatives")
+#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation),
+#: users' ratings, the result pages they rated (``qid, rank, gain``: the user model is fitted by
+#: scoring them again) and users' preferences between pages (the user criteria).
+NEEDS = ("per_query", "runs", "qrels", "alternatives", "satisfaction", "gains", "preferences")
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,10 @@ class Inputs:
     it holds (parsed); ``runs``/``qrels``: what it was scored from (None for a per-query
     file); ``alternatives``: ``{name: qrels}`` judged by other assessors; ``groups``: the
     families compared within (e.g. :func:`ir_cwla.meta.browsing_model`); ``seed``, ``alpha``,
-    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`.
+    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`; ``satisfaction``: the
+    users' ratings (:func:`ir_cwla.meta.ratings.read_ratings`), ``gains``: the result pages they
+    rated (:func:`ir_cwla.score_gains`), ``preferences``: their preferences between pages
+    (:func:`ir_cwla.meta.preference_agreement`).
     """
 
     per_query: pd.DataFrame
@@ -132,6 +137,9 @@ class Inputs:
     alpha: float = 0.05
     executor: Any = None
     progress: bool = False
+    satisfaction: Any = None
+    gains: Any = None
+    preferences: Any = None
 
     def has(self, need: str) -> bool:
         """True if the inputs hold ``need``."""
@@ -176,6 +184,9 @@ class Criterion:
         The summary's column that ranks the measures and whether higher is better
         (``('mean_tau', True)``), for the report's summary of the best measure of each family
         (:func:`best_measures`); None for a criterion that ranks nothing (similarity).
+    needs_any : tuple of str
+        Inputs of which it needs at least one (``('preferences', 'satisfaction')``: preference
+        pairs, or ratings to derive them from).
     """
 
     name: str
@@ -190,10 +201,18 @@ class Criterion:
     per_measure: bool = True
     order: int = 1000
     best: Optional[tuple[str, bool]] = None
+    needs_any: tuple[str, ...] = ()
 
     def allowed(self, available: Collection[str]) -> bool:
         """True if the inputs ``available`` (of :data:`NEEDS`) hold everything the criterion needs."""
-        return all(n in available for n in self.needs)
+        return not self.missing(available)
+
+    def missing(self, available: Collection[str]) -> list[str]:
+        """What the inputs ``available`` lack: needs, and ``'A or B'`` for ``needs_any``."""
+        out = [n for n in self.needs if n not in available]
+        if self.needs_any and not any(n in available for n in self.needs_any):
+            out.append(" or ".join(self.needs_any))
+        return out
 
     def defaults(self) -> dict[str, Any]:
         """The criterion's options with their default values."""
@@ -211,7 +230,7 @@ def register_criterion(criterion: Criterion, replace: bool = False) -> Criterion
     then on. An option shared with another criterion (the same command-line name) must have
     the same default.
     """
-    unknown = [n for n in criterion.needs if n not in NEEDS]
+    unknown = [n for n in criterion.needs + criterion.needs_any if n not in NEEDS]
     if unknown:
         raise RegistrationError(f"criterion {criterion.name!r}: unknown needs {unknown}; choose from {NEEDS}")
     for option in criterion.options:
@@ -258,7 +277,7 @@ def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str
     asked = list(dict.fromkeys(names))
     for name in asked:
         criterion = get_criterion(name)
-        missing = [n for n in criterion.needs if n not in available]
+        missing = criterion.missing(available)
         if missing:
             raise ParameterError(f"criterion {name!r} needs {' and '.join(missing)} ({criterion.question.lower()})")
     return [n for n in CRITERIA if n in asked]

@@ -42,7 +42,8 @@ from ir_cwla.errors import (
     ParameterError,
 )
 from ir_cwla.io import Shards
-from ir_cwla.measures import is_cwla, needs_element_types, parse_measure
+from ir_cwla.measures import is_cwla, needs_element_types
+from ir_cwla.measures._names import named_measures
 from ir_cwla.meta import sharded
 from ir_cwla.provider import _per_topic as per_topic
 from ir_cwla.provider import check_grades_for_backends
@@ -125,29 +126,8 @@ def as_run_mapping(runs: Runs) -> dict[str, Any]:
 
 
 def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
-    """Measures as ir-measures objects, with the names the frame will carry.
-
-    Measures as ir-measures objects (names read by :func:`ir_cwla.parse_measure`), with the
-    names the frame will carry (PyTerrier's rule: a measure given as a string keeps that
-    string, an object gets ``str(measure)``).
-    """
-    if isinstance(measures, (str, ir_measures.measures.Measure)):
-        measures = [measures]
-    parsed, names = [], []
-    for m in measures:
-        if isinstance(m, str):
-            parsed.append(parse_measure(m))
-            names.append(m)
-        elif isinstance(m, ir_measures.measures.Measure):
-            parsed.append(m)
-            names.append(str(m))
-        else:
-            raise ArgumentTypeError(f"not a measure: {m!r}")
-    if not parsed:
-        raise ParameterError("no measures given")
-    if len(set(parsed)) != len(parsed):
-        raise ParameterError(f"duplicate measures in {names}")
-    return parsed, names
+    """Measures as ir-measures objects, with the names the frame will carry (:func:`ir_cwla.names.named_measures`)."""
+    return named_measures(measures)
 
 
 class EvaluationContext:

@@ -169,7 +169,7 @@ def sweep(runs: Any, qrels: Any, measures: Sequence[Any], criteria: Criteria = N
     if isinstance(criteria, str):
         criteria = [criteria]
     if criteria is None:
-        criteria = [n for n, c in _criteria.CRITERIA.items() if not c.needs]
+        criteria = [n for n, c in _criteria.CRITERIA.items() if not c.needs and not c.needs_any]
     options = ({name: {} for name in criteria} if not isinstance(criteria, Mapping)
                else {name: dict(o) for name, o in criteria.items()})
     unknown = sorted(set(options) - set(_criteria.CRITERIA))

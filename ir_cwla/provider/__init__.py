@@ -5,11 +5,12 @@ adapter from ir-measures' calls to :class:`ir_cwla.scoring.Scorer`), :func:`regi
 ``import ir_cwla`` calls: ``CWLA`` and the short names ``MODEL_AGG`` become ir-measures measures,
 the provider joins ``ir_measures.DefaultPipeline``, and the pipeline keeps the order of the
 measures given to it), and what ir-measures' other backends can take (trec_eval's limits on
-grades and relevance levels, :func:`check_grades_for_backends`).
+grades and relevance levels, :func:`check_grades_for_backends`); and the scores of result pages
+given as ranked gains (:func:`score_gains`: a user study's pages, through the same path as runs).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ir_cwla import _facade
 from ir_cwla.provider._backends import (
@@ -27,8 +28,12 @@ from ir_cwla.provider._provider import (
     register,
 )
 
-#: Names imported on first use (none: the provider is registered when ir_cwla is imported).
-_LAZY: dict[str, str] = {}
+if TYPE_CHECKING:
+    from ir_cwla.provider._pages import PAGE_MEASURES, check_pages, reads_beyond_page, score_gains
+
+#: Names imported on first use (the provider itself is registered when ir_cwla is imported).
+_LAZY: dict[str, str] = {"score_gains": "ir_cwla.provider._pages", "check_pages": "ir_cwla.provider._pages",
+                         "reads_beyond_page": "ir_cwla.provider._pages", "PAGE_MEASURES": "ir_cwla.provider._pages"}
 
 
 def __getattr__(name: str) -> Any:
@@ -36,4 +41,5 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["PROVIDER", "CwlaProvider", "CwlaEvaluator", "OrderedEvaluator", "in_given_order", "register",
-           "check_grades_for_backends", "backend_of", "TREC_EVAL_MAX_GRADE", "TREC_EVAL_MAX_LEVEL"]
+           "check_grades_for_backends", "backend_of", "TREC_EVAL_MAX_GRADE", "TREC_EVAL_MAX_LEVEL",
+           "score_gains", "check_pages", "reads_beyond_page", "PAGE_MEASURES"]

@@ -93,12 +93,17 @@ class _Plan(NamedTuple):
         return self.bkey[:3] + (gkey,) + self.bkey[4:]
 
 
+def _costs_of(m: _CWLA, given: Optional[CostSpec]) -> CostSpec:
+    """The costs a measure reads: its own ``costs=``, else ``given`` (the scorer's), else unit costs."""
+    return m.cost_spec() if "costs" in m.params or given is None else given
+
+
 def _score_key(m: _CWLA, policy: str) -> tuple:
     """Measures that differ only in their unjudged policy share the score of each policy."""
     return tuple((k, v) for k, v in m.params.items() if k != "unjudged") + (policy,)
 
 
-def _plan(m: _CWLA, policy: str) -> _Plan:
+def _plan(m: _CWLA, policy: str, costs_given: Optional[CostSpec] = None) -> _Plan:
     spec = m.gain_spec()
     cutoff = m.params.get("cutoff")
     model = get_browsing_model(m["C"])
@@ -108,7 +113,7 @@ def _plan(m: _CWLA, policy: str) -> _Plan:
     padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
     params = m.model_params()
     gains_policy = "max" if policy == "max" else "zero"    # a condensed list has no unjudged document
-    costs = m.cost_spec() if (agg.needs_costs or model.uses_costs) else None
+    costs = _costs_of(m, costs_given) if (agg.needs_costs or model.uses_costs) else None
     layout = ("layout", policy == "condense", cutoff, padded)
     gkey = ("gains", spec, layout, gains_policy)
     ckey = None if costs is None else ("costs", costs, layout, gains_policy)
@@ -130,6 +135,9 @@ class Scorer:
         The precision scores are compared in when runs are ranked: float32 (the default), as
         trec_eval up to 9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
         (:func:`ir_cwla.io.compared_scores`).
+    costs : CostSpec, optional
+        The costs of the measures that read costs and name no ``costs=`` of their own (default:
+        1 per document); :func:`ir_cwla.score_gains` gives each rank of a page its cost so.
 
     Attributes
     ----------
@@ -144,8 +152,10 @@ class Scorer:
 
     measures: list[_CWLA]
 
-    def __init__(self, measures: Iterable[Measure], qrels: Any, *, ties: str = "float32"):
+    def __init__(self, measures: Iterable[Measure], qrels: Any, *, ties: str = "float32",
+                 costs: Optional[CostSpec] = None):
         self.ties = check_ties(ties)
+        self.costs = costs
         given = list(measures)
         others = [str(m) for m in given if not is_cwla(m)]
         if others:
@@ -165,7 +175,7 @@ class Scorer:
             if "max_rel" in m.params:
                 self.qrels.check_max_rel(m["max_rel"])
         self.depth: Optional[int] = ranking_depth(measures)
-        specs = [m.cost_spec() for m in measures if "costs" in m.params]
+        specs = [_costs_of(m, costs) for m in measures if "costs" in m.params or costs is not None]
         self.doc_ids = any(c.needs_doc_ids for c in specs)
         self.element_types = needs_element_types(measures)
         self._plan_cache: Optional[dict[tuple, _Plan]] = None
@@ -277,7 +287,7 @@ class Scorer:
             for m in self.measures:
                 policy = m["unjudged"]
                 for p in (("zero", "max") if policy == "residual" else (policy,)):
-                    plans.setdefault(_score_key(m, p), _plan(m, p))
+                    plans.setdefault(_score_key(m, p), _plan(m, p, self.costs))
             self._plan_cache = plans
         return self._plan_cache
 

@@ -33,8 +33,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                               description="Meta-evaluation criteria of measures over TREC runs (a directory, run "
                                           "files or globs): " + "; ".join(titles) + ". Writes tables, figures, "
                                           "their run times and an HTML report.")
-    p.add_argument("qrels", metavar="QRELS|PER_QUERY",
-                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
+    p.add_argument("qrels", metavar="QRELS|PER_QUERY", nargs="?",
+                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv "
+                        "(none with --gains)")
     p.add_argument("runs", metavar="RUNS", nargs="*",
                    help="a directory of TREC run files (one system each), or run files, or quoted globs")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
@@ -48,6 +49,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
                    help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
                         "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
+    from ir_cwla.app import user_study
+
+    user_study.add_arguments(p)
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_criteria_options(p)
@@ -97,11 +101,14 @@ def criteria_arg(text: Optional[str], available: Sequence[str]) -> Optional[list
     if unknown or not asked:
         raise UsageError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
                          f"choose from {', '.join(criteria.CRITERIA)}")
+    from ir_cwla.app import user_study
+
     for name in asked:
-        missing = [n for n in criteria.CRITERIA[name].needs if n not in available]
+        missing = criteria.CRITERIA[name].missing(available)
         if missing:
             how = {"runs": "give QRELS and run files (a directory, files or a glob), not a per-query file",
-                   "qrels": "give QRELS and run files", "alternatives": "give other assessors' qrels with --alt-qrels"}
+                   "qrels": "give QRELS and run files", "alternatives": "give other assessors' qrels with --alt-qrels",
+                   **user_study.HOW, "preferences or satisfaction": user_study.HOW["preferences"]}
             raise UsageError(f"--criteria {name} needs {' and '.join(missing)}: {how[missing[0]]}")
     return asked
 
@@ -187,7 +194,7 @@ class Plan:
     summaries and timings on stdout.
     """
 
-    qrels: str
+    qrels: Optional[str]
     runs: Union[str, list[str], None]
     alternatives: dict[str, str] = field(default_factory=dict)
     chosen: tuple[str, ...] = ()
@@ -197,27 +204,34 @@ class Plan:
     alpha: float = 0.05
     seed: int = 0
     out: str = "meta-report"
+    study: Any = None
 
     @property
     def inputs(self) -> list[str]:
         """The files read (the report directory may not hold one)."""
         runs = [self.runs] if isinstance(self.runs, str) else list(self.runs or [])
-        return [self.qrels, *runs, *[p for p in self.alternatives.values() if not p.startswith("irds:")]]
+        return [*([self.qrels] if self.qrels else []), *runs,
+                *[p for p in self.alternatives.values() if not p.startswith("irds:")],
+                *(self.study.files() if self.study is not None else [])]
 
 
 def plan(args: argparse.Namespace) -> Plan:
     """The :class:`Plan` of the parsed options: criteria, their options, measures, alpha, runs and ``--out`` checked."""
     from ir_cwla.analysis.frame import check_alpha
+    from ir_cwla.app import user_study
     from ir_cwla.errors import UsageError
     from ir_cwla.meta import criteria
 
     have_runs = bool(args.runs)
     alternatives = alt_qrels_arg(args.alt_qrels)
-    available = ["per_query"] + (["runs", "qrels"] if have_runs else []) + (["alternatives"] if alternatives else [])
+    study = user_study.Study.from_args(args)
+    user_study.check_positionals(args.qrels, args.runs, study)
+    available = ["per_query"] + (["runs", "qrels"] if have_runs else []) + (["alternatives"] if alternatives else []) \
+        + study.available()
     if alternatives and not have_runs:
         raise UsageError("--alt-qrels: the runs are scored again with other assessors' qrels, which needs QRELS and "
                          "RUNS, not a per-query file")
-    names = criteria_arg(args.criteria, available)
+    names = user_study.default_criteria(criteria_arg(args.criteria, available), available, study.gains is not None)
     options = {key: getattr(args, key) for key in criteria.command_line_options()}
     chosen = criteria.resolve(names, available)
     for name in chosen:
@@ -226,7 +240,7 @@ def plan(args: argparse.Namespace) -> Plan:
     measures = tuple(measures_arg(args.measures, [])) if args.measures else None
     done = Plan(qrels=args.qrels, runs=run_files_arg(args.runs) if have_runs else None, alternatives=alternatives,
                 chosen=tuple(chosen), options=options, measures=measures, groups=args.groups, alpha=args.alpha,
-                seed=args.seed, out=args.out)
+                seed=args.seed, out=args.out, study=study)
     check_report(done.out, done.inputs)
     return done
 
@@ -256,14 +270,22 @@ def execute(plan: Plan) -> int:
 
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    if plan.runs is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+    users = plan.study.read() if plan.study is not None else {}
+    runs: Optional[dict[str, Any]] = None
+    qrels = None
+    alternatives: Optional[dict[str, Any]] = None
+    if plan.study is not None and plan.study.gains is not None:     # a user study's pages, scored by score_gains
+        measures = list(ir_cwla.table1() if plan.measures is None else plan.measures)
+        step(f"scoring the result pages of {plan.study.gains} under {len(measures)} measures")
+        per_query = ir_cwla.score_gains(users["gains"], measures, source=plan.study.gains)
+        source = f"the result pages {plan.study.gains}; the users' ratings {plan.study.satisfaction}."
+    elif plan.runs is None:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
+        assert plan.qrels is not None            # (plan() checked it: QRELS, a per-query file or --gains)
         step(f"reading the per-query file {plan.qrels}")
         per_query, measures = per_query_measures(read_per_query(plan.qrels), list(plan.measures or []))
-        runs: Optional[dict[str, Any]] = None
-        qrels = None
-        alternatives: Optional[dict[str, Any]] = None
         source = f"{plan.qrels}."
     else:
+        assert plan.qrels is not None
         measures = list(ir_cwla.table1() if plan.measures is None else plan.measures)
         mapping = meta.evaluation.as_run_mapping(plan.runs)
         step(f"reading the qrels {plan.qrels} and {len(mapping)} run files")
@@ -278,7 +300,7 @@ def execute(plan: Plan) -> int:
                                                    if plan.alternatives else "") + "."
     timings["evaluation"] = time.perf_counter() - clock
     inputs = criteria.Inputs(per_query, measures, runs, qrels, alternatives, groups=groups_arg(plan.groups, measures),
-                             seed=plan.seed, alpha=plan.alpha, progress=progress)
+                             seed=plan.seed, alpha=plan.alpha, progress=progress, **users)
     done = criteria.run(list(plan.chosen), inputs, plan.options, log=step)
     timings.update(done.seconds)
     step(f"writing the report to {plan.out}")
@@ -308,6 +330,6 @@ def execute(plan: Plan) -> int:
         print()
     print(report.text_table(report.timings_table(timings), precision=2, index=False))
     print(f"\nreport: {Path(plan.out) / 'index.html'}")
-    if plan.runs is not None:
+    if plan.runs is not None and plan.qrels is not None:
         note_conventions(plan.qrels)
     return 0
