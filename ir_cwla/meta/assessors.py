@@ -289,6 +289,8 @@ class AssessorVariation:
     seed: Any
     persistence: float
     labels: dict[str, str] = field(default_factory=dict)
+    #: Per alternative, the topics it was compared on (sorted).
+    topics: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def level(self) -> float:
@@ -663,7 +665,7 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         replicates={plan["name"]: replicates[k] for k, plan in enumerate(plans)}, measures=measures_,
         alternatives=[plan["name"] for plan in plans], reference=ref_name, judged=judged, groups=families,
         alpha=alpha, test_trials=test_trials, splits=splits, bootstrap=bootstrap, seed=seed, persistence=persistence,
-        labels=labels_)
+        labels=labels_, topics={plan["name"]: [collection.topics[i] for i in plan["topics"]] for plan in plans})
 
 
 # -- the criterion ------------------------------------------------------------------------------

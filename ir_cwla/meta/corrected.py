@@ -47,7 +47,7 @@ import pandas as pd
 
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.io import as_qrels_frame
-from ir_cwla.meta import naming, streams
+from ir_cwla.meta import naming, streams, twosets
 from ir_cwla.meta.frame import Groups, check_alpha, long_frame, resolve_groups, to_cube
 
 
@@ -154,7 +154,8 @@ class CorrectedValidation:
 # -- the analyses -------------------------------------------------------------------------------------
 def _cubes(human: pd.DataFrame, cheap: pd.DataFrame, measures: Optional[Sequence[Any]]):
     """Cubes of the same systems and measures (human's topics may be fewer than cheap's)."""
-    wanted = [str(m) for m in measures] if measures is not None else [str(m) for m in pd.unique(human["measure"])]
+    found = [str(m) for m in pd.unique(human["measure"])]
+    wanted = twosets.resolve_measures(measures, found) if measures is not None else found
     for what, frame in (("human", human), ("cheap", cheap)):
         found = {str(m) for m in pd.unique(frame["measure"])}
         missing = [m for m in wanted if m not in found]

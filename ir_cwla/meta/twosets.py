@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import DataError
+from ir_cwla.meta import naming
 from ir_cwla.meta.frame import ScoreCube, to_cube
 
 #: How the topics of two collections relate (see the module docstring).
@@ -65,6 +66,18 @@ def _examples(items: Sequence[Any], n: int = 5) -> str:
     return ", ".join(map(str, items[:n])) + (f", ... ({len(items)} in all)" if len(items) > n else "")
 
 
+def resolve_measures(wanted: Sequence[Any], found: Sequence[str]) -> list[str]:
+    """The frame's names of ``wanted`` measures: a name as in the frame, a label (``P_ERG@10``) or a measure object."""
+    by_label: dict[str, str] = {}
+    for name in found:
+        by_label.setdefault(naming.label(name), name)
+    out = []
+    for m in wanted:
+        text = str(m)
+        out.append(text if text in found else by_label.get(text, text))
+    return out
+
+
 def align(per_query_a: pd.DataFrame, per_query_b: pd.DataFrame, measures: Optional[Sequence[Any]] = None,
           names: tuple[str, str] = ("a", "b"), allow: Sequence[str] = RELATIONS) -> TwoCollections:
     """The two frames as cubes of the same systems and measures (see the module docstring).
@@ -75,7 +88,7 @@ def align(per_query_a: pd.DataFrame, per_query_b: pd.DataFrame, measures: Option
     """
     found_a = [str(m) for m in pd.unique(per_query_a["measure"])] if "measure" in per_query_a else []
     found_b = [str(m) for m in pd.unique(per_query_b["measure"])] if "measure" in per_query_b else []
-    wanted = [str(m) for m in measures] if measures is not None else found_a
+    wanted = resolve_measures(measures, found_a) if measures is not None else found_a
     for name, found in zip(names, (found_a, found_b)):
         missing = [m for m in wanted if m not in found]
         if missing and found:
