@@ -13,8 +13,9 @@ rule every comparison of qrels here follows:
 - ``grade_map`` maps grades before the check: ``{5: 3, 10: 3}`` for every alternative, or
   ``{name: {5: 3}}`` per alternative (keys that are alternatives' names); grades it does not
   name are kept;
-- an alternative whose grades span a narrower range than the reference's (0-2 against 0-3) is
-  compared as it is, with one :class:`~ir_cwla.errors.InputWarning` that says so.
+- an alternative whose highest grade is below the reference's (0-2 against 0-3) is compared as
+  it is, with one :class:`~ir_cwla.errors.InputWarning` that says so (label agreement only: a
+  ranking of systems does not depend on the scale being used whole).
 """
 from __future__ import annotations
 
@@ -75,12 +76,13 @@ def line_of(source: Any, topic: str, doc_id: str) -> Optional[int]:
 
 
 def check_scales(reference: pd.DataFrame, others: Mapping[str, pd.DataFrame], grade_map: GradeMap = None,
-                 sources: Optional[Mapping[str, Any]] = None, reference_name: str = "reference"
-                 ) -> dict[str, pd.DataFrame]:
+                 sources: Optional[Mapping[str, Any]] = None, reference_name: str = "reference",
+                 say_narrower: bool = True) -> dict[str, pd.DataFrame]:
     """The alternatives' qrels frames with ``grade_map`` applied, checked against the reference's scale.
 
     The module docstring gives the rule. ``sources``: each alternative's input (a path names its
-    file and line in the error).
+    file and line in the error); ``say_narrower``: warn of narrower scales (the label statistics
+    are about the scale; a ranking of systems is not).
     """
     names = list(others)
     maps = _per_alternative(grade_map, names)
@@ -109,11 +111,11 @@ def check_scales(reference: pd.DataFrame, others: Mapping[str, pd.DataFrame], gr
                             f"{first['doc_id']} is outside {reference_name}'s scale {low}-{high} "
                             f"({int(outside.sum())} judgment(s) of {name} have grades {bad}); map them when you mean "
                             f"to, e.g. grade_map={{{bad[0]}: {high}}}")
-        if len(values) and (values.min() > low or values.max() < high) and len(np.unique(values)) > 1:
+        if say_narrower and len(values) and values.max() < high and len(np.unique(values)) > 1:
             narrower.append(f"{name} ({int(values.min())}-{int(values.max())})")
         out[name] = frame
     if narrower:
-        warnings.warn(f"{len(narrower)} alternative(s) grade on a narrower range than {reference_name}'s {low}-{high}, "
+        warnings.warn(f"{len(narrower)} alternative(s) never give the top grade of {reference_name}'s {low}-{high}, "
                       f"compared as they are: {', '.join(narrower[:6])}{' ...' if len(narrower) > 6 else ''}",
                       InputWarning, stacklevel=3)
     return out
