@@ -106,7 +106,7 @@ from ir_cwla.meta.consistency import split_matrix
 from ir_cwla.meta.evaluation import Runs, as_measures, read_qrels
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
-from ir_cwla.meta.grades import check_scales
+from ir_cwla.meta.grades import check_grade_map, check_scales, parse_grade_map
 from ir_cwla.meta.labels import as_qrels_mapping, qrels_name
 
 #: How the judged pairs of the two qrels are handled (module docstring); ``'scores'``: the
@@ -815,14 +815,38 @@ def _section(result: AssessorVariation, summary: pd.DataFrame) -> list:
                            "assessors.csv")]
 
 
+def _judges_table(result: AssessorVariation) -> pd.DataFrame:
+    """Per measure, the alternatives ranked by tau (best first) with its interval: one row each."""
+    table = result.table()
+    order = np.lexsort((table["alternative"].to_numpy(), -table["tau"].to_numpy(),
+                        table["measure"].map({result.labels.get(m, m): i for i, m in enumerate(result.measures)})
+                        .to_numpy()))
+    out = table.iloc[order][["measure", "alternative", "topics", "tau", "tau_low", "tau_high", "tau_ap",
+                              "tau_ap_low", "tau_ap_high"]].reset_index(drop=True)
+    out.insert(1, "rank", out.groupby("measure", sort=False).cumcount() + 1)
+    return out
+
+
+def _sections(result: AssessorVariation, summary: pd.DataFrame) -> list:
+    blocks = _section(result, summary)
+    if len(result.alternatives) > 1:
+        blocks.append(criteria.Table(_judges_table(result), "the alternatives ranked by their tau with the reference's "
+                                     "ranking, per measure (best first; intervals as above)", "assessors_judges.csv"))
+    return blocks
+
+
+GRADE_MAP = criteria.Option("grade_map", None, "alternative qrels: grades mapped before use (GRADE=GRADE pairs, e.g. "
+                            "5=3,10=3); a grade outside the reference's scale is an error otherwise",
+                            parse=parse_grade_map, check=check_grade_map, metavar="G=G,...")
+
 CRITERION = criteria.register_criterion(criteria.Criterion(
     "assessor_variation", "robustness to a change of assessor",
     "Does a measure rank the systems the same way when other assessors judge (Voorhees 2000)?",
-    compute=lambda inputs, judged, test_trials, splits, bootstrap: assessor_variation(
+    compute=lambda inputs, judged, test_trials, splits, bootstrap, grade_map: assessor_variation(
         inputs.runs, inputs.qrels, inputs.alternatives, inputs.measures, judged=judged, test_trials=test_trials,
-        splits=splits, bootstrap=bootstrap, **criteria.shared_settings(inputs)),
+        splits=splits, bootstrap=bootstrap, grade_map=grade_map, **criteria.shared_settings(inputs)),
     summary=lambda result, inputs, **options: result.robustness("tau"),
-    section=_section, needs=("runs", "qrels", "alternatives"),
+    section=_sections, needs=("runs", "qrels", "alternatives"),
     options=(criteria.Option("judged", "shared", "alternative qrels: compare on the pairs both judged ('shared') or "
                              "each qrels as it is, unjudged documents under the measure's policy ('policy')",
                              cli="alt_judged", check=check_judged, metavar="{shared,policy}"),
@@ -831,5 +855,28 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
              criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
                              cli="alt_splits", check=streams.check_trials),
              criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
-                             cli="alt_bootstrap", check=streams.check_trials)), order=60), replace=True)
+                             cli="alt_bootstrap", check=streams.check_trials), GRADE_MAP), order=60), replace=True)
+
+
+def _same_topic_scores(inputs: Any) -> dict[str, pd.DataFrame]:
+    """The alternative scores that share topics with the reference's (the others are disjoint_agreement's)."""
+    topics = set(inputs.per_query["qid"].astype(str))
+    return {n: f for n, f in (inputs.alternative_scores or {}).items()
+            if topics & set(f["qid"].astype(str))}
+
+
+SCORES_CRITERION = criteria.register_criterion(criteria.Criterion(
+    "score_variation", "robustness to a change of assessor, from per-topic scores",
+    "Does a measure rank the systems the same way under another assessor's per-topic scores of the same topics?",
+    compute=lambda inputs, test_trials, splits, bootstrap: score_variation(
+        inputs.per_query, _same_topic_scores(inputs), inputs.measures or None, test_trials=test_trials, splits=splits,
+        bootstrap=bootstrap, labels=None, **criteria.shared_settings(inputs)),
+    summary=lambda result, inputs, **options: result.robustness("tau"),
+    section=_sections, needs=("alternative_scores",), applies=lambda inputs: bool(_same_topic_scores(inputs)),
+    options=(criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
+                             check=streams.check_trials),
+             criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
+                             cli="alt_splits", check=streams.check_trials),
+             criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
+                             cli="alt_bootstrap", check=streams.check_trials)), order=61), replace=True)
 

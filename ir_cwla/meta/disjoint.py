@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ir_cwla.errors import DataError, NotFoundError, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import agreement, kendall, montecarlo, naming, streams, twosets
+from ir_cwla.meta import agreement, criteria, kendall, montecarlo, naming, streams, twosets
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
 
@@ -261,9 +261,7 @@ def disjoint_agreement(per_query_a: pd.DataFrame, per_query_b: Frames, *, measur
     """
     bootstrap = streams.check_trials(bootstrap, "bootstrap")
     null_trials = streams.check_trials(null_trials, "null_trials")
-    if null not in NULLS:
-        raise ParameterError(f"null must be one of {NULLS} (the collection the null's topic sets come from), got "
-                             f"{null!r}")
+    null = check_null(null)
     alpha = check_alpha(alpha)
     root = streams.as_seed_sequence(seed)
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
@@ -337,3 +335,57 @@ def disjoint_agreement(per_query_a: pd.DataFrame, per_query_b: Frames, *, measur
                              alternatives=list(others), reference=reference_name, null=null, null_sets=null_sets,
                              groups=families, alpha=alpha, bootstrap=bootstrap, null_trials=null_trials, seed=seed,
                              labels=labels_)
+
+
+# -- the criterion ---------------------------------------------------------------------------------------
+def disjoint_scores(inputs: Any) -> dict[str, pd.DataFrame]:
+    """The alternative scores whose topics are disjoint from the reference's (the others are score_variation's)."""
+    topics = set(inputs.per_query["qid"].astype(str))
+    return {n: f for n, f in (inputs.alternative_scores or {}).items() if not topics & set(f["qid"].astype(str))}
+
+
+def _section(result: DisjointAgreement, summary: pd.DataFrame) -> list:
+    sets = ", ".join(f"{a}: {s}" for a, s in result.null_sets.items())
+    return [criteria.Text(f"The systems ranked by their mean score on the reference collection ({result.reference}) "
+                          f"and on each topic-disjoint collection ({', '.join(result.alternatives)}), compared by "
+                          f"Kendall's tau-b and tau_AP, with {result.level:.0%} bootstrap (normal) intervals over both "
+                          f"collections' topics ({result.bootstrap} resamples, seed {result.seed}); beside it, the null: "
+                          f"the same statistics between two topic sets of the sizes compared, drawn from "
+                          f"{'the reference' if result.null == 'a' else 'the other collection'} alone "
+                          f"({result.null_trials} trials; {sets}), its median and {result.level:.0%} interval, and the "
+                          "one-sided p-value of the observed agreement under it: a small p says the collections "
+                          "disagree more than topic sampling does."),
+            criteria.Figure(result.plot, "tau between the two collections' rankings, per measure, beside the null",
+                            "disjoint.png"),
+            criteria.Table(result.table(), "agreement of topic-disjoint collections, per alternative and measure",
+                           "disjoint.csv")]
+
+
+def _summary(result: DisjointAgreement) -> pd.DataFrame:
+    return result.table()[["alternative", "group", "measure", "topics_a", "topics_b", "tau", "tau_low", "tau_high",
+                           "null_tau", "null_tau_low", "null_tau_high", "p_tau", "tau_ap", "null_tau_ap", "p_tau_ap"]]
+
+
+def check_null(null: Any, what: str = "null") -> str:
+    """``null`` checked against :data:`NULLS`."""
+    if null not in NULLS:
+        raise ParameterError(f"{what} must be one of {NULLS}, got {null!r}")
+    return str(null)
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "disjoint_agreement", "agreement of topic-disjoint collections",
+    "Do two collections of the same systems on different topics, judged by different assessors, rank the systems "
+    "alike, beyond what topic sampling explains?",
+    compute=lambda inputs, bootstrap, null_trials, null: disjoint_agreement(
+        inputs.per_query, disjoint_scores(inputs), measures=None, bootstrap=bootstrap, null_trials=null_trials,
+        null=null, reference_name="reference", **criteria.shared_settings(inputs)),
+    summary=lambda result, inputs, **options: _summary(result), section=_section, needs=("alternative_scores",),
+    applies=lambda inputs: bool(disjoint_scores(inputs)),
+    options=(criteria.Option("bootstrap", 1000, "disjoint agreement: topic resamples of both collections",
+                             cli="disjoint_bootstrap", check=streams.check_trials),
+             criteria.Option("null_trials", 1000, "disjoint agreement: topic-set pairs of the null",
+                             check=streams.check_trials),
+             criteria.Option("null", "a", "disjoint agreement: the collection the null's topic sets come from "
+                             "('a': the reference, 'b': the alternative)", cli="disjoint_null", check=check_null,
+                             metavar="{a,b}")), order=62), replace=True)

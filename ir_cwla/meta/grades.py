@@ -119,3 +119,31 @@ def check_scales(reference: pd.DataFrame, others: Mapping[str, pd.DataFrame], gr
                       f"compared as they are: {', '.join(narrower[:6])}{' ...' if len(narrower) > 6 else ''}",
                       InputWarning, stacklevel=3)
     return out
+
+
+def parse_grade_map(text: Optional[str]) -> Optional[dict[int, int]]:
+    """``'5=3,10=3'`` (the command line's ``--grade-map``) as ``{5: 3, 10: 3}``; None or ``''`` for none."""
+    from ir_cwla.errors import ParameterError
+
+    if text is None or isinstance(text, Mapping):
+        return text  # type: ignore[return-value]
+    out: dict[int, int] = {}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        key, sep, value = part.partition("=")
+        try:
+            out[int(key)] = int(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ParameterError(f"grade map {part!r}: write GRADE=GRADE pairs, e.g. 5=3,10=3")
+    return out or None
+
+
+def check_grade_map(value: Any, what: str = "grade_map") -> Optional[dict[int, int]]:
+    """An option's check: ``None``, a mapping of integer grades, or its command-line text."""
+    parsed = parse_grade_map(value) if isinstance(value, str) else value
+    if parsed is not None and not isinstance(parsed, Mapping):
+        from ir_cwla.errors import ParameterError
+
+        raise ParameterError(f"{what} must be a mapping {{grade: grade}} or GRADE=GRADE pairs, got {value!r}")
+    return parsed

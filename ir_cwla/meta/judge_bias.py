@@ -59,7 +59,7 @@ from ir_cwla.errors import (
     NotFoundError,
     ParameterError,
 )
-from ir_cwla.meta import montecarlo, naming, robustness, streams, twosets
+from ir_cwla.meta import criteria, montecarlo, naming, robustness, streams, twosets
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
 
@@ -358,8 +358,7 @@ def judge_bias(reference: pd.DataFrame, judged: pd.DataFrame, family_runs: Any, 
     DataError: runs without a group, an empty group, frames of other systems, measures tying every
     run. ParameterError: a bad alternative, trials, seed or alpha.
     """
-    if alternative not in ALTERNATIVES:
-        raise ParameterError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    alternative = check_alternative(alternative)
     trials = streams.check_trials(trials, "trials")
     bootstrap = streams.check_trials(bootstrap, "bootstrap")
     exact_limit = streams.check_trials(exact_limit, "exact_limit")
@@ -428,3 +427,79 @@ def judge_bias(reference: pd.DataFrame, judged: pd.DataFrame, family_runs: Any, 
                      family=[s for s, i in zip(systems, inside) if i], reference=reference_name, judged=judged_name,
                      relation=pair.relation, alternative=alternative, exact=exact, trials=trials, bootstrap=bootstrap,
                      seed=seed, alpha=alpha, groups=families, labels=labels_)
+
+
+# -- the criterion ---------------------------------------------------------------------------------------
+@dataclass
+class JudgeBiasSet:
+    """The criterion's result: one :class:`JudgeBias` per alternative judge, and the family asked for."""
+
+    results: dict[str, JudgeBias]
+    family: str
+
+    def table(self) -> pd.DataFrame:
+        """Every alternative's :meth:`JudgeBias.table`, one after the other (column ``alternative`` first)."""
+        return pd.concat([r.table().assign(alternative=name) for name, r in self.results.items()],
+                         ignore_index=True).pipe(lambda t: t[["alternative"] + [c for c in t.columns
+                                                                                if c != "alternative"]])
+
+    def plot(self, alternative: Optional[str] = None, **kwargs: Any):
+        """:meth:`JudgeBias.plot` of one alternative (default: the first)."""
+        name = alternative or next(iter(self.results))
+        if name not in self.results:
+            raise NotFoundError(f"no alternative {name!r}; the alternatives are {list(self.results)}")
+        return self.results[name].plot(**kwargs)
+
+
+def _compute(inputs: Any, family: str, trials: int, bootstrap: int, alternative: str) -> JudgeBiasSet:
+    settings = {k: v for k, v in criteria.shared_settings(inputs).items() if k != "groups"}
+    members = runs_using(inputs.run_models, family)
+    return JudgeBiasSet({name: judge_bias(inputs.per_query, frame, members, measures=None, alternative=alternative,
+                                          trials=trials, bootstrap=bootstrap, groups=inputs.groups,
+                                          reference_name="reference", judged_name=name, **settings)
+                         for name, frame in (inputs.alternative_scores or {}).items()}, family)
+
+
+def _section(result: JudgeBiasSet, summary: pd.DataFrame) -> list:
+    first = next(iter(result.results.values()))
+    blocks: list = [criteria.Text(
+        f"Runs whose pipeline uses a model matching {result.family!r} (the judge's family: "
+        f"{', '.join(first.family)}) against the other runs: the family's mean rank change under each judge's scores "
+        "relative to the reference's minus the others' (positions; positive: the family moves up), with a "
+        f"{first.level:.0%} two-way bootstrap interval (topics, then runs within the groups; {first.bootstrap} "
+        f"replicates) and a permutation test over the group labels ({'exact' if first.exact else first.trials} "
+        f"assignments, alternative {first.alternative}; Holm over the measures); seed {first.seed}.")]
+    for name, r in result.results.items():
+        blocks.append(criteria.Figure(lambda r=r: r.plot(), f"ranks under the reference and under {name}, and the "
+                                      "family's effect per measure", f"judge_bias_{len(blocks)}.png"))
+    blocks.append(criteria.Table(result.table(), "the judge's family against the other runs, per measure",
+                                 "judge_bias.csv"))
+    blocks.append(criteria.Table(pd.concat([r.runs_table().assign(alternative=n) for n, r in result.results.items()],
+                                           ignore_index=True), "every run's ranks and changes", "judge_bias_runs.csv"))
+    return blocks
+
+
+def check_alternative(value: Any, what: str = "alternative") -> str:
+    """The permutation test's alternative, checked against :data:`ALTERNATIVES`."""
+    if value not in ALTERNATIVES:
+        raise ParameterError(f"{what} must be one of {ALTERNATIVES}, got {value!r}")
+    return str(value)
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "judge_bias", "judge bias towards its model family",
+    "Do runs built on the judge's own model family move up under the judge's qrels relative to the others?",
+    compute=_compute, summary=lambda result, inputs, **options: result.table()[
+        ["alternative", "group", "measure", "runs", "family_runs", "effect_rank", "effect_rank_low", "effect_rank_high",
+         "p_rank", "p_rank_holm", "effect_score", "p_score"]],
+    section=_section, needs=("alternative_scores", "run_models"),
+    options=(criteria.Option("family", "GPT.*", "judge bias: the judge's model family, a regular expression a model "
+                             "name of run-models matches whole, case ignored (GPT.*: GPT-3.5, GPT-4)", cli="judge_family",
+                             parse=str, metavar="REGEX"),
+             criteria.Option("trials", 10000, "judge bias: random label assignments of the permutation test (when "
+                             "there are more than 100,000)", cli="bias_trials", check=streams.check_trials),
+             criteria.Option("bootstrap", 2000, "judge bias: replicates of the two-way bootstrap",
+                             cli="bias_bootstrap", check=streams.check_trials),
+             criteria.Option("alternative", "greater", "judge bias: the permutation test's alternative",
+                             cli="bias_alternative", check=check_alternative, metavar="{greater,less,two-sided}")),
+    order=63), replace=True)

@@ -37,8 +37,9 @@ import pandas as pd
 
 from ir_cwla.errors import DataError, InputError, ParameterError
 from ir_cwla.io import as_qrels_frame, open_input
+from ir_cwla.meta import criteria, streams
 from ir_cwla.meta import labels as label_module
-from ir_cwla.meta.assessors import AssessorVariation, simultaneous_p_values
+from ir_cwla.meta.assessors import GRADE_MAP, AssessorVariation, simultaneous_p_values
 from ir_cwla.meta.labels import LabelAgreement, bootstrap_topics
 
 JudgeFiles = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], Mapping[str, Any]]
@@ -268,3 +269,62 @@ def judge_ranking(result: Union[LabelAgreement, AssessorVariation], statistic: O
     frame = frame.iloc[order].reset_index(drop=True)
     return JudgeRanking(ranking=frame, replicates=replicates[:, order], statistic=statistic, measure=measure,
                         reference=reference, level=level, trials=trials, seed=seed, source=result)
+
+
+# -- the criterion ---------------------------------------------------------------------------------------
+@dataclass
+class Judges:
+    """The criterion's result: the label agreement of every judge and their ranking."""
+
+    agreement: LabelAgreement
+    ranking: JudgeRanking
+
+    def table(self) -> pd.DataFrame:
+        """The judges ranked (:meth:`JudgeRanking.table`)."""
+        return self.ranking.table()
+
+    def plot(self, **kwargs: Any):
+        """The judges ranked, with their confusion of grades (:meth:`JudgeRanking.plot`)."""
+        return self.ranking.plot(**kwargs)
+
+
+def check_statistic(value: Any, what: str = "statistic") -> str:
+    """A label statistic of :data:`ir_cwla.meta.labels.STATISTICS`."""
+    if value not in label_module.STATISTICS:
+        raise ParameterError(f"{what} must be one of {label_module.STATISTICS}, got {value!r}")
+    return str(value)
+
+
+def _compute(inputs: Any, trials: int, statistic: str, grade_map: Any) -> Judges:
+    agreement = label_module.label_agreement(inputs.qrels, dict(inputs.alternatives), level=1.0 - inputs.alpha,
+                                             trials=trials, seed=inputs.seed, reference_name="reference",
+                                             grade_map=grade_map)
+    return Judges(agreement, judge_ranking(agreement, statistic))
+
+
+def _section(result: Judges, summary: pd.DataFrame) -> list:
+    agreement = result.agreement
+    return [criteria.Text(f"The grades of every other assessor ({len(agreement.alternatives)}) compared with the "
+                          "reference's on the (topic, doc_id) pairs both judged: exact agreement, Cohen's kappa "
+                          "(unweighted, linear and quadratic weights) and Krippendorff's alpha, with "
+                          f"{agreement.level:.0%} percentile intervals of a bootstrap over topics ({agreement.trials} "
+                          f"resamples, seed {agreement.seed}); the judges ranked by {result.ranking.statistic}, with "
+                          "rank intervals from the same (joint) resamples and the judges not distinguishable from "
+                          "the best by a simultaneous bootstrap test."),
+            criteria.Figure(result.plot, "the judges ranked, with their confusion of grades", "judges.png"),
+            criteria.Table(summary, "the judges ranked, with intervals", "judges.csv"),
+            criteria.Table(agreement.table("all"), "label agreement with the reference, per judge",
+                           "label_agreement.csv")]
+
+
+CRITERION = criteria.register_criterion(criteria.Criterion(
+    "label_agreement", "label agreement of other assessors (judges)",
+    "How alike do other assessors (people, crowds, LLM judges) grade the pairs the reference judged, and which "
+    "agree most?",
+    compute=_compute, summary=lambda result, inputs, **options: result.table(), section=_section,
+    needs=("qrels", "alternatives"), per_measure=False,
+    options=(criteria.Option("trials", 1000, "label agreement: bootstrap resamples", cli="label_trials",
+                             check=streams.check_trials),
+             criteria.Option("statistic", "kappa_quadratic", "label agreement: the statistic the judges are ranked by",
+                             cli="judge_statistic", check=check_statistic, metavar="STATISTIC"),
+             GRADE_MAP), order=59), replace=True)
