@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
-REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir"})
+LLM_JUDGMENTS = SHARED_DATA / "llm-judgments"
+REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir",
+                                "llm_dir"})
 MISSING = "real data not found at"
 
 # nothing in the suite depends on the machine being idle (issue 19): Hypothesis' per-example
@@ -115,6 +117,13 @@ def dl19_files(dl19_dir, dl19_qrels_path, dl19_run_paths) -> synthetic.Files:
 @pytest.fixture(scope="session")
 def cranfield_dir() -> Path:
     return _require(CRANFIELD)
+
+
+@pytest.fixture(scope="session")
+def llm_dir() -> Path:
+    """The LLM judgments of ../shared/data/llm-judgments: DL21 (runs, NIST and GPT-4 qrels of disjoint topics),
+    DL23 (NIST and GPT-4 grades of the same pairs, per-topic scores of 35 runs) and the LLMJudge label sets."""
+    return _require(LLM_JUDGMENTS)
 
 
 @pytest.fixture(scope="module")

@@ -78,12 +78,14 @@ def read_id_map(source: Any, original_first: bool = True) -> dict[str, str]:
 
 
 def map_ids(qrels: Any, topics: Optional[Mapping[str, str]] = None, docs: Optional[Mapping[str, str]] = None,
-            name: str = "qrels") -> pd.DataFrame:
+            name: Optional[str] = None) -> pd.DataFrame:
     """A qrels frame with its topic and doc ids mapped (``{short: original}``, :func:`read_id_map`).
 
     Every id must be in its map: the ids that are not are an :class:`~ir_cwla.errors.InputError`
     naming the qrels, how many and the first few.
     """
+    if name is None:
+        name = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "qrels"
     frame = as_qrels_frame(qrels, name=name)
     out = frame.copy()
     for column, mapping, what in (("query_id", topics, "topic"), ("doc_id", docs, "doc")):
