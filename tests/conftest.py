@@ -121,8 +121,11 @@ def cranfield_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def llm_dir() -> Path:
-    """The LLM judgments of ../shared/data/llm-judgments: DL21 (runs, NIST and GPT-4 qrels of disjoint topics),
-    DL23 (NIST and GPT-4 grades of the same pairs, per-topic scores of 35 runs) and the LLMJudge label sets."""
+    """The LLM judgments of ../shared/data/llm-judgments.
+
+    DL21 (runs, NIST's and GPT-4's qrels of disjoint topics), DL23 (NIST's and GPT-4's grades of the
+    same pairs, per-topic scores of 35 runs) and the LLMJudge challenge's label sets.
+    """
     return _require(LLM_JUDGMENTS)
 
 

@@ -1,4 +1,4 @@
-"""Judge bias (issue 32, item 4): do runs built on the judge's model family gain under its qrels?
+"""Judge bias (issue 32, item 4): whether runs built on the judge's model family gain under its qrels.
 
 - the permutation test against an exact enumeration written here (every assignment of the family
   labels, ranks by ``scipy.stats.rankdata(method='min')`` of the negated means) on a small case, and
@@ -39,7 +39,7 @@ def small_case(seed: int = 4, runs: int = 8, topics: int = 6):
 
 
 def rank_change(reference: pd.DataFrame, judged: pd.DataFrame) -> pd.Series:
-    """rank under the reference minus rank under the judge, ties sharing the best rank (by hand).
+    """Rank under the reference minus rank under the judge, ties sharing the best rank (by hand).
 
     Means rounded to 10 decimals: equal means that float sums tell apart tie, as in ir_cwla.
     """

@@ -157,8 +157,8 @@ def _cubes(human: pd.DataFrame, cheap: pd.DataFrame, measures: Optional[Sequence
     found = [str(m) for m in pd.unique(human["measure"])]
     wanted = twosets.resolve_measures(measures, found) if measures is not None else found
     for what, frame in (("human", human), ("cheap", cheap)):
-        found = {str(m) for m in pd.unique(frame["measure"])}
-        missing = [m for m in wanted if m not in found]
+        held = {str(m) for m in pd.unique(frame["measure"])}
+        missing = [m for m in wanted if m not in held]
         if missing:
             raise DataError(f"the {what} scores have no {missing[:5]} (pass measures= to choose the measures both hold)")
     cube_h = to_cube(human[human["measure"].astype(str).isin(wanted)])

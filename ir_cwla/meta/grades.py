@@ -146,4 +146,4 @@ def check_grade_map(value: Any, what: str = "grade_map") -> Optional[dict[int, i
         from ir_cwla.errors import ParameterError
 
         raise ParameterError(f"{what} must be a mapping {{grade: grade}} or GRADE=GRADE pairs, got {value!r}")
-    return parsed
+    return None if parsed is None else _checked(parsed)

@@ -470,8 +470,8 @@ def _section(result: JudgeBiasSet, summary: pd.DataFrame) -> list:
         f"replicates) and a permutation test over the group labels ({'exact' if first.exact else first.trials} "
         f"assignments, alternative {first.alternative}; Holm over the measures); seed {first.seed}.")]
     for name, r in result.results.items():
-        blocks.append(criteria.Figure(lambda r=r: r.plot(), f"ranks under the reference and under {name}, and the "
-                                      "family's effect per measure", f"judge_bias_{len(blocks)}.png"))
+        blocks.append(criteria.Figure(r.plot, f"ranks under the reference and under {name}, and the family's effect "
+                                      "per measure", f"judge_bias_{len(blocks)}.png"))
     blocks.append(criteria.Table(result.table(), "the judge's family against the other runs, per measure",
                                  "judge_bias.csv"))
     blocks.append(criteria.Table(pd.concat([r.runs_table().assign(alternative=n) for n, r in result.results.items()],

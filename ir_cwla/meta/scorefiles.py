@@ -174,7 +174,8 @@ def read_score_files(files: ScoreFiles) -> pd.DataFrame:
     Two files that name one run are an :class:`~ir_cwla.errors.InputError` naming both.
     """
     named = isinstance(files, Mapping)
-    frames, origin = [], {}
+    frames: list[pd.DataFrame] = []
+    origin: dict[str, str] = {}
     for key, source in score_file_paths(files).items():
         frame = read_trec_eval(source, name=key if named else None)
         run = str(frame["name"].iloc[0])
