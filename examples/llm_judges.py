@@ -274,6 +274,10 @@ def verdicts(disjoint: dict, statistic: str = "tau", alpha: float = 0.05) -> dic
     return out
 
 
+def _names(items: list[str]) -> str:
+    return ", ".join(items) if items else "none"
+
+
 def _verdict(v: dict) -> str:
     if v["below"] == v["runs"]:
         return "below the null in every run"
@@ -317,24 +321,45 @@ def render(numbers: dict) -> str:
         below = [m for m in cwla if v21[m]["below"] == v21[m]["runs"]]
         mixed = [m for m in cwla if m not in within and m not in below]
         canonical = [m for m in cwla if m in PPI_MEASURES]
-        held = [m for m in COMMON if v21[m]["below"] == 0 and v23[m]["below"] == 0]
-        headline = (f"on {len(held)} of the {len(COMMON)} measures both collections have ({', '.join(held) or 'none'}), "
-                    "topic-disjoint GPT-4 judgments keep the system ranking as well as topic sampling would")
+        def status(m: str) -> str:
+            a, b = v21[m], v23[m]
+            if a["below"] == a["runs"] and b["below"] == b["runs"]:
+                return "below the null on both"
+            if a["below"] == 0 and b["below"] == 0:
+                return "within the null on both"
+            return "differs between them"
+
+        both = [f"{m}: DL21 tau {v21[m]['tau']:.3f} ({_verdict(v21[m])}), DL23 tau {v23[m]['tau']:.3f} "
+                f"({_verdict(v23[m])})" for m in COMMON]
+        below_both = [m for m in COMMON if status(m) == "below the null on both"]
+        within_both = [m for m in COMMON if status(m) == "within the null on both"]
+        differs = [m for m in COMMON if status(m) == "differs between them"]
+        headline = "; ".join(part for part in (
+            f"{_names(below_both)} rank{'s' if len(below_both) == 1 else ''} the systems under GPT-4 less like "
+            "NIST than topic sampling explains, on both" if below_both else "",
+            f"{_names(within_both)} within what topic sampling explains on both" if within_both else "",
+            f"{_names(differs)} differ{'s' if len(differs) == 1 else ''} between the collections" if differs else "")
+            if part)
+        cwla = [m for m in v21 if m not in EXTRA]
+        within = [m for m in cwla if v21[m]["below"] == 0]
+        below = [m for m in cwla if v21[m]["below"] == v21[m]["runs"]]
+        mixed = [m for m in cwla if m not in within and m not in below]
+        canonical = [m for m in cwla if m in PPI_MEASURES]
+        ap21 = [m for m, v in v21_ap.items() if v["below"] == v["runs"]]
+        ap23 = [m for m, v in v23_ap.items() if v["below"] == v["runs"]]
         lines += [
-            f"1. **DL21 and DL23: {headline}.** Kendall's tau between NIST's ranking and the LLM "
-            f"collection's, against the null of two topic sets of NIST's (or of the LLM's) alone, over "
-            f"{runs_count} runs (seeds x nulls); " + "; ".join(both) + ". What holds on both: "
-            + ", ".join(f"{m} {'stays within' if v21[m]['below'] == 0 and v23[m]['below'] == 0 else 'falls below' if v21[m]['below'] == v21[m]['runs'] and v23[m]['below'] == v23[m]['runs'] else 'differs between the collections for'} the null"
-                        for m in COMMON) + ".",
+            f"1. **DL21 and DL23, the measures both have: {headline}.** Kendall's tau between NIST's ranking and "
+            f"the GPT-4 collection's, against the null of two topic sets drawn from NIST's (or from GPT-4's) "
+            f"topics alone, over {runs_count} runs (seeds x nulls): " + "; ".join(both) + ".",
             f"2. **Which C/W/L/A measures keep DL21's ranking under GPT-4 (one collection: an observation; DL23 has "
             f"no run files to score them).** Of the {len(cwla)} Table-1 measures, {len(within)} stay within the "
-            f"null in every run, {len(below)} fall below it in every run ({', '.join(below) or 'none'})"
-            + (f", and {len(mixed)} in some runs only ({', '.join(mixed)})" if mixed else "") + ". The canonical "
-            "measures: " + "; ".join(f"{m} tau {v21[m]['tau']:.3f} [{min(v21[m]['low']):.2f}, "
-                                      f"{max(v21[m]['high']):.2f}]" for m in canonical) + ". tau_AP, which weighs "
-            "the top of the ranking, is below its null more often: " + ", ".join(
-                m for m, v in v21_ap.items() if v["below"] == v["runs"]) + " in every run on DL21; "
-            + (", ".join(m for m, v in v23_ap.items() if v["below"] == v["runs"]) or "none") + " on DL23."]
+            f"null in every run, {len(below)} fall below it in every run ({_names(below)})"
+            + (f", and {len(mixed)} in some runs only ({_names(mixed)})" if mixed else "") + ". The canonical "
+            "measures (tau, and the range of its interval's bounds over the runs): "
+            + "; ".join(f"{m} {v21[m]['tau']:.3f} [{min(v21[m]['low']):.2f}, {max(v21[m]['high']):.2f}]"
+                        for m in canonical) + f". tau_AP, which weighs the top of the ranking, is below its null in "
+            f"every run for {len(ap21)} of DL21's {len(v21_ap)} measures ({_names(ap21)}) and {len(ap23)} of DL23's "
+            f"{len(v23_ap)} ({_names(ap23)})."]
     bias = d23["bias"]
     fam_lines = []
     for family in FAMILIES:
@@ -366,7 +391,8 @@ def render(numbers: dict) -> str:
               f"On {jd['pairs']} pairs of {jd['topics']} DL23 topics, the nominal best is "
               + ", ".join(sorted(set(firsts.values()))) + " depending on the statistic and seed, but the top is "
               f"wide: {len(always)} judges are never distinguishable from the best (simultaneous bootstrap test, "
-              f"every statistic and seed): {', '.join(always)}; {len(never)} are always worse than the best: "
+              f"every statistic and seed): {', '.join(always)}; {len(never)} {'is' if len(never) == 1 else 'are'} always "
+              "worse than the best: "
               f"{', '.join(never) or 'none'}. SynDL's GPT-4 grades of the same pairs rank "
               f"{min(r['rank'] for r in syndl.values())}-{max(r['rank'] for r in syndl.values())} of 34 "
               f"(rank intervals {min(r['rank_low'] for r in syndl.values())}-"
@@ -383,9 +409,10 @@ def render(numbers: dict) -> str:
             if r["share_hidden"] == share:
                 keyed_cases[(key, r["measure"])] = r
     better = sum(r["coverage_ppi"] > r["coverage_classical"] for r in keyed_cases.values())
+    wider = sum(r["width_ppi"] > r["width_classical"] for r in c_low)
     lines += [f"5. **With few human labels, corrected scores cover more often than the classical interval in "
-              f"{better} of {len(keyed_cases)} (measure, re-annotator, seed) cases on DL19, and near nominal on DL23's "
-              f"labels (DL19 scores, DL23 labels: two collections, two estimands).** With {share:.0%} of DL19's "
+              f"{better} of {len(keyed_cases)} (measure, re-annotator, seed) cases on DL19 (DL19 scores, DL23 "
+              f"labels: two collections, two estimands).** With {share:.0%} of DL19's "
               f"topics' NIST labels "
               f"hidden, the PPI intervals cover the full NIST score in "
               f"{min(r['coverage_ppi'] for r in c_rows):.1%}-{max(r['coverage_ppi'] for r in c_rows):.1%} of the "
@@ -394,8 +421,8 @@ def render(numbers: dict) -> str:
               f"{max(r['coverage_classical'] for r in c_rows):.1%} (nominal 95%); with {min(s['ppi_shares']):.0%} "
               f"hidden both cover ({min(r['coverage_ppi'] for r in c_low):.1%}-"
               f"{max(r['coverage_ppi'] for r in c_low):.1%} and {min(r['coverage_classical'] for r in c_low):.1%}-"
-              f"{max(r['coverage_classical'] for r in c_low):.1%}) and PPI's intervals are the wider: the "
-              "re-annotators' labels are too noisy to shrink them. On DL23's 22,327 pairs (GPT-4 grades for all, "
+              f"{max(r['coverage_classical'] for r in c_low):.1%}) and PPI's intervals are the wider in {wider} of "
+              f"{len(c_low)} cases: the re-annotators' labels are too noisy to shrink them. On DL23's 22,327 pairs (GPT-4 grades for all, "
               f"NIST's on a few), the share of relevant pairs and the mean grade: PPI coverage "
               f"{min(r['coverage_ppi'] for r in l_rows):.1%}-{max(r['coverage_ppi'] for r in l_rows):.1%} over "
               f"the shares hidden ({', '.join(f'{x:.1%}' for x in s['label_shares'])}), statistics and seeds, "
