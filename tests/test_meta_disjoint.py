@@ -332,3 +332,42 @@ def quiet_but_input(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedStatisticWarning)
         return fn(*args, **kwargs)
+
+
+def test_tau_ap_interval_follows_the_recipe_and_judges_rank_by_tau(dl19_frames):
+    """tau_AP's bootstrap replicates: the assessor bootstrap's topic draws (stream 5), tau_AP of the means."""
+    _, a, measures, nist, alt = dl19_frames
+    files = dl19_frames[0]
+    folder = Path(files.qrels).parent / "reannotation"
+    from ir_cwla import io
+
+    b = io.as_qrels_frame(pd.concat([io.read_trec_qrels(folder / f"group{g}-assessor-b.txt") for g in range(1, 5)],
+                                    ignore_index=True), "b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alt_b = meta.evaluate(files.runs, b, measures, progress=False)
+    result = quiet(meta.score_variation, nist, {"a": alt, "b": alt_b}, test_trials=50, splits=10, bootstrap=200,
+                   seed=3, progress=False)
+    cube_n, cube_a = meta.to_cube(nist), meta.to_cube(alt)
+    rng = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(streams.ASSESSOR_STREAM, 0)))
+    draws = rng.integers(0, 43, size=(200, 43))
+    m = result.measures.index("nDCG@10")
+    for r in (0, 50, 199):
+        x = cube_n.values[m][draws[r]].mean(axis=0)
+        y = cube_a.values[m][draws[r]].mean(axis=0)
+        assert result.replicates_tau_ap["a"][r, m] == pytest.approx(meta.tau_ap(x, y), abs=1e-12)
+    row = result.table("a").set_index("measure").loc["nDCG@10"]
+    se = result.replicates_tau_ap["a"][:, m].std(ddof=1)
+    assert row["tau_ap_se"] == pytest.approx(se) and row["tau_ap_low"] == pytest.approx(
+        max(-1.0, row["tau_ap"] - stats.norm.ppf(0.975) * se))
+    ranking = meta.judge_ranking(result, measure="nDCG@10")
+    table = ranking.table()
+    assert list(table["alternative"]) == sorted(["a", "b"], key=lambda n: -result.table(n).set_index("measure")
+                                                 .at["nDCG@10", "tau"])
+    assert table["rank_low"].notna().all()               # both on the same 43 topics: joint replicates
+    np.testing.assert_array_equal(ranking.replicates[:, 0], result.replicates[table.at[0, "alternative"]][:, m])
+    few = quiet(meta.score_variation, nist, {"a": alt, "x": alt[alt["qid"].isin(sorted(alt["qid"].unique())[:20])]},
+                test_trials=20, splits=5, bootstrap=20, progress=False)
+    assert meta.judge_ranking(few, measure="nDCG@10").table()["rank_low"].isna().all()   # other topics: no interval
+    with pytest.raises(ParameterError, match="name the measure"):
+        meta.judge_ranking(result)
