@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_labels import anchor  # the same anchor: scikit-learn and krippendorff on every comparison
 from common import save, timed  # benchmarks/ is on sys.path when run as a script
 
 from ir_cwla import io, meta
@@ -28,29 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data")) / "llm-judgments"
 #: Two of the 33 label sets have a grade outside NIST's 0-3 (a 5 and a 10): mapped to 3.
 GRADE_MAP = {5: 3, 10: 3}
-
-
-def anchor(pairs: dict, replicates: int, rng: np.random.Generator) -> None:
-    """scikit-learn + krippendorff on every (judge, topic) and overall, ``replicates`` times (0: the estimates)."""
-    import krippendorff
-    from sklearn.metrics import cohen_kappa_score
-
-    def stats(a, b):
-        if len(np.union1d(a, b)) < 2:
-            return
-        for w in (None, "linear", "quadratic"):
-            cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights=w)
-        krippendorff.alpha(np.array([a, b], dtype=float), level_of_measurement="ordinal")
-
-    for by_topic in pairs.values():
-        topics = list(by_topic)
-        for _ in range(max(1, replicates)):
-            for a, b in by_topic.values():
-                i = rng.integers(0, len(a), len(a)) if replicates else slice(None)
-                stats(a[i], b[i])
-            drawn = rng.integers(0, len(topics), len(topics)) if replicates else range(len(topics))
-            stats(np.concatenate([by_topic[topics[t]][0] for t in drawn]),
-                  np.concatenate([by_topic[topics[t]][1] for t in drawn]))
 
 
 def main(argv=None) -> dict:

@@ -283,6 +283,26 @@ def bootstrap_agreement(reference: np.ndarray, other: np.ndarray, draws: np.ndar
     return out
 
 
+def chosen_alternatives(alternative: Any, alternatives: Sequence[str]) -> list[str]:
+    """The alternatives a result's method is asked for: all (None), one name, or several; unknown ones refused."""
+    if alternative is None:
+        return list(alternatives)
+    names = [alternative] if isinstance(alternative, str) else list(alternative)
+    unknown = [n for n in names if n not in alternatives]
+    if unknown or not names:
+        raise NotFoundError(f"no alternative {unknown[0] if unknown else '(none given)'!r}; the alternatives are "
+                            f"{list(alternatives)}")
+    return names
+
+
+def checked_settings(test_trials: int, splits: int, bootstrap: int, alpha: float, persistence: float, seed: Any,
+                     executor: Any, n_jobs: Optional[int], scheduler: Optional[str]) -> tuple:
+    """The settings both entry points check, in order: trials, splits, resamples, alpha, RBO's p, seed, executor."""
+    return (streams.check_trials(test_trials, "test_trials"), streams.check_trials(splits, "splits"),
+            streams.check_trials(bootstrap, "bootstrap"), check_alpha(alpha), agreement.check_persistence(persistence),
+            streams.as_seed_sequence(seed), get_executor(executor, n_jobs=n_jobs, scheduler=scheduler))
+
+
 # -- result --------------------------------------------------------------------------------
 @dataclass
 class AssessorVariation:
@@ -325,14 +345,7 @@ class AssessorVariation:
         return 1.0 - self.alpha
 
     def _chosen(self, alternative: Any) -> list[str]:
-        if alternative is None:
-            return list(self.alternatives)
-        names = [alternative] if isinstance(alternative, str) else list(alternative)
-        unknown = [n for n in names if n not in self.alternatives]
-        if unknown or not names:
-            raise NotFoundError(f"no alternative {unknown[0] if unknown else '(none given)'!r}; the alternatives are "
-                                f"{self.alternatives}")
-        return names
+        return chosen_alternatives(alternative, self.alternatives)
 
     def _decorate(self, table: pd.DataFrame) -> pd.DataFrame:
         family = {m: g for g, members in self.groups.items() for m in members}
@@ -537,13 +550,8 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         grade outside the reference's scale that is not mapped is an error (:mod:`ir_cwla.meta.grades`).
     """
     judged = check_judged(judged)
-    test_trials = streams.check_trials(test_trials, "test_trials")
-    splits = streams.check_trials(splits, "splits")
-    bootstrap = streams.check_trials(bootstrap, "bootstrap")
-    alpha = check_alpha(alpha)
-    persistence = agreement.check_persistence(persistence)
-    root = streams.as_seed_sequence(seed)
-    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    test_trials, splits, bootstrap, alpha, persistence, root, workers = checked_settings(
+        test_trials, splits, bootstrap, alpha, persistence, seed, executor, n_jobs, scheduler)
     parsed, _ = as_measures(measures)
     ref_name = reference_name or qrels_name(qrels, "reference")
     reference = read_qrels(qrels, parsed)
@@ -735,13 +743,8 @@ def score_variation(reference: Any, alternatives: Any, measures: Optional[Sequen
     """
     from ir_cwla.meta import frame as frames
 
-    test_trials = streams.check_trials(test_trials, "test_trials")
-    splits = streams.check_trials(splits, "splits")
-    bootstrap = streams.check_trials(bootstrap, "bootstrap")
-    alpha = check_alpha(alpha)
-    persistence = agreement.check_persistence(persistence)
-    root = streams.as_seed_sequence(seed)
-    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    test_trials, splits, bootstrap, alpha, persistence, root, workers = checked_settings(
+        test_trials, splits, bootstrap, alpha, persistence, seed, executor, n_jobs, scheduler)
     if isinstance(alternatives, pd.DataFrame) or not hasattr(alternatives, "items") or not alternatives:
         raise ParameterError("alternatives: a mapping {name: per-query frame} of at least one alternative")
     found = [str(m) for m in pd.unique(reference["measure"])]

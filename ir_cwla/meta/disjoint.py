@@ -47,8 +47,9 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.errors import DataError, NotFoundError, ParameterError, UndefinedStatisticWarning
+from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
 from ir_cwla.meta import agreement, criteria, kendall, montecarlo, naming, streams, twosets
+from ir_cwla.meta.assessors import chosen_alternatives
 from ir_cwla.meta.executors import get_executor
 from ir_cwla.meta.frame import Groups, check_alpha, resolve_groups
 
@@ -170,14 +171,7 @@ class DisjointAgreement:
         return 1.0 - self.alpha
 
     def _chosen(self, alternative: Any) -> list[str]:
-        if alternative is None:
-            return list(self.alternatives)
-        names = [alternative] if isinstance(alternative, str) else list(alternative)
-        unknown = [n for n in names if n not in self.alternatives]
-        if unknown or not names:
-            raise NotFoundError(f"no alternative {unknown[0] if unknown else '(none given)'!r}; the alternatives are "
-                                f"{self.alternatives}")
-        return names
+        return chosen_alternatives(alternative, self.alternatives)
 
     def table(self, alternative: Any = None) -> pd.DataFrame:
         """One row per (alternative, measure), measures by their labels, in the canonical order.
