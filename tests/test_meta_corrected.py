@@ -146,3 +146,40 @@ def test_bad_input(dl19):
         meta.validate_corrected(nist, cheap[cheap["qid"] != topics[0]])
     with pytest.raises(DataError, match="judged by one qrels only"):
         meta.label_units({"q": {"d1": 1, "d2": 0}}, {"q": {"d1": 1}})
+
+
+def slow_ppi_plus_plus(y_labelled: list[float], f_labelled: list[float], f_unlabelled: list[float]):
+    """PPI++ for a mean (Angelopoulos, Duchi & Zrnic 2023): the tuned lambda, estimate and 95% interval, slowly."""
+    n, big_n = len(y_labelled), len(f_unlabelled)
+    my, mf = statistics.fmean(y_labelled), statistics.fmean(f_labelled)
+    cov = sum((y - my) * (f - mf) for y, f in zip(y_labelled, f_labelled)) / n
+    lam = min(1.0, max(0.0, cov / ((1 + n / big_n) * statistics.variance(f_labelled + f_unlabelled))))
+    rectifier = [y - lam * f for y, f in zip(y_labelled, f_labelled)]
+    imputed = [lam * f for f in f_unlabelled]
+    estimate = statistics.fmean(imputed) + statistics.fmean(rectifier)
+    se = math.sqrt(statistics.pvariance(imputed) / big_n + statistics.pvariance(rectifier) / n)
+    return lam, estimate, estimate - Z * se, estimate + Z * se
+
+
+def test_power_tuning_against_the_slow_reference(dl19):
+    nist, cheap = dl19
+    topics = sorted(nist["qid"].unique())
+    labelled = topics[1::3]
+    result = meta.corrected_scores(nist, cheap, labelled=labelled, power_tuning=True)
+    plain = meta.corrected_scores(nist, cheap, labelled=labelled)
+    assert (plain.scores["lambda"] == 1.0).all()
+    human, low_cost = by_system(nist, "AP"), by_system(cheap, "AP")
+    rows = result.scores[result.scores["measure"] == "AP"].set_index("system")
+    for system in list(human)[::4]:
+        lam, estimate, low, high = slow_ppi_plus_plus([human[system][t] for t in labelled],
+                                                      [low_cost[system][t] for t in labelled],
+                                                      [low_cost[system][t] for t in topics if t not in labelled])
+        assert rows.at[system, "lambda"] == pytest.approx(lam, abs=1e-12)
+        assert rows.at[system, "corrected"] == pytest.approx(estimate, abs=1e-12)
+        assert (rows.at[system, "low"], rows.at[system, "high"]) == (pytest.approx(low, abs=1e-12),
+                                                                     pytest.approx(high, abs=1e-12))
+    assert 0 <= result.scores["lambda"].min() and result.scores["lambda"].max() <= 1
+    tuned = meta.validate_corrected(nist, cheap, shares=[0.9], repetitions=30, measures=["AP"], seed=1,
+                                    power_tuning=True)
+    untuned = meta.validate_corrected(nist, cheap, shares=[0.9], repetitions=30, measures=["AP"], seed=1)
+    assert tuned.table().at[0, "width_ppi"] != untuned.table().at[0, "width_ppi"]

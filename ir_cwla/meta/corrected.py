@@ -15,7 +15,10 @@ labelled topics and ``U`` the other ``N`` topics (the cheap labels only)::
     interval = theta_PP -+ z_{1 - alpha/2} se
 
 (the variances divide by ``N`` and ``n``, as the paper's estimator and its reference code
-``ppi_py.ppi_mean_ci`` with ``lam=1`` do). Beside it, the table gives the **classical** interval
+``ppi_py.ppi_mean_ci`` with ``lam=1`` do). ``power_tuning=True`` weighs the cheap labels by
+PPI++'s ``lambda`` (Angelopoulos, Duchi & Zrnic 2023; :func:`power_tuned_lambda`), estimated per
+system and measure: ``mean_U(lambda f) + mean_L(Y - lambda f)`` (``lambda = 0`` is the classical
+estimate), which helps where the cheap labels are noisy. Beside it, the table gives the **classical** interval
 from the labelled topics alone (``mean_L Y -+ z sd_L(Y) / sqrt(n)``, ddof = 0 likewise) and the
 **cheap** mean over every topic (no interval: its bias is what PPI corrects). The labelled topics
 must be a uniform random sample of the topics for the guarantee to hold.
@@ -52,17 +55,37 @@ from ir_cwla.meta.frame import Groups, check_alpha, long_frame, resolve_groups, 
 
 
 # -- kernels (numpy in, numpy out) ------------------------------------------------------------------
-def ppi_mean(y_labelled: np.ndarray, f_labelled: np.ndarray, f_unlabelled: np.ndarray, level: float
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def power_tuned_lambda(y_labelled: np.ndarray, f_labelled: np.ndarray, f_unlabelled: np.ndarray) -> np.ndarray:
+    """PPI++'s weight of the cheap labels, per estimand: ``lambda = cov_L(Y, f) / ((1 + n / N) var(f))``, in [0, 1].
+
+    ``cov_L`` over the ``n`` labelled units (dividing by ``n``), ``var`` over all ``n + N`` units
+    (dividing by ``n + N - 1``), clipped to [0, 1] (Angelopoulos, Duchi & Zrnic 2023, "PPI++:
+    efficient prediction-powered inference"; ``ppi_py.ppi_mean_ci(lam=None)`` for a mean).
+    """
+    n, big_n = y_labelled.shape[-2], f_unlabelled.shape[-2]
+    cov = ((y_labelled - y_labelled.mean(axis=-2, keepdims=True))
+           * (f_labelled - f_labelled.mean(axis=-2, keepdims=True))).mean(axis=-2)
+    var = np.concatenate([f_labelled, f_unlabelled], axis=-2).var(axis=-2, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(var > 0, cov / ((1 + n / big_n) * np.where(var > 0, var, 1.0)), 0.0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+def ppi_mean(y_labelled: np.ndarray, f_labelled: np.ndarray, f_unlabelled: np.ndarray, level: float,
+             lam: Any = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """PPI estimate of a mean, its standard error and interval: ``(estimate, se, low, high)``.
 
     Units along axis ``-2`` (``(..., n, E)`` labelled, ``(..., N, E)`` unlabelled), estimands along
-    the last axis; the formulas of the module docstring.
+    the last axis; the formulas of the module docstring, the cheap labels weighted by ``lam`` (1:
+    PPI; an array of the estimands' shape: PPI++, :func:`power_tuned_lambda`).
     """
     z = NormalDist().inv_cdf((1 + level) / 2)
-    rectifier = y_labelled - f_labelled
-    estimate = f_unlabelled.mean(axis=-2) + rectifier.mean(axis=-2)
-    se = np.sqrt(f_unlabelled.var(axis=-2) / f_unlabelled.shape[-2] + rectifier.var(axis=-2) / rectifier.shape[-2])
+    lam = np.asarray(lam, dtype=np.float64)
+    weight = lam[..., None, :] if lam.ndim else lam
+    rectifier = y_labelled - weight * f_labelled
+    imputed = weight * f_unlabelled
+    estimate = imputed.mean(axis=-2) + rectifier.mean(axis=-2)
+    se = np.sqrt(imputed.var(axis=-2) / imputed.shape[-2] + rectifier.var(axis=-2) / rectifier.shape[-2])
     return estimate, se, estimate - z * se, estimate + z * se
 
 
@@ -87,7 +110,8 @@ class CorrectedScores:
     ``scores``: one row per (measure, system): ``labelled`` and ``unlabelled`` topic counts,
     ``human`` (the mean over the labelled topics), ``cheap`` (the cheap labels' mean over every
     topic), ``corrected`` with ``se``, ``low``, ``high`` (PPI), ``classical_se``, ``classical_low``,
-    ``classical_high``, and ``width_ratio`` (PPI width / classical width).
+    ``classical_high``, ``width_ratio`` (PPI width / classical width) and ``lambda`` (the cheap
+    labels' weight: 1, or PPI++'s with ``power_tuning``).
     """
 
     scores: pd.DataFrame
@@ -170,8 +194,8 @@ def _cubes(human: pd.DataFrame, cheap: pd.DataFrame, measures: Optional[Sequence
 
 
 def corrected_scores(human: pd.DataFrame, cheap: pd.DataFrame, *, labelled: Optional[Sequence[str]] = None,
-                     measures: Optional[Sequence[Any]] = None, alpha: float = 0.05, groups: Groups = None,
-                     labels: naming.Labels = None) -> CorrectedScores:
+                     measures: Optional[Sequence[Any]] = None, alpha: float = 0.05, power_tuning: bool = False,
+                     groups: Groups = None, labels: naming.Labels = None) -> CorrectedScores:
     """Every system's score from cheap labels, corrected by the human-labelled topics (PPI).
 
     Parameters
@@ -184,6 +208,7 @@ def corrected_scores(human: pd.DataFrame, cheap: pd.DataFrame, *, labelled: Opti
         other topics of ``cheap`` are the unlabelled ones.
     measures : the measures (default: those of ``human``).
     alpha : the intervals have level ``1 - alpha``.
+    power_tuning : weigh the cheap labels by PPI++'s ``lambda`` (column ``lambda``; default 1: PPI).
     groups, labels : families and display names of the measures.
 
     Returns
@@ -214,7 +239,8 @@ def corrected_scores(human: pd.DataFrame, cheap: pd.DataFrame, *, labelled: Opti
     index_cl = [cube_c.topics.index(t) for t in chosen]
     index_cu = [cube_c.topics.index(t) for t in unlabelled]
     y, f_l, f_u = cube_h.values[:, index_h], cube_c.values[:, index_cl], cube_c.values[:, index_cu]   # (M, T, S)
-    estimate, se, low, high = ppi_mean(y, f_l, f_u, level)
+    lam = power_tuned_lambda(y, f_l, f_u) if power_tuning else np.ones(y.shape[::2])
+    estimate, se, low, high = ppi_mean(y, f_l, f_u, level, lam)
     mean, c_se, c_low, c_high = classical_mean(y, level)
     measures_ = list(cube_h.measures)
     systems = list(cube_h.systems)
@@ -225,7 +251,7 @@ def corrected_scores(human: pd.DataFrame, cheap: pd.DataFrame, *, labelled: Opti
         "labelled": len(chosen), "unlabelled": len(unlabelled), "human": mean.ravel(),
         "cheap": cube_c.values.mean(axis=1).ravel(), "corrected": estimate.ravel(), "se": se.ravel(),
         "low": low.ravel(), "high": high.ravel(), "classical_se": c_se.ravel(), "classical_low": c_low.ravel(),
-        "classical_high": c_high.ravel(), "width_ratio": ratio.ravel()})
+        "classical_high": c_high.ravel(), "width_ratio": ratio.ravel(), "lambda": lam.ravel()})
     return CorrectedScores(scores=scores, measures=measures_, systems=systems, labelled=chosen, unlabelled=unlabelled,
                            alpha=alpha, groups=resolve_groups(measures_, groups),
                            labels=naming.resolve_labels(measures_, labels))
@@ -244,13 +270,14 @@ def check_shares(shares: Any) -> list[float]:
 
 def validate_corrected(human: pd.DataFrame, cheap: pd.DataFrame, *, shares: Any = (0.5, 0.7, 0.9),
                        repetitions: int = 200, measures: Optional[Sequence[Any]] = None, seed: streams.Seed = 0,
-                       alpha: float = 0.05, labels: naming.Labels = None) -> CorrectedValidation:
+                       alpha: float = 0.05, power_tuning: bool = False,
+                       labels: naming.Labels = None) -> CorrectedValidation:
     """Coverage of the corrected scores' intervals when a random share of the human labels is hidden.
 
     ``human`` and ``cheap``: per-query frames of the same systems on the same topics (both labels
     for every topic); ``shares``: the shares of topics whose human scores are hidden;
-    ``repetitions``: random hidings per share. The module docstring gives the protocol and the
-    random streams.
+    ``repetitions``: random hidings per share; ``power_tuning``: PPI++ (as :func:`corrected_scores`).
+    The module docstring gives the protocol and the random streams.
     """
     shares_ = check_shares(shares)
     repetitions = streams.check_trials(repetitions, "repetitions")
@@ -281,7 +308,8 @@ def validate_corrected(human: pd.DataFrame, cheap: pd.DataFrame, *, shares: Any 
             order = streams.permutations(rng, (size,), n_t)
             lab, unl = split_units(order, n)
             y, f_l, f_u = h[lab], c[lab], c[unl]                                     # (size, n | N, M * S)
-            est, _, low, high = (x.reshape(size, *cells_shape) for x in ppi_mean(y, f_l, f_u, level))
+            lam = power_tuned_lambda(y, f_l, f_u) if power_tuning else 1.0
+            est, _, low, high = (x.reshape(size, *cells_shape) for x in ppi_mean(y, f_l, f_u, level, lam))
             mean, _, c_low, c_high = (x.reshape(size, *cells_shape) for x in classical_mean(y, level))
             parts["covered_ppi"].append((low <= truth) & (truth <= high))
             parts["covered_classical"].append((c_low <= truth) & (truth <= c_high))
