@@ -521,7 +521,7 @@ def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_pat
     quiet(meta.evaluate, synthetic_files.runs, synthetic_files.qrels, ["P_ERG@10"], progress=False).to_csv(
         per_query, index=False)
     assert cli.main(["meta", str(per_query), "--alt-qrels", str(alt), "--out", str(tmp_path / "r3")]) == 1
-    assert "--alt-qrels: the runs are scored again" in capsys.readouterr().err
+    assert "a per-query file cannot be scored again with other assessors' qrels" in capsys.readouterr().err
     assert not (tmp_path / "r2").exists() and not (tmp_path / "r3").exists()
 
 

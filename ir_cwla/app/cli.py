@@ -70,7 +70,7 @@ from ir_cwla.app.evaluate import (
     with_relevance_level,
 )
 from ir_cwla.costs import allow_cost_files
-from ir_cwla.errors import DataError, IrCwlaError, UsageError
+from ir_cwla.errors import DataError, InputError, IrCwlaError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -282,12 +282,13 @@ def criteria_arg(text: Optional[str], available: Sequence[str]) -> Optional[list
     if unknown or not asked:
         raise UsageError(f"--criteria: unknown {', '.join(map(repr, unknown)) or 'empty list'}; "
                          f"choose from {', '.join(criteria.CRITERIA)}")
+    from ir_cwla.app.judge_inputs import HOW
+
     for name in asked:
-        missing = [n for n in criteria.CRITERIA[name].needs if n not in available]
+        missing = [n for n in criteria.CRITERIA[name].needs or ("per_query",) if n not in available]
         if missing:
-            how = {"runs": "give QRELS and run files (a directory, files or a glob), not a per-query file",
-                   "qrels": "give QRELS and run files", "alternatives": "give other assessors' qrels with --alt-qrels"}
-            raise UsageError(f"--criteria {name} needs {' and '.join(missing)}: {how[missing[0]]}")
+            raise UsageError(f"--criteria {name} needs {' and '.join(missing)}: "
+                             f"{HOW.get(missing[0], 'give QRELS and run files, or a per-query file')}")
     return asked
 
 
@@ -340,22 +341,23 @@ def alt_qrels_arg(specs: Optional[Sequence[str]]) -> dict[str, str]:
 
 def cmd_meta(args: argparse.Namespace) -> int:
     """``ir-cwla meta``: the meta-evaluation criteria of measures over runs, in one report."""
+    import pandas as pd
+
     import ir_cwla
     from ir_cwla import meta
-    from ir_cwla.app import report
+    from ir_cwla.app import judge_inputs, report
     from ir_cwla.meta import criteria
     from ir_cwla.meta.frame import check_alpha
     from ir_cwla.text import csv_safe
 
     have_runs = bool(args.runs)
-    alt_specs = alt_qrels_arg(args.alt_qrels)
-    available = ["per_query"] + (["runs", "qrels"] if have_runs else []) + (["alternatives"] if alt_specs else [])
-    if alt_specs and not have_runs:
-        raise UsageError("--alt-qrels: the runs are scored again with other assessors' qrels, which needs QRELS and "
-                         "RUNS, not a per-query file")
+    alt_specs = judge_inputs.alt_qrels_specs(args.alt_qrels)
+    labels_only = bool(alt_specs) and not have_runs          # QRELS and --alt-qrels: the labels alone
+    available = judge_inputs.available(args, have_runs, alt_specs)
+    judge_inputs.check_paths(args)
     names = criteria_arg(args.criteria, available)          # every argument before any work
     options = {key: getattr(args, key) for key in criteria.command_line_options()}
-    chosen = criteria.resolve(names, available)
+    chosen = [n for n in criteria.resolve(names, available) if not labels_only or criteria.CRITERIA[n].needs]
     for name in chosen:
         criteria.options_of(name, options)
     check_alpha(args.alpha)
@@ -370,12 +372,29 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    if not have_runs:          # one argument: the per-query file of `ir-cwla eval -q --format csv`
-        step(f"reading the per-query file {args.qrels}")
-        per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
-        runs: Optional[dict[str, Any]] = None
-        qrels = None
-        alternatives: Optional[dict[str, Any]] = None
+    runs: Optional[dict[str, Any]] = None
+    alternatives: Optional[dict[str, Any]] = None
+    qrels: Any = None
+    if labels_only:            # QRELS and other assessors' qrels: their labels compared, no run scored
+        step(f"reading the qrels {args.qrels} and {len(alt_specs)} other assessors' qrels")
+        try:
+            qrels = read_qrels_arg(args.qrels, [])
+        except InputError as ex:
+            raise UsageError(f"--alt-qrels without RUNS compares the labels of QRELS with the other assessors': "
+                             f"{ex} (a per-query file cannot be scored again with other assessors' qrels: give QRELS "
+                             "and RUNS)") from None
+        alternatives = judge_inputs.read_alternatives(alt_specs, args, lambda path: read_qrels_arg(path, []))
+        per_query = pd.DataFrame(columns=["name", "qid", "measure", "value"])
+        measures: list[Any] = []
+        source = f"qrels {args.qrels}; other assessors' qrels {', '.join(alt_specs)}."
+    elif not have_runs:        # one argument: a per-query file of `ir-cwla eval -q --format csv`, or trec_eval -q files
+        if os.path.isdir(args.qrels):       # trec_eval's measure names (IPrec@0.1, ...): selected by name
+            step(f"reading the per-topic score files (trec_eval -q) of {args.qrels}")
+            per_query, measures = judge_inputs.score_files_measures(
+                meta.read_score_files(args.qrels), [str(m) for m in measures_arg(args.measures, [])], step)
+        else:
+            step(f"reading the per-query file {args.qrels}")
+            per_query, measures = per_query_measures(read_per_query(args.qrels), measures_arg(args.measures, []))
         source = f"{args.qrels}."
     else:
         assert run_spec is not None
@@ -383,7 +402,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
         mapping = meta.evaluation.as_run_mapping(run_spec)
         step(f"reading the qrels {args.qrels} and {len(mapping)} run files")
         qrels = read_qrels_arg(args.qrels, measures)
-        alternatives = {name: read_qrels_arg(path, measures) for name, path in alt_specs.items()} or None
+        alternatives = judge_inputs.read_alternatives(alt_specs, args, lambda path: read_qrels_arg(path, measures)) \
+            or None
         runs = {name: read_run_arg(path, name, measures) for name, path in mapping.items()}
         # every run's topics checked by meta.evaluate (the rule of eval: no silent zero)
         step(f"evaluating {len(runs)} runs x {qrels['query_id'].nunique()} qrels topics x {len(measures)} measures")
@@ -394,7 +414,16 @@ def cmd_meta(args: argparse.Namespace) -> int:
     timings["evaluation"] = time.perf_counter() - clock
     groups = groups_arg(args.groups, measures)
     inputs = criteria.Inputs(per_query, measures, runs, qrels, alternatives, groups=groups, seed=args.seed,
-                             alpha=args.alpha, progress=progress)
+                             alpha=args.alpha, progress=progress,
+                             alternative_scores=judge_inputs.read_alternative_scores(
+                                 args, list(pd.unique(per_query["measure"])) or None),
+                             run_models=judge_inputs.read_run_models(args))
+    suits = {n: criteria.CRITERIA[n].applies for n in chosen}
+    unsuited = [n for n, applies in suits.items() if applies is not None and not applies(inputs)]
+    if unsuited and names is not None:
+        raise UsageError(f"--criteria {unsuited[0]}: the inputs do not suit it "
+                         f"({criteria.CRITERIA[unsuited[0]].question})")
+    chosen = [n for n in chosen if n not in unsuited]
     done = criteria.run(chosen, inputs, options, log=step)
     timings.update(done.seconds)
     step(f"writing the report to {args.out}")
@@ -404,8 +433,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
                                  f"{len(measures)} measures, from {source}", directory=directory)
-        page.section("Runs")
-        page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
+        if len(per_query):
+            page.section("Runs")
+            page.table(means, "mean score of every run (rows) under every measure (columns)", filename="means.csv")
         report.add_meta_sections(page, done)
         report.add_timings(page, timings)
         csv_safe(per_query).to_csv(directory / "per_query.csv", index=False)
@@ -810,7 +840,8 @@ def _add_meta_parser(sub: Any) -> None:
                                    "or globs): " + "; ".join(_criteria_titles()) + ". Writes tables, figures, "
                                    "their run times and an HTML report.")
     p.add_argument("qrels", metavar="QRELS|PER_QUERY",
-                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv")
+                   help="TREC qrels file or irds:ID; or, alone, a per-query file of ir-cwla eval -q --format csv or a "
+                        "directory of per-topic score files (trec_eval -q, one per run)")
     p.add_argument("runs", metavar="RUNS", nargs="*",
                    help="a directory of TREC run files (one system each), or run files, or quoted globs")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
@@ -822,8 +853,12 @@ def _add_meta_parser(sub: Any) -> None:
                    help="families compared within: 'model' (the aggregations of each browsing model), 'all' (one "
                         "family), 'auto' (model if every measure is C/W/L/A, else all; the default)")
     p.add_argument("--alt-qrels", dest="alt_qrels", nargs="+", action="extend", metavar="FILE",
-                   help="qrels of other assessors of the same topics (FILE, NAME=FILE or irds:ID; named by the file "
-                        "name): adds the criterion assessor_variation (needs QRELS and RUNS)")
+                   help="qrels of other assessors of the same topics (FILE, NAME=FILE, irds:ID or a directory of "
+                        "files, one judge each; named by the file name): adds label_agreement and, with RUNS, "
+                        "assessor_variation; QRELS and --alt-qrels alone compare the labels only")
+    from ir_cwla.app.judge_inputs import add_arguments
+
+    add_arguments(p)
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_criteria_options(p)

@@ -110,7 +110,7 @@ def check_scales(reference: pd.DataFrame, others: Mapping[str, pd.DataFrame], gr
             raise DataError(f"{where}: grade {int(first['relevance'])} of topic {first['query_id']} doc "
                             f"{first['doc_id']} is outside {reference_name}'s scale {low}-{high} "
                             f"({int(outside.sum())} judgment(s) of {name} have grades {bad}); map them when you mean "
-                            f"to, e.g. grade_map={{{bad[0]}: {high}}}")
+                            f"to, e.g. grade_map={{{bad[0]}: {high}}} (on the command line --grade-map {bad[0]}={high})")
         if say_narrower and len(values) and values.max() < high and len(np.unique(values)) > 1:
             narrower.append(f"{name} ({int(values.min())}-{int(values.max())})")
         out[name] = frame

@@ -247,8 +247,8 @@ def judge_ranking(result: Union[LabelAgreement, AssessorVariation], statistic: O
     else:
         raise ParameterError(f"judge_ranking ranks the judges of a LabelAgreement or an AssessorVariation, got "
                              f"{type(result).__name__}")
-    if len(names) < 2:
-        raise DataError(f"ranking judges needs at least 2, got {names}")
+    if not names:
+        raise DataError("ranking judges needs at least one")
     alpha_ = (1.0 - level) if alpha is None else float(alpha)
     with np.errstate(invalid="ignore"):
         low, high = np.nanquantile(replicates, [(1 - level) / 2, (1 + level) / 2], axis=0)
