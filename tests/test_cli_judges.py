@@ -114,3 +114,25 @@ def test_named_arguments_are_checked(capsys, tmp_path, llm_dir, spec):
     code, _, err = _main(capsys, "meta", llm_dir / "dl23" / "qrels.nist.txt", "--alt-qrels", spec, "--out",
                          tmp_path / "r")
     assert code == 1 and "write NAME=FILE or FILE" in err
+
+
+def test_the_judges_reports_in_a_browser(capsys, tmp_path, llm_dir, browser, artifacts):
+    from tests.browser import check_report
+
+    folder = llm_dir / "llmjudge-dl23"
+    out = tmp_path / "judges-report"
+    code, _, err = _main(capsys, "meta", folder / "human.txt", "--alt-qrels", folder / "labels", "--label-trials", 20,
+                         "--grade-map", "5=3,10=3", "--out", out)
+    assert code == 0, err
+    tables = check_report(browser, out / "index.html", "judges-report", artifacts,
+                          section="Meta-evaluation 1: label agreement of other assessors (judges)")
+    assert any(len(t["rows"]) == 33 for t in next(iter(tables.values())))
+    scores = llm_dir / "dl23" / "per-topic"
+    out = tmp_path / "scores-report"
+    code, _, err = _main(capsys, "meta", scores / "TREC-DLs-results", "-m", "AP", "RR", "--alt-scores",
+                         f"SynDL={scores / 'SynDL-full-results'}", "--run-models", llm_dir / "dl23" / "run-models.csv",
+                         "--criteria", "disjoint_agreement,judge_bias", "--disjoint-bootstrap", 30, "--null-trials", 30,
+                         "--bias-trials", 100, "--bias-bootstrap", 30, "--out", out)
+    assert code == 0, err
+    check_report(browser, out / "index.html", "scores-report", artifacts,
+                 section="Meta-evaluation 2: judge bias towards its model family")
