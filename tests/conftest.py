@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
-DL21 = SHARED_DATA / "llm-judgments" / "dl21"
+LLM_JUDGMENTS = SHARED_DATA / "llm-judgments"
+DL21 = LLM_JUDGMENTS / "dl21"
 REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir",
-                                "dl21_dir"})
+                                "dl21_dir", "llm_dir"})
 MISSING = "real data not found at"
 #: Where a skip for missing real data sends the reader: (page, heading), checked by tests/test_docs.py.
 DATA_SECTION = ("docs/data.md", "The real data of the tests")
@@ -125,6 +126,16 @@ def dl19_files(dl19_dir, dl19_qrels_path, dl19_run_paths) -> synthetic.Files:
 @pytest.fixture(scope="session")
 def cranfield_dir() -> Path:
     return _require(CRANFIELD)
+
+
+@pytest.fixture(scope="session")
+def llm_dir() -> Path:
+    """The LLM judgments of ../shared/data/llm-judgments.
+
+    DL21 (runs, NIST's and GPT-4's qrels of disjoint topics), DL23 (NIST's and GPT-4's grades of the
+    same pairs, per-topic scores of 35 runs) and the LLMJudge challenge's label sets.
+    """
+    return _require(LLM_JUDGMENTS)
 
 
 @pytest.fixture(scope="module")

@@ -28,8 +28,10 @@ from ir_cwla.errors import ParameterError, RegistrationError
 from ir_cwla.measures import _registry as registry
 
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
-#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation).
-NEEDS = ("per_query", "runs", "qrels", "alternatives")
+#: scored with (the robustness criteria re-score them), alternative qrels (assessor variation),
+#: per-query scores of the same systems under other assessors (judges whose runs or qrels are not
+#: at hand: disjoint agreement, judge bias) and the models each run's pipeline used (judge bias).
+NEEDS = ("per_query", "runs", "qrels", "alternatives", "alternative_scores", "run_models")
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,10 @@ class Inputs:
     it holds (parsed); ``runs``/``qrels``: what it was scored from (None for a per-query
     file); ``alternatives``: ``{name: qrels}`` judged by other assessors; ``groups``: the
     families compared within (e.g. :func:`ir_cwla.meta.browsing_model`); ``seed``, ``alpha``,
-    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`.
+    ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`;
+    ``alternative_scores``: ``{name: per-query frame}`` of the same systems under other assessors
+    (e.g. ``trec_eval -q`` files read by :func:`ir_cwla.meta.read_score_files`); ``run_models``:
+    ``{run: [models its pipeline used]}`` (:func:`ir_cwla.meta.read_run_models`).
     """
 
     per_query: pd.DataFrame
@@ -132,6 +137,8 @@ class Inputs:
     alpha: float = 0.05
     executor: Any = None
     progress: bool = False
+    alternative_scores: Optional[Mapping[str, pd.DataFrame]] = None
+    run_models: Optional[Mapping[str, Sequence[str]]] = None
 
     def has(self, need: str) -> bool:
         """True if the inputs hold ``need``."""
@@ -176,6 +183,10 @@ class Criterion:
         The summary's column that ranks the measures and whether higher is better
         (``('mean_tau', True)``), for the report's summary of the best measure of each family
         (:func:`best_measures`); None for a criterion that ranks nothing (similarity).
+    applies : callable, optional
+        ``applies(inputs) -> bool``: whether the inputs, which hold what it needs, suit it (e.g.
+        disjoint agreement takes alternatives on other topics than the reference's). Consulted
+        when the criteria are chosen for the inputs (:func:`resolve` without names); default: always.
     """
 
     name: str
@@ -190,6 +201,7 @@ class Criterion:
     per_measure: bool = True
     order: int = 1000
     best: Optional[tuple[str, bool]] = None
+    applies: Optional[Callable[[Any], bool]] = None
 
     def allowed(self, available: Collection[str]) -> bool:
         """True if the inputs ``available`` (of :data:`NEEDS`) hold everything the criterion needs."""
@@ -254,7 +266,8 @@ def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str
     """
     available = inputs.available() if isinstance(inputs, Inputs) else set(inputs)
     if names is None:
-        return [n for n, c in CRITERIA.items() if c.allowed(available)]
+        return [n for n, c in CRITERIA.items() if c.allowed(available)
+                and (c.applies is None or not isinstance(inputs, Inputs) or c.applies(inputs))]
     asked = list(dict.fromkeys(names))
     for name in asked:
         criterion = get_criterion(name)
