@@ -17,7 +17,9 @@ HERE = Path(__file__).resolve().parent
 SCRIPTS = {"bench_readers.py": True, "bench_cwla.py": True, "bench_cwl_command.py": True, "bench_meta.py": True,
            "bench_sweep.py": True, "bench_extended_protocol.py": True, "bench_scale_engine.py": False,
            "bench_scale_meta.py": True, "bench_compare.py": True, "bench_labels.py": True,
-           "bench_assessors.py": True, "bench_scale_out.py": True, "bench_users.py": False}
+           "bench_assessors.py": True, "bench_scale_out.py": True,
+           # these read ../shared/data/llm-judgments (IR_CWLA_SHARED_DATA), not DL19: no --data
+           "bench_judges.py": False, "bench_disjoint.py": False, "bench_users.py": False}
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--repeat", type=int, help="runs of each timing (default: each script's own)")

@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("IR_CWLA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DL19 = SHARED_DATA / "trec-dl-2019-passage"
 CRANFIELD = SHARED_DATA / "cranfield"
-DL21 = SHARED_DATA / "llm-judgments" / "dl21"
+LLM_JUDGMENTS = SHARED_DATA / "llm-judgments"
+DL21 = LLM_JUDGMENTS / "dl21"
 IMAGE_SEARCH = SHARED_DATA / "user-satisfaction" / "image-search"
 REAL_DATA_FIXTURES = frozenset({"dl19_dir", "dl19_qrels_path", "dl19_run_paths", "dl19_files", "cranfield_dir",
-                                "dl21_dir", "image_search_dir", "image_search"})
+                                "dl21_dir", "image_search_dir", "image_search", "llm_dir"})
 MISSING = "real data not found at"
 #: Where a skip for missing real data sends the reader: (page, heading), checked by tests/test_docs.py.
 DATA_SECTION = ("docs/data.md", "The real data of the tests")
@@ -140,6 +141,16 @@ def image_search(image_search_dir):
     from ir_cwla.datasets.image_search import read_image_search
 
     return read_image_search(image_search_dir)
+
+
+@pytest.fixture(scope="session")
+def llm_dir() -> Path:
+    """The LLM judgments of ../shared/data/llm-judgments.
+
+    DL21 (runs, NIST's and GPT-4's qrels of disjoint topics), DL23 (NIST's and GPT-4's grades of the
+    same pairs, per-topic scores of 35 runs) and the LLMJudge challenge's label sets.
+    """
+    return _require(LLM_JUDGMENTS)
 
 
 @pytest.fixture(scope="module")

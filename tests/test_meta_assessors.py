@@ -490,7 +490,7 @@ def test_judged_choices_differ_and_the_criterion_equals_the_function(synthetic):
 
 def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_path, capsys):
     from ir_cwla.app import cli
-    from ir_cwla.app.commands.meta import alt_qrels_arg
+    from ir_cwla.app.judge_inputs import alt_qrels_specs as alt_qrels_arg
 
     _, _, other = synthetic
     alt = tmp_path / "assessor-b.txt"
@@ -512,7 +512,7 @@ def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_pat
     assert "robustness to a change of assessor" in page and f"judged='{SHARED}'" in page
     assert alt_qrels_arg(["x/group1-assessor-a.txt", "n=y.txt.gz", "irds:foo/bar"]) == {
         "group1-assessor-a": "x/group1-assessor-a.txt", "n": "y.txt.gz", "irds:foo/bar": "irds:foo/bar"}
-    with pytest.raises(UsageError, match="two qrels are named 'q'"):
+    with pytest.raises(UsageError, match="two inputs are named 'q'"):
         alt_qrels_arg(["a/q.txt", "b/q.txt"])
     capsys.readouterr()
     assert cli.main(["meta", str(synthetic_files.qrels), *runs, "--criteria", "assessor_variation",
@@ -522,7 +522,7 @@ def test_the_command_line_runs_the_criterion(synthetic_files, synthetic, tmp_pat
     quiet(meta.evaluate, synthetic_files.runs, synthetic_files.qrels, ["P_ERG@10"], progress=False).to_csv(
         per_query, index=False)
     assert cli.main(["meta", str(per_query), "--alt-qrels", str(alt), "--out", str(tmp_path / "r3")]) == 1
-    assert "--alt-qrels: the runs are scored again" in capsys.readouterr().err
+    assert "a per-query file cannot be scored again with other assessors' qrels" in capsys.readouterr().err
     assert not (tmp_path / "r2").exists() and not (tmp_path / "r3").exists()
 
 

@@ -200,8 +200,7 @@ def test_a_test_registered_once_reaches_compare_meta_the_cli_the_docs_and_the_re
     docs = reference.expand("<!-- generated: statistical-tests -->\n\n<!-- generated: compare-options -->")
     assert "`toy-z`" in docs and "A z-test of the mean difference" in docs
     # the report's section names it in its caption
-    from ir_cwla.app.report import add_comparison_section
-    from ir_cwla.app.report import HtmlReport
+    from ir_cwla.app.report import HtmlReport, add_comparison_section
 
     page = HtmlReport("t", "t")
     add_comparison_section(page, cmp)

@@ -41,6 +41,10 @@ CONSISTENCY_TEST_STREAM = 2  # consistency: the Tukey HSD test over the trials x
 INCOMPLETENESS_STREAM = 3    # incompleteness: judgment subsamples, chunk c = trial c
 LABEL_AGREEMENT_STREAM = 4   # label agreement: bootstrap of topics (part 0) and of pairs (part 1)
 ASSESSOR_STREAM = 5          # assessor variation: bootstrap of the topics an alternative qrels covers
+TWO_SETS_STREAM = 6          # two collections of the same systems: topic resamples of both (disjoint, judge bias)
+DISJOINT_NULL_STREAM = 7     # disjoint agreement: the null's two topic sets from one collection
+JUDGE_BIAS_STREAM = 8        # judge bias: permutations of the group labels over the runs
+CORRECTED_STREAM = 9         # corrected scores: the labelled topics hidden in each validation repetition
 USER_AGREEMENT_STREAM = 10   # user agreement: bootstrap of the rated units (or of their users)
 PREFERENCE_STREAM = 11       # preference agreement: bootstrap of the preference pairs' clusters
 USER_MODEL_STREAM = 12       # user model fit: bootstrap bands (part 0), the users' folds (part 1)

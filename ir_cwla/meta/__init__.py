@@ -46,6 +46,21 @@ scores the pages)::
     fit = meta.fit_user_model(pages, ratings, trials=2000, folds=5)     # RBP's p, INST's T, DCG's k
     fit.table(); fit.plot()
 
+LLM judges as assessors (issue 32): :func:`judge_ranking` ranks many judges' label agreement with
+intervals (:func:`read_judges` reads their files, mapping ids with :func:`read_id_map`);
+:func:`disjoint_agreement` compares two topic-disjoint collections of the same systems (NIST's
+topics against an LLM's others) beside a null from one of them; :func:`judge_bias` tests whether
+runs built on the judge's model family gain under it; :func:`corrected_scores` corrects cheap
+labels' scores by a few human-labelled topics (prediction-powered inference) and
+:func:`validate_corrected` checks its intervals' coverage; :func:`read_score_files` reads
+``trec_eval -q`` output where the runs are absent, and :func:`score_variation` is
+:func:`assessor_variation` from such scores::
+
+    agree = meta.label_agreement(nist, meta.read_judges("labels/"), trials=2000, grade_map={5: 3})
+    meta.judge_ranking(agree).plot()
+    dis = meta.disjoint_agreement(per_query_nist, per_query_gpt4, bootstrap=1000, null_trials=1000, seed=0)
+    bias = meta.judge_bias(nist_scores, judge_scores, meta.runs_using("run-models.csv", "GPT.*"))
+
 Every comparison of rankings can use top-weighted statistics: ``meta.tau_ap`` (Yilmaz et
 al. 2008) and ``meta.rbo`` (Webber et al. 2010), also as ``agreement='tau_ap'`` or ``'rbo'``
 in :func:`similarity` and :func:`consistency` (Kendall's tau stays the default).
@@ -66,19 +81,30 @@ from ir_cwla.analysis.tukey import randomised_tukey_hsd
 # names (``meta.naming``, ``meta.streams``, ...): their old modules name the same module objects
 from ir_cwla.meta import anova, executors, frame, montecarlo, naming, pairwise, streams, tukey  # noqa: F401
 from ir_cwla.meta.agreement import rbo, tau_ap
-from ir_cwla.meta.assessors import AssessorVariation, assessor_variation
+from ir_cwla.meta.assessors import AssessorVariation, assessor_variation, score_variation
 from ir_cwla.meta.consensus import combine_qrels
 from ir_cwla.meta.consistency import Consistency, consistency
+from ir_cwla.meta.corrected import (
+    CorrectedScores,
+    CorrectedValidation,
+    corrected_scores,
+    label_units,
+    validate_corrected,
+)
 from ir_cwla.meta.criteria import CRITERIA, Criterion, Inputs, Option, get_criterion, register_criterion
 from ir_cwla.meta.discriminative_power import DiscriminativePower, discriminative_power
+from ir_cwla.meta.disjoint import DisjointAgreement, disjoint_agreement
 from ir_cwla.meta.evaluation import evaluate, run_name
 from ir_cwla.meta.incompleteness import Incompleteness, incompleteness
+from ir_cwla.meta.judge_bias import JudgeBias, judge_bias, read_run_models, runs_using
+from ir_cwla.meta.judges import JudgeRanking, judge_ranking, map_ids, read_id_map, read_judges
 from ir_cwla.meta.kendall import fieller_ci, tau_b_matrix, tau_b_rows
 from ir_cwla.meta.labels import LabelAgreement, label_agreement
 from ir_cwla.meta.pooling import PoolingBias, pooling_bias
 from ir_cwla.meta.preferences import PreferenceAgreement, derive_pairs, preference_agreement, read_preferences
 from ir_cwla.meta.ratings import read_ratings
 from ir_cwla.meta.satisfaction import UserAgreement, user_agreement
+from ir_cwla.meta.scorefiles import read_score_files, read_trec_eval
 from ir_cwla.meta.similarity import Similarity, similarity
 from ir_cwla.meta.sweep import Sweep, grid, sweep
 from ir_cwla.meta.topic_set_size import TopicSetSize, topic_set_sizes
@@ -95,4 +121,8 @@ __all__ = [
     "assessor_variation", "AssessorVariation", "user_agreement", "UserAgreement", "read_ratings",
     "preference_agreement", "PreferenceAgreement", "derive_pairs", "read_preferences",
     "fit_user_model", "UserModelFit",
+    "assessor_variation", "AssessorVariation", "score_variation", "disjoint_agreement", "DisjointAgreement",
+    "judge_bias", "JudgeBias", "runs_using", "read_run_models", "corrected_scores", "CorrectedScores",
+    "validate_corrected", "CorrectedValidation", "label_units", "judge_ranking", "JudgeRanking", "read_judges",
+    "read_id_map", "map_ids", "read_score_files", "read_trec_eval",
 ]

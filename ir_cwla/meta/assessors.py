@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -96,10 +96,12 @@ from ir_cwla.errors import (
 from ir_cwla.meta import agreement, criteria, kendall, rescoring, robustness
 from ir_cwla.meta.consistency import split_matrix
 from ir_cwla.meta.evaluation import Runs, as_measures, read_qrels
+from ir_cwla.meta.grades import check_grade_map, check_scales, parse_grade_map
 from ir_cwla.meta.labels import as_qrels_mapping, qrels_name
 from ir_cwla.provider import check_grades_for_backends
 
-#: How the judged pairs of the two qrels are handled (module docstring).
+#: How the judged pairs of the two qrels are handled (module docstring); ``'scores'``: the
+#: alternatives were given as per-topic scores (:func:`score_variation`), not qrels.
 JUDGED = ("shared", "policy")
 #: What :attr:`AssessorVariation.agreement` reports per (alternative, measure), in table order.
 STATISTICS = ("tau", "tau_ap", "rbo", "abs_change", "rel_change", "pearson", "spearman", "max_rank_move",
@@ -236,17 +238,60 @@ class _Bootstrap:
 
 
 def _bootstrap_task(data: _Bootstrap, task: montecarlo.Task) -> np.ndarray:
-    """The taus of the task's bootstrap replicates for the alternatives ``task.items``.
+    """The taus and tau_APs of the task's bootstrap replicates for the alternatives ``task.items``.
 
-    The taus ``(task.trials, len(task.items), M)`` of the task's replicates for the
+    ``(task.trials, len(task.items), M, 2)`` (tau, tau_AP) of the task's replicates for the
     alternatives ``task.items``: the unit of work an executor runs.
     """
     n_t = data.reference.shape[2]
     parts = []
     for size, rng in task.rngs():
         draws = rng.integers(0, n_t, size=(size, n_t))
-        parts.append(np.stack([bootstrap_taus(data.reference[k], data.other[k], draws) for k in task.items], axis=1))
+        parts.append(np.stack([bootstrap_agreement(data.reference[k], data.other[k], draws) for k in task.items],
+                              axis=1))
     return np.concatenate(parts, axis=0)
+
+
+def bootstrap_agreement(reference: np.ndarray, other: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b and tau_AP (the reference as the truth) on topic resamples: ``(B, M, 2)``.
+
+    As :func:`bootstrap_taus`, with tau_AP (:func:`ir_cwla.meta.agreement.tau_ap_rows`) of the
+    same means beside tau; NaN where a ranking ties every system.
+    """
+    n_m, n_t, n_s = reference.shape
+    b = draws.shape[0]
+    work = kendall.PairSigns(b, n_s)
+    gathered = np.empty((b, draws.shape[1], n_s))
+    means = [np.empty((b, n_s)), np.empty((b, n_s))]
+    out = np.empty((b, n_m, 2))
+    for m in range(n_m):
+        for cube, mean in zip((reference, other), means):
+            np.take(cube[m], draws, axis=0, out=gathered, mode="clip")
+            np.add.reduce(gathered, axis=1, out=mean)
+            np.divide(mean, draws.shape[1], out=mean)
+        out[:, m, 0] = work.tau_b(means[0], means[1])
+        out[:, m, 1] = agreement.tau_ap_rows(means[0], means[1])
+    return out
+
+
+def chosen_alternatives(alternative: Any, alternatives: Sequence[str]) -> list[str]:
+    """The alternatives a result's method is asked for: all (None), one name, or several; unknown ones refused."""
+    if alternative is None:
+        return list(alternatives)
+    names = [alternative] if isinstance(alternative, str) else list(alternative)
+    unknown = [n for n in names if n not in alternatives]
+    if unknown or not names:
+        raise NotFoundError(f"no alternative {unknown[0] if unknown else '(none given)'!r}; the alternatives are "
+                            f"{list(alternatives)}")
+    return names
+
+
+def checked_settings(test_trials: int, splits: int, bootstrap: int, alpha: float, persistence: float, seed: Any,
+                     executor: Any, n_jobs: Optional[int], scheduler: Optional[str]) -> tuple:
+    """The settings both entry points check, in order: trials, splits, resamples, alpha, RBO's p, seed, executor."""
+    return (streams.check_trials(test_trials, "test_trials"), streams.check_trials(splits, "splits"),
+            streams.check_trials(bootstrap, "bootstrap"), check_alpha(alpha), agreement.check_persistence(persistence),
+            streams.as_seed_sequence(seed), get_executor(executor, n_jobs=n_jobs, scheduler=scheduler))
 
 
 # -- result --------------------------------------------------------------------------------
@@ -256,12 +301,13 @@ class AssessorVariation:
 
     ``agreement``: one row per (alternative, measure) with the statistics of :data:`STATISTICS`,
     ``moved_system`` (the system of ``max_rank_move``), ``tau_se``, ``tau_low``/``tau_high``
-    (bootstrap standard error and normal interval), ``significant_reference``/``significant_alternative`` (system pairs with p <
+    (bootstrap standard error and normal interval), ``tau_ap_se``, ``tau_ap_low``/``tau_ap_high`` (the
+    same for tau_AP), ``significant_reference``/``significant_alternative`` (system pairs with p <
     alpha) and ``consistency_reference``/``consistency_alternative`` (mean tau between topic
     halves); ``moves``: one row per (alternative, measure, system) with its mean score and rank
     position under both and its ``move``; ``coverage``: one row per alternative with the topics
     compared and the pairs each qrels judged on them; ``replicates``: per alternative, the
-    bootstrap taus ``(bootstrap, measures)``.
+    bootstrap taus ``(bootstrap, measures)``; ``replicates_tau_ap``: the same of tau_AP.
     """
 
     agreement: pd.DataFrame
@@ -280,6 +326,9 @@ class AssessorVariation:
     seed: Any
     persistence: float
     labels: dict[str, str] = field(default_factory=dict)
+    #: Per alternative, the topics it was compared on (sorted).
+    topics: dict[str, list[str]] = field(default_factory=dict)
+    replicates_tau_ap: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def level(self) -> float:
@@ -287,14 +336,7 @@ class AssessorVariation:
         return 1.0 - self.alpha
 
     def _chosen(self, alternative: Any) -> list[str]:
-        if alternative is None:
-            return list(self.alternatives)
-        names = [alternative] if isinstance(alternative, str) else list(alternative)
-        unknown = [n for n in names if n not in self.alternatives]
-        if unknown or not names:
-            raise NotFoundError(f"no alternative {unknown[0] if unknown else '(none given)'!r}; the alternatives are "
-                                f"{self.alternatives}")
-        return names
+        return chosen_alternatives(alternative, self.alternatives)
 
     def _decorate(self, table: pd.DataFrame) -> pd.DataFrame:
         family = {m: g for g, members in self.groups.items() for m in members}
@@ -468,7 +510,7 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
                        seed: streams.Seed = 0, alpha: float = 0.05, persistence: float = agreement.PERSISTENCE,
                        groups: Groups = None, labels: naming.Labels = None, reference_name: Optional[str] = None,
                        executor: Any = None, n_jobs: Optional[int] = None, scheduler: Optional[str] = None,
-                       progress: bool = True) -> AssessorVariation:
+                       progress: bool = True, grade_map: Any = None) -> AssessorVariation:
     """How each measure's ranking of the systems changes when other assessors judge.
 
     Parameters
@@ -495,19 +537,18 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
     reference_name : how tables name the reference (default: its file name, or ``'reference'``).
     executor, n_jobs, scheduler : where the tests, splits and resamples run (default in-process).
     progress : show tqdm progress bars.
+    grade_map : the alternatives' grades mapped before use (``{5: 3}`` or ``{name: {5: 3}}``); a
+        grade outside the reference's scale that is not mapped is an error (:mod:`ir_cwla.meta.grades`).
     """
     judged = check_judged(judged)
-    test_trials = streams.check_trials(test_trials, "test_trials")
-    splits = streams.check_trials(splits, "splits")
-    bootstrap = streams.check_trials(bootstrap, "bootstrap")
-    alpha = check_alpha(alpha)
-    persistence = agreement.check_persistence(persistence)
-    root = streams.as_seed_sequence(seed)
-    workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
+    test_trials, splits, bootstrap, alpha, persistence, root, workers = checked_settings(
+        test_trials, splits, bootstrap, alpha, persistence, seed, executor, n_jobs, scheduler)
     parsed, _ = as_measures(measures)
     ref_name = reference_name or qrels_name(qrels, "reference")
     reference = read_qrels(qrels, parsed)
     others = _alternatives(alternatives)
+    sources = dict(alternatives) if isinstance(alternatives, Mapping) else {}
+    others = check_scales(reference, others, grade_map, sources, ref_name, say_narrower=False)
     for name, frame in others.items():
         check_grades_for_backends(frame, parsed, name)
     collection = rescoring.prepare(runs, _union([reference, *others.values()]), measures)
@@ -573,14 +614,24 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
                                    "judged_reference": int(judged_ref[compared].sum()),
                                    "judged_alternative": int(judged_alt[compared].sum()),
                                    "judged_both": int(judged_both[compared].sum())}})
+    return _variation(plans, measures_, list(collection.systems), list(collection.topics), families, labels_,
+                      ref_name, judged, alpha, test_trials, splits, bootstrap, seed, root, workers, persistence,
+                      progress)
 
-    n_m = len(measures_)
+
+def _variation(plans: list[dict], measures_: list[str], system_names: list[str], topic_names: list[str],
+               families: dict[Hashable, list[str]], labels_: dict[str, str], ref_name: str, judged: str, alpha: float,
+               test_trials: int, splits: int, bootstrap: int, seed: Any, root: Any, workers: Any, persistence: float,
+               progress: bool) -> AssessorVariation:
+    """The statistics of every (alternative, measure) of the plans (each its two cubes on its topics)."""
+    n_m, n_s = len(measures_), len(system_names)
     by_size: dict[int, list[int]] = {}
     for k, plan in enumerate(plans):
         by_size.setdefault(len(plan["topics"]), []).append(k)
     significant: dict[int, np.ndarray] = {}
     consistency_means: dict[int, np.ndarray] = {}
     replicates: dict[int, np.ndarray] = {}
+    replicates_ap: dict[int, np.ndarray] = {}
     undefined_splits = 0
     for members in by_size.values():
         stack = np.concatenate([np.concatenate([plans[k]["reference"], plans[k]["other"]]) for k in members])
@@ -590,7 +641,7 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         taus = split_matrix(stack, splits, root, workers, progress=progress)
         undefined_splits += int(np.isnan(taus).sum())
         means = np.where(np.isnan(taus), 0.0, taus).mean(axis=0).reshape(len(members), 2, n_m)
-        boot = np.empty((bootstrap, len(members), n_m))
+        boot = np.empty((bootstrap, len(members), n_m, 2))
         data = _Bootstrap(np.stack([plans[k]["reference"] for k in members]),
                           np.stack([plans[k]["other"] for k in members]))
         tasks = montecarlo.plan(root, streams.ASSESSOR_STREAM, bootstrap, streams.CHUNK, len(members),
@@ -602,13 +653,14 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
 
         montecarlo.run(workers, _bootstrap_task, data, tasks, store, what="assessor bootstrap", progress=progress)
         for i, k in enumerate(members):
-            significant[k], consistency_means[k], replicates[k] = counts[i], means[i], boot[:, i]
+            significant[k], consistency_means[k], replicates[k] = counts[i], means[i], boot[:, i, :, 0]
+            replicates_ap[k] = boot[:, i, :, 1]
     if undefined_splits:
         warnings.warn(f"{undefined_splits} (split, measure) cases of the consistency with one half tying all systems "
-                      "count as tau = 0", UndefinedStatisticWarning, stacklevel=2)
+                      "count as tau = 0", UndefinedStatisticWarning, stacklevel=3)
 
     rows, move_rows, degenerate, undefined_boot, undefined_r = [], [], 0, 0, 0
-    systems = np.asarray(collection.systems, dtype=object)
+    systems = np.asarray(system_names, dtype=object)
     for k, plan in enumerate(plans):
         ref_means, alt_means = plan["reference"].mean(axis=1), plan["other"].mean(axis=1)      # (M, S)
         stats = robustness.compare(ref_means, alt_means, persistence)
@@ -625,9 +677,15 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         boot = np.where(np.isnan(boot), 0.0, boot)
         replicates[k] = boot
         se, low, high = normal_interval(stats["tau"], boot, 1.0 - alpha)
+        boot_ap = replicates_ap[k]
+        undefined_boot += int(np.isnan(boot_ap).sum())
+        boot_ap = np.where(np.isnan(boot_ap), 0.0, boot_ap)
+        replicates_ap[k] = boot_ap
+        se_ap, low_ap, high_ap = normal_interval(stats["tau_ap"], boot_ap, 1.0 - alpha)
         rows.append(pd.DataFrame({
             "alternative": plan["name"], "measure": measures_, "topics": len(plan["topics"]),
-            "tau": stats["tau"], "tau_se": se, "tau_low": low, "tau_high": high, "tau_ap": stats["tau_ap"], "rbo": stats["rbo"],
+            "tau": stats["tau"], "tau_se": se, "tau_low": low, "tau_high": high, "tau_ap": stats["tau_ap"],
+            "tau_ap_se": se_ap, "tau_ap_low": low_ap, "tau_ap_high": high_ap, "rbo": stats["rbo"],
             "abs_change": stats["abs_change"], "rel_change": stats["rel_change"],
             "pearson": pearson, "spearman": spearman,
             "max_rank_move": np.abs(move)[np.arange(n_m), largest], "moved_system": systems[largest],
@@ -641,10 +699,11 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
     robustness.warn_degenerate(degenerate, len(plans) * n_m, "(alternative, measure) rankings")
     if undefined_r:
         warnings.warn(f"{undefined_r} (alternative, measure) per-topic correlations are undefined (constant scores): "
-                      "NaN", UndefinedStatisticWarning, stacklevel=2)
+                      "NaN", UndefinedStatisticWarning, stacklevel=3)
     if undefined_boot:
-        warnings.warn(f"{undefined_boot} bootstrap (replicate, measure) cases tie every system: counted as tau = 0",
-                      UndefinedStatisticWarning, stacklevel=2)
+        warnings.warn(f"{undefined_boot} bootstrap (replicate, measure, statistic) cases tie every system: counted as "
+                      "tau = 0 (tau_AP = 0)",
+                      UndefinedStatisticWarning, stacklevel=3)
     table = pd.concat(rows, ignore_index=True)
     for column in ("max_rank_move", "moved_by", "significant_reference", "significant_alternative"):
         table[column] = table[column].astype(np.int64)
@@ -654,13 +713,78 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         replicates={plan["name"]: replicates[k] for k, plan in enumerate(plans)}, measures=measures_,
         alternatives=[plan["name"] for plan in plans], reference=ref_name, judged=judged, groups=families,
         alpha=alpha, test_trials=test_trials, splits=splits, bootstrap=bootstrap, seed=seed, persistence=persistence,
-        labels=labels_)
+        labels=labels_, topics={plan["name"]: [topic_names[i] for i in plan["topics"]] for plan in plans},
+        replicates_tau_ap={plan["name"]: replicates_ap[k] for k, plan in enumerate(plans)})
+
+
+def score_variation(reference: Any, alternatives: Any, measures: Optional[Sequence[Any]] = None, *,
+                    test_trials: int = 2000, splits: int = 200, bootstrap: int = 500, seed: streams.Seed = 0,
+                    alpha: float = 0.05, persistence: float = agreement.PERSISTENCE, groups: Groups = None,
+                    labels: naming.Labels = None, reference_name: str = "reference", executor: Any = None,
+                    n_jobs: Optional[int] = None, scheduler: Optional[str] = None,
+                    progress: bool = True) -> AssessorVariation:
+    """:func:`assessor_variation` from per-topic scores, where the runs themselves are not available.
+
+    ``reference``: the per-query frame (``name, qid, measure, value``) of the systems under the
+    reference qrels, e.g. ``trec_eval -q`` files read by :func:`ir_cwla.meta.read_score_files`;
+    ``alternatives``: ``{name: per-query frame}`` of the same systems under other assessors' qrels.
+    Each alternative is compared on the topics both frames score (the others are left out with
+    one :class:`~ir_cwla.errors.InputWarning` naming how many); the statistics, intervals and
+    random streams are those of :func:`assessor_variation`, whose table says ``judged='scores'``.
+    """
+    from ir_cwla.analysis import frame as frames
+
+    test_trials, splits, bootstrap, alpha, persistence, root, workers = checked_settings(
+        test_trials, splits, bootstrap, alpha, persistence, seed, executor, n_jobs, scheduler)
+    if isinstance(alternatives, pd.DataFrame) or not hasattr(alternatives, "items") or not alternatives:
+        raise ParameterError("alternatives: a mapping {name: per-query frame} of at least one alternative")
+    found = [str(m) for m in pd.unique(reference["measure"])]
+    wanted = found if measures is None else [str(m) for m in measures]
+    from ir_cwla.meta.twosets import resolve_measures
+
+    wanted = resolve_measures(wanted, found)
+    ref_cube = frames.to_cube(reference[reference["measure"].astype(str).isin(wanted)])
+    measures_ = list(ref_cube.measures)
+    plans: list[dict] = []
+    for name, frame in alternatives.items():
+        name = str(name)
+        missing = [m for m in measures_ if m not in set(map(str, pd.unique(frame["measure"])))]
+        if missing:
+            raise DataError(f"alternative {name} has no scores for {missing[:5]}; pass measures= to compare the "
+                            "measures both hold")
+        alt_cube = frames.to_cube(frame[frame["measure"].astype(str).isin(measures_)])
+        if alt_cube.systems != ref_cube.systems:
+            differ = sorted(set(alt_cube.systems) ^ set(ref_cube.systems))
+            raise DataError(f"alternative {name} and {reference_name} score different systems (differ in "
+                            f"{differ[:5]})")
+        shared = sorted(set(alt_cube.topics) & set(ref_cube.topics))
+        if len(shared) < 2:
+            raise DataError(f"{name} and {reference_name} score {len(shared)} topic(s) in common: comparing rankings "
+                            "needs at least 2 (topics of one collection judged by two assessors; for disjoint topics "
+                            "use meta.disjoint_agreement)")
+        left_out = len(set(alt_cube.topics) | set(ref_cube.topics)) - len(shared)
+        if left_out:
+            warnings.warn(f"{name}: {left_out} topic(s) scored under only one of {name} and {reference_name} are left "
+                          "out", InputWarning, stacklevel=2)
+        ref_part = ref_cube.values[:, [ref_cube.topics.index(t) for t in shared]]
+        alt_part = alt_cube.values[:, [alt_cube.topics.index(t) for t in shared]]
+        _check_ranking(ref_part.mean(axis=1), measures_, reference_name, name)
+        index = [ref_cube.topics.index(t) for t in shared]
+        plans.append({"name": name, "topics": index, "reference": ref_part, "other": alt_part,
+                      "coverage": {"alternative": name, "judged": "scores", "topics": len(shared),
+                                   "topics_left_out": left_out}})
+    families = resolve_groups(measures_, groups)
+    labels_ = naming.resolve_labels(measures_, labels)
+    return _variation(plans, measures_, list(ref_cube.systems), list(ref_cube.topics), families, labels_,
+                      reference_name, "scores", alpha, test_trials, splits, bootstrap, seed, root, workers,
+                      persistence, progress)
 
 
 # -- the criterion ------------------------------------------------------------------------------
 _JUDGED_TEXT = {"shared": "both qrels restricted to the pairs both judged (judged='shared')",
                 "policy": "each qrels as it is, a document one of them did not judge scored by the measure's "
-                          "unjudged policy (judged='policy')"}
+                          "unjudged policy (judged='policy')",
+                "scores": "the per-topic scores given for each (no qrels: judged='scores')"}
 
 
 def _section(result: AssessorVariation, summary: pd.DataFrame) -> list:
@@ -685,14 +809,38 @@ def _section(result: AssessorVariation, summary: pd.DataFrame) -> list:
                            "assessors.csv")]
 
 
+def _judges_table(result: AssessorVariation) -> pd.DataFrame:
+    """Per measure, the alternatives ranked by tau (best first) with its interval: one row each."""
+    table = result.table()
+    order = np.lexsort((table["alternative"].to_numpy(), -table["tau"].to_numpy(),
+                        table["measure"].map({result.labels.get(m, m): i for i, m in enumerate(result.measures)})
+                        .to_numpy()))
+    out = table.iloc[order][["measure", "alternative", "topics", "tau", "tau_low", "tau_high", "tau_ap",
+                              "tau_ap_low", "tau_ap_high"]].reset_index(drop=True)
+    out.insert(1, "rank", out.groupby("measure", sort=False).cumcount() + 1)
+    return out
+
+
+def _sections(result: AssessorVariation, summary: pd.DataFrame) -> list:
+    blocks = _section(result, summary)
+    if len(result.alternatives) > 1:
+        blocks.append(criteria.Table(_judges_table(result), "the alternatives ranked by their tau with the reference's "
+                                     "ranking, per measure (best first; intervals as above)", "assessors_judges.csv"))
+    return blocks
+
+
+GRADE_MAP = criteria.Option("grade_map", None, "alternative qrels: grades mapped before use (GRADE=GRADE pairs, e.g. "
+                            "5=3,10=3); a grade outside the reference's scale is an error otherwise",
+                            parse=parse_grade_map, check=check_grade_map, metavar="G=G,...")
+
 CRITERION = criteria.register_criterion(criteria.Criterion(
     "assessor_variation", "robustness to a change of assessor",
     "Does a measure rank the systems the same way when other assessors judge (Voorhees 2000)?",
-    compute=lambda inputs, judged, test_trials, splits, bootstrap: assessor_variation(
+    compute=lambda inputs, judged, test_trials, splits, bootstrap, grade_map: assessor_variation(
         inputs.runs, inputs.qrels, inputs.alternatives, inputs.measures, judged=judged, test_trials=test_trials,
-        splits=splits, bootstrap=bootstrap, **criteria.shared_settings(inputs)),
+        splits=splits, bootstrap=bootstrap, grade_map=grade_map, **criteria.shared_settings(inputs)),
     summary=lambda result, inputs, **options: result.robustness("tau"),
-    section=_section, needs=("runs", "qrels", "alternatives"),
+    section=_sections, needs=("runs", "qrels", "alternatives"),
     options=(criteria.Option("judged", "shared", "alternative qrels: compare on the pairs both judged ('shared') or "
                              "each qrels as it is, unjudged documents under the measure's policy ('policy')",
                              cli="alt_judged", check=check_judged, metavar="{shared,policy}"),
@@ -701,5 +849,28 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
              criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
                              cli="alt_splits", check=streams.check_trials),
              criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
-                             cli="alt_bootstrap", check=streams.check_trials)), best=("tau", True), order=60), replace=True)
+                             cli="alt_bootstrap", check=streams.check_trials), GRADE_MAP), best=("tau", True), order=60), replace=True)
+
+
+def _same_topic_scores(inputs: Any) -> dict[str, pd.DataFrame]:
+    """The alternative scores that share topics with the reference's (the others are disjoint_agreement's)."""
+    topics = set(inputs.per_query["qid"].astype(str))
+    return {n: f for n, f in (inputs.alternative_scores or {}).items()
+            if topics & set(f["qid"].astype(str))}
+
+
+SCORES_CRITERION = criteria.register_criterion(criteria.Criterion(
+    "score_variation", "robustness to a change of assessor, from per-topic scores",
+    "Does a measure rank the systems the same way under another assessor's per-topic scores of the same topics?",
+    compute=lambda inputs, test_trials, splits, bootstrap: score_variation(
+        inputs.per_query, _same_topic_scores(inputs), inputs.measures or None, test_trials=test_trials, splits=splits,
+        bootstrap=bootstrap, labels=None, **criteria.shared_settings(inputs)),
+    summary=lambda result, inputs, **options: result.robustness("tau"),
+    section=_sections, needs=("alternative_scores",), applies=lambda inputs: bool(_same_topic_scores(inputs)),
+    options=(criteria.Option("test_trials", 2000, "permutations of the randomised Tukey HSD tests",
+                             check=streams.check_trials),
+             criteria.Option("splits", 200, "alternative qrels: random topic halves of the consistency under each",
+                             cli="alt_splits", check=streams.check_trials),
+             criteria.Option("bootstrap", 500, "alternative qrels: topic resamples of the intervals and paired tests",
+                             cli="alt_bootstrap", check=streams.check_trials)), order=61), replace=True)
 

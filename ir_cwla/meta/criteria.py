@@ -30,8 +30,11 @@ from ir_cwla.measures import _registry as registry
 #: What a criterion may need: the per-query frame (always there), the runs and qrels they were
 #: scored with (the robustness criteria re-score them), alternative qrels (assessor variation),
 #: users' ratings, the result pages they rated (``qid, rank, gain``: the user model is fitted by
-#: scoring them again) and users' preferences between pages (the user criteria).
-NEEDS = ("per_query", "runs", "qrels", "alternatives", "satisfaction", "gains", "preferences")
+#: scoring them again) and users' preferences between pages (the user criteria); per-query scores
+#: of the same systems under other assessors (judges whose runs or qrels are not at hand: disjoint
+#: agreement, judge bias) and the models each run's pipeline used (judge bias).
+NEEDS = ("per_query", "runs", "qrels", "alternatives", "satisfaction", "gains", "preferences",
+         "alternative_scores", "run_models")
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,10 @@ class Inputs:
     ``executor``, ``progress`` as in every analysis of :mod:`ir_cwla.meta`; ``satisfaction``: the
     users' ratings (:func:`ir_cwla.meta.ratings.read_ratings`), ``gains``: the result pages they
     rated (:func:`ir_cwla.score_gains`), ``preferences``: their preferences between pages
-    (:func:`ir_cwla.meta.preference_agreement`).
+    (:func:`ir_cwla.meta.preference_agreement`);
+    ``alternative_scores``: ``{name: per-query frame}`` of the same systems under other assessors
+    (e.g. ``trec_eval -q`` files read by :func:`ir_cwla.meta.read_score_files`); ``run_models``:
+    ``{run: [models its pipeline used]}`` (:func:`ir_cwla.meta.read_run_models`).
     """
 
     per_query: pd.DataFrame
@@ -140,6 +146,8 @@ class Inputs:
     satisfaction: Any = None
     gains: Any = None
     preferences: Any = None
+    alternative_scores: Optional[Mapping[str, pd.DataFrame]] = None
+    run_models: Optional[Mapping[str, Sequence[str]]] = None
 
     def has(self, need: str) -> bool:
         """True if the inputs hold ``need``."""
@@ -187,6 +195,10 @@ class Criterion:
     needs_any : tuple of str
         Inputs of which it needs at least one (``('preferences', 'satisfaction')``: preference
         pairs, or ratings to derive them from).
+    applies : callable, optional
+        ``applies(inputs) -> bool``: whether the inputs, which hold what it needs, suit it (e.g.
+        disjoint agreement takes alternatives on other topics than the reference's). Consulted
+        when the criteria are chosen for the inputs (:func:`resolve` without names); default: always.
     """
 
     name: str
@@ -202,14 +214,19 @@ class Criterion:
     order: int = 1000
     best: Optional[tuple[str, bool]] = None
     needs_any: tuple[str, ...] = ()
+    applies: Optional[Callable[[Any], bool]] = None
 
     def allowed(self, available: Collection[str]) -> bool:
         """True if the inputs ``available`` (of :data:`NEEDS`) hold everything the criterion needs."""
         return not self.missing(available)
 
     def missing(self, available: Collection[str]) -> list[str]:
-        """What the inputs ``available`` lack: needs, and ``'A or B'`` for ``needs_any``."""
-        out = [n for n in self.needs if n not in available]
+        """What the inputs ``available`` lack: needs, and ``'A or B'`` for ``needs_any``.
+
+        A criterion that declares no needs needs the per-query frame (which every input but
+        qrels compared on their labels alone gives).
+        """
+        out = [n for n in self.needs or ("per_query",) if n not in available]
         if self.needs_any and not any(n in available for n in self.needs_any):
             out.append(" or ".join(self.needs_any))
         return out
@@ -273,7 +290,8 @@ def resolve(names: Optional[Sequence[str]], inputs: Union[Inputs, Collection[str
     """
     available = inputs.available() if isinstance(inputs, Inputs) else set(inputs)
     if names is None:
-        return [n for n, c in CRITERIA.items() if c.allowed(available)]
+        return [n for n, c in CRITERIA.items() if c.allowed(available)
+                and (c.applies is None or not isinstance(inputs, Inputs) or c.applies(inputs))]
     asked = list(dict.fromkeys(names))
     for name in asked:
         criterion = get_criterion(name)

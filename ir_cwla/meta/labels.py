@@ -72,6 +72,7 @@ from ir_cwla.errors import (
     UndefinedStatisticWarning,
 )
 from ir_cwla.io import STDIN, SUMMARY_QID, as_qrels_frame, input_name, is_named_source
+from ir_cwla.meta.grades import GradeMap, check_scales
 
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",
@@ -422,6 +423,21 @@ def _counts(frame: pd.DataFrame) -> pd.Series:
     return frame.groupby("query_id", sort=False).size()
 
 
+def no_overlap_hint(ref: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str) -> str:
+    """What two qrels that share no pair have in common, and how ids of two schemes are mapped."""
+    def examples(values: Any) -> str:
+        return ", ".join(repr(str(v)) for v in sorted(pd.unique(values).astype(str))[:3])
+
+    topics = set(ref["query_id"].astype(str)) & set(other["query_id"].astype(str))
+    docs = set(ref["doc_id"].astype(str)) & set(other["doc_id"].astype(str))
+    if not topics or not docs:
+        what, column = ("topic", "query_id") if not topics else ("doc", "doc_id")
+        return (f"no {what} id in common: {ref_name}'s look like {examples(ref[column])}, {name}'s like "
+                f"{examples(other[column])}; ids of two schemes are mapped by meta.map_ids with id map files, as "
+                "the LLMJudge files' qid_to_qidx.txt and docid_to_docidx.txt")
+    return f"{len(topics)} topic(s) and {len(docs)} doc id(s) in common, but never as the same pair"
+
+
 def _compare(ref: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str
              ) -> tuple[pd.DataFrame, np.ndarray, list[str], tuple[int, ...]]:
     """Coverage rows, per-topic confusion counts, topics and categories of one comparison."""
@@ -429,7 +445,7 @@ def _compare(ref: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str
     n = len(shared)
     if n == 0:
         raise DataError(f"qrels {ref_name} and {name} share no judged (topic, doc_id) pair: there is nothing to "
-                        "compare (are they qrels of the same topics and documents?)")
+                        f"compare ({no_overlap_hint(ref, other, ref_name, name)})")
     if n < 2:
         raise DataError(f"qrels {ref_name} and {name} share a single judged pair: agreement needs at least 2 "
                         "(and kappa at least 2 grades)")
@@ -456,7 +472,7 @@ def _compare(ref: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str
 
 def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.95, trials: int = 1000,
                     seed: streams.Seed = 0, reference_name: Optional[str] = None,
-                    name: Optional[str] = None) -> LabelAgreement:
+                    name: Optional[str] = None, grade_map: GradeMap = None) -> LabelAgreement:
     """Agreement of the grades of ``other`` (one qrels, or several) with those of ``reference``.
 
     Parameters
@@ -477,6 +493,10 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
     reference_name, name
         Names of the reference and of a single ``other`` in the result
         (default: the file name, or ``'reference'`` / ``'other'``).
+    grade_map
+        Grades of the alternatives mapped before they are compared (``{5: 3}``, or
+        ``{name: {5: 3}}`` per alternative); a grade outside the reference's scale that is not
+        mapped is an error, a narrower scale a warning (:mod:`ir_cwla.meta.grades`).
 
     Returns
     -------
@@ -488,7 +508,9 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
     Raises
     ------
     InputError: a qrels that cannot be read (e.g. a grade that is not an integer).
-    DataError: a reference and an alternative that share fewer than 2 judged pairs.
+    DataError: a reference and an alternative that share fewer than 2 judged pairs (the message
+    says whether their topic or doc ids have anything in common), a grade outside the reference's
+    scale (its file, line, topic and doc named).
     ParameterError: ``level`` outside (0, 1), ``trials`` < 1, a bad seed.
     """
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
@@ -503,9 +525,12 @@ def label_agreement(reference: Qrels, other: Alternatives, *, level: float = 0.9
         if len(other) == 0:
             raise ParameterError("other is an empty mapping: give at least one alternative qrels")
         alternatives = as_qrels_mapping(other, "other")
+        sources = {str(k): v for k, v in other.items()}
     else:
         label = name or qrels_name(other, "other")
         alternatives = {label: as_qrels_frame(other, name=label)}
+        sources = {label: other}
+    alternatives = check_scales(ref, alternatives, grade_map, sources, ref_name)
 
     stat_rows, coverage = [], []
     confusions, topics, categories = {}, {}, {}
