@@ -14,6 +14,7 @@ kernel                      trec_eval measure (source file)         version diff
 :func:`utility`             ``utility`` (m_utility)
 :func:`average_precision`   ``map``, per topic of ``gm_map``
 :func:`bpref`               ``bpref``, per topic of ``gm_bpref``
+:func:`ndcg`                ``ndcg`` with gains (m_ndcg)
 :func:`bin_g`               ``binG`` (m_binG)
 :func:`g`                   ``G`` (m_G)
 :func:`ndcg_rel`            ``ndcg_rel`` (m_ndcg_rel)
@@ -585,6 +586,27 @@ def g(rr: ResRels, pairs: Optional[Mapping[int, float]] = None) -> np.ndarray:
         sum_ideal = float(np.cumsum(positive)[-1]) if len(positive) else 0.0
         if sum_ideal > 0.0:
             out[t] = results_g / sum_ideal
+    return out
+
+
+def ndcg(rr: ResRels, pairs: Optional[Mapping[int, float]] = None) -> np.ndarray:
+    """``ndcg`` with trec_eval's gains: DCG / IDCG, DCG = sum_i gain_i / log2(i + 1) over the whole ranking (m_ndcg.c).
+
+    The gains of ``pairs`` (``ndcg.1=3,2=9,4=4.5``, any real numbers), a grade not named
+    gaining its grade; the ideal ranking of the topic's qrels by gain; 0 where IDCG is 0.
+    """
+    out = np.zeros(len(rr.topics))
+    for t, rel in _per_topic(rr):
+        table = gain_table(rr, t, pairs)
+        start, ideal = _ideal(table)
+        positive = ideal[ideal > 0.0] if start > 0.0 else ideal[:0]
+        gains = _topic_gains(rel, table)
+        n = len(rel)
+        disc = _log2_rank(max(n, len(positive)))
+        dcg = float(np.cumsum(np.where(gains != 0, _divide(gains, disc[:n]), 0.0))[-1]) if n else 0.0
+        idcg = float(np.cumsum(_divide(positive, disc[:len(positive)]))[-1]) if len(positive) else 0.0
+        if idcg > 0.0:
+            out[t] = dcg / idcg
     return out
 
 
