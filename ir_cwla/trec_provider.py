@@ -32,7 +32,7 @@ from ir_measures.util import Metric
 
 from ir_cwla import trec_kernels as kernels
 from ir_cwla import trec_measures as tm
-from ir_cwla.errors import MeasureError
+from ir_cwla.errors import MeasureError, ParameterError
 
 #: Measure names (ir-measures' NAME) this provider computes in both versions.
 COMPUTED = frozenset(m.NAME for m in tm.MEASURES) | {"RBP", "NumQ", "NumRel", "NumRet", "nDCG"}
@@ -43,6 +43,26 @@ COMPUTED_10 = frozenset({"IPrec"})
 def ties_of(version: int) -> str:
     """The precision trec_eval ``version`` compares scores in: ``'float32'`` (9.0.8), ``'float64'`` (10.0)."""
     return "float64" if kernels.check_version(version) == 10 else "float32"
+
+
+def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tuple[int, str]:
+    """``(version, ties)``: whose trec_eval's measures, and the precision runs are ranked in.
+
+    ``trec_eval`` 9 (trec_eval 9.0.8, pytrec_eval and ir-measures; the default) or 10 (10.0);
+    ``ties`` ``'float32'`` or ``'float64'``, by default the version's (float32 for 9, float64
+    for 10). ``ties='float64'`` alone keeps 9's measures with 10's ranking (as before the
+    switch existed); ``trec_eval=10`` with ``ties='float32'`` contradicts itself and is refused.
+    """
+    from ir_cwla.ordering import check_ties
+
+    version = kernels.check_version(9 if trec_eval is None else trec_eval)
+    if ties is None:
+        return version, ties_of(version)
+    check_ties(ties)
+    if trec_eval is not None and ties != ties_of(version):
+        raise ParameterError(f"ties={ties!r} contradicts trec_eval={version} (trec_eval {version} compares scores "
+                             f"in {ties_of(version)}); give one of them")
+    return version, ties
 
 
 def _columns(qrels_or_run: Any, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -250,13 +270,14 @@ def evaluator(measures: Sequence[Measure], qrels: Any, version: int = 9) -> prov
     return _Combined(parts, list(measures), qids)
 
 
-def relstrings(qrels: Any, run: Any, length: int = 10, version: int = 9) -> dict[str, str]:
-    """trec_eval's ``relstring`` of each qrels topic the run answers: its first ``length`` relevance values as text.
+def relstrings(qrels: Any, run: Any, length: int = 10, ties: str = "float32") -> dict[str, str]:
+    """trec_eval's ``relstring`` of each qrels topic: its first ``length`` relevance values as text ('' if none).
 
-    ``qrels`` and ``run`` as ir-measures takes them (see :func:`ir_cwla.trec_kernels.relstring`).
+    ``qrels`` and ``run`` as ir-measures takes them; the run ranked with scores compared as
+    ``ties`` says (see :func:`ir_cwla.trec_kernels.relstring`).
     """
-    ev = TrecEvalEvaluator([], qrels, version)
-    rr = ev.res_rels(run)
+    q = _columns(qrels, "qrels")
+    rr = kernels.res_rels(*q, *_columns(run, "run"), ties=ties)
     return dict(zip(rr.topics.tolist(), kernels.relstring(rr, length)))
 
 
