@@ -308,9 +308,15 @@ def _split_name(text: str) -> Optional[tuple[TrecMeasure, Optional[str]]]:
     if dot and name in NICKNAMES:
         return None
     for trec in sorted(TREC_MEASURES, key=lambda m: len(m.name), reverse=True):
-        if trec.kind != "plain" and text.startswith(trec.name + "_") and len(text) > len(trec.name) + 1:
+        if trec.kind != "plain" and text.startswith(trec.name + "_") and _PRINTED_PARAMS.fullmatch(text[len(trec.name) + 1:]):
             return trec, text[len(trec.name) + 1:]
     return None
+
+
+#: The parameters of a name trec_eval prints (``P_5``, ``iprec_at_recall_0.10``, ``ndcg_1=3,2=9``):
+#: numbers and ``name=number`` pairs, separated by commas (not ``P_ERG[bin>=2]@10``, a short name).
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_PRINTED_PARAMS = re.compile(rf"(?:{_NUMBER}|[A-Za-z0-9_+-]+={_NUMBER})(?:,(?:{_NUMBER}|[A-Za-z0-9_+-]+={_NUMBER}))*")
 
 
 def is_trec_name(text: str) -> bool:

@@ -50,8 +50,8 @@ def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tu
 
     ``trec_eval`` 9 (trec_eval 9.0.8, pytrec_eval and ir-measures; the default) or 10 (10.0);
     ``ties`` ``'float32'`` or ``'float64'``, by default the version's (float32 for 9, float64
-    for 10). ``ties='float64'`` alone keeps 9's measures with 10's ranking (as before the
-    switch existed); ``trec_eval=10`` with ``ties='float32'`` contradicts itself and is refused.
+    for 10). 9 with ``ties='float64'`` is 9's measures with 10's ranking (``--ties float64``
+    before the switch existed); 10 with ``ties='float32'`` contradicts itself and is refused.
     """
     from ir_cwla.ordering import check_ties
 
@@ -59,7 +59,7 @@ def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tu
     if ties is None:
         return version, ties_of(version)
     check_ties(ties)
-    if trec_eval is not None and ties != ties_of(version):
+    if version == 10 and ties != "float64":
         raise ParameterError(f"ties={ties!r} contradicts trec_eval={version} (trec_eval {version} compares scores "
                              f"in {ties_of(version)}); give one of them")
     return version, ties
@@ -67,6 +67,12 @@ def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tu
 
 def _columns(qrels_or_run: Any, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(topics, docs, values)`` of ir-measures' qrels or run in any form it takes."""
+    value_column = "relevance" if kind == "qrels" else "score"
+    columns = getattr(qrels_or_run, "columns", None)
+    if columns is not None and {"query_id", "doc_id", value_column} <= set(columns):       # a frame: its columns
+        frame = qrels_or_run
+        return (frame["query_id"].astype(str).to_numpy(dtype=object), frame["doc_id"].astype(str).to_numpy(dtype=object),
+                frame[value_column].to_numpy(dtype=np.int64 if kind == "qrels" else np.float64))
     convert = ir_measures.util.QrelsConverter if kind == "qrels" else ir_measures.util.RunConverter
     as_dict = convert(qrels_or_run).as_dict_of_dict()
     topics: list[str] = []

@@ -10,6 +10,7 @@ measures, ERR, ...) follow in the same layout under their short names, in the or
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
@@ -35,8 +36,17 @@ def _entries(measures: Sequence[Any], selection: Optional[trec_names.Selection],
     return out
 
 
-def _value(entry: trec_names.Selected, value: float) -> str:
-    return str(int(value)) if entry.long else f"{value:6.4f}"
+def printed(entry: trec_names.Selected, value: float) -> str:
+    """A value as trec_eval prints it: ``%ld`` of the value cast to long for counts, else ``%6.4f``.
+
+    As C's printf, a NaN keeps its sign (0/0 is ``-nan`` on x86: trec_eval's iprec_at_recall_0.00
+    of a topic left without documents by -J).
+    """
+    if entry.long:
+        return str(int(value))
+    if math.isnan(value):
+        return ("-nan" if math.copysign(1.0, value) < 0 else "nan").rjust(6)
+    return f"{value:6.4f}"
 
 
 def format_trec_eval(rows: Sequence[tuple[str, str, str, float, str]], measures: Sequence[Any],
@@ -78,7 +88,7 @@ def format_trec_eval(rows: Sequence[tuple[str, str, str, float, str]], measures:
             strings = (relstrings or {}).get(name, {})
             for qid in sorted(q for q in topics if q != SUMMARY_QID):
                 values = topics[qid]
-                items: list[tuple[tuple, str]] = [(e.order, f"{e.name:<22}\t{qid}\t{_value(e, values[k])}")
+                items: list[tuple[tuple, str]] = [(e.order, f"{e.name:<22}\t{qid}\t{printed(e, values[k])}")
                                                   for k, e in ordered if e.per_query and k in values]
                 if relstring is not None:
                     items.append((relstring.order, f"{relstring.name:<22}\t{qid}\t'{strings.get(qid, '')}'"))
@@ -88,6 +98,6 @@ def format_trec_eval(rows: Sequence[tuple[str, str, str, float, str]], measures:
             if runid is not None:
                 tag = (runids or {}).get(name) or name
                 out.append(f"{'runid':<22}\t{SUMMARY_QID}\t{tag}")
-            out.extend(f"{e.name:<22}\t{SUMMARY_QID}\t{_value(e, values[k])}" for k, e in ordered
+            out.extend(f"{e.name:<22}\t{SUMMARY_QID}\t{printed(e, values[k])}" for k, e in ordered
                        if e.summary and k in values)
     return "".join(line + "\n" for line in out)
