@@ -267,7 +267,7 @@ def _at(matrix: np.ndarray, k: np.ndarray, fill: float = 0.0) -> np.ndarray:
     return out
 
 
-def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _divide(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(a, dtype=np.float64) / np.asarray(b, dtype=np.float64)
 

@@ -319,6 +319,16 @@ _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _PRINTED_PARAMS = re.compile(rf"(?:{_NUMBER}|[A-Za-z0-9_+-]+={_NUMBER})(?:,(?:{_NUMBER}|[A-Za-z0-9_+-]+={_NUMBER}))*")
 
 
+def names_of(text: str) -> list[str]:
+    """The measures of trec_eval's table a name (or nickname) marks: ``all_trec`` -> its members."""
+    text = text.strip()
+    head = text.partition(".")[0]
+    if head in NICKNAMES:
+        return list(NICKNAMES[head])
+    found = _split_name(text)
+    return [found[0].name] if found else []
+
+
 def is_trec_name(text: str) -> bool:
     """True if ``text`` is a trec_eval measure name or nickname (in any form :func:`parse_name` reads)."""
     text = text.strip()
@@ -333,7 +343,7 @@ def _build(trec: TrecMeasure, params: Optional[str], level: int) -> list[Selecte
     if params == "":
         raise MeasureSyntaxError(f"{trec.name}.: an empty parameter list (trec_eval: improper measure in parameter)")
     text = given if given is not None else trec.default
-    parsed = parse_params(trec, text) if text is not None else None
+    parsed: Any = parse_params(trec, text) if text is not None else None
     assert trec.build is not None
     built = trec.build(parsed, text)
     base = ORDER[trec.name]

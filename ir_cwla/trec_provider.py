@@ -110,7 +110,7 @@ class TrecEvalEvaluator(providers.Evaluator):
         rr = self._res_rels(columns)
         answered = np.isin(rr.topics, np.unique(columns[0])).tolist() if len(columns[0]) else [False] * len(rr.topics)
         qids = rr.topics.tolist()
-        for measure, values in scores(rr, self.measures, self.version).items():
+        for measure, values in scores(rr, list(self.measures), self.version).items():
             fill = missing_values(measure, rr).tolist()
             for qid, value, has, other in zip(qids, values.tolist(), answered, fill):
                 yield Metric(query_id=qid, measure=measure, value=value if has else other)

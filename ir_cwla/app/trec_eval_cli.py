@@ -165,8 +165,10 @@ def select_measures(texts: Optional[Sequence[str]], default: Sequence[Any], leve
     """The measures of the ``-m`` options (``default`` without any), with ``-l``, ``-N`` and ``-J`` applied.
 
     The words in trec_eval's names (:func:`_trec_token`) are read together by trec_eval's rules
-    (:func:`ir_cwla.trec_names.select`) and take the place of the first of them; the others as
-    :func:`ir_cwla.app.evaluate.command_line_measures` reads them. Each measure once, in order.
+    (:func:`ir_cwla.trec_names.select`), the others as
+    :func:`ir_cwla.app.evaluate.command_line_measures` reads them; each measure once, in the
+    order of the words (a nickname's in trec_eval's order). ``--format trec_eval`` prints them in
+    trec_eval's order whatever this one.
     """
     from ir_cwla import trec_names
     from ir_cwla.app.evaluate import command_line_measures, with_judged_only, with_relevance_level
@@ -180,16 +182,18 @@ def select_measures(texts: Optional[Sequence[str]], default: Sequence[Any], leve
     else:
         trec = [t for t in tokens if _trec_token(t)]
         selection = trec_names.select(trec, level or 1) if trec else None
-        measures = []
-        placed = False
-        for token in tokens:
+        placed: list[tuple[tuple, Any]] = []
+        first: dict[str, int] = {}          # each trec_eval measure at the first word that names it
+        for i, token in enumerate(tokens):
             if token in trec:
-                if not placed and selection is not None:
-                    measures.extend(selection.measures)
-                    placed = True
+                for name in trec_names.names_of(token):
+                    first.setdefault(name, i)
                 continue
-            measures.extend(command_line_measures([token]))
-        measures = list(dict.fromkeys(measures))
+            placed.extend(((i, j), m) for j, m in enumerate(command_line_measures([token])))
+        for s in (selection.values if selection is not None else ()):
+            if s.measure is not None:
+                placed.append(((first[trec_names.TREC_MEASURES[s.order[0]].name], s.order), s.measure))
+        measures = list(dict.fromkeys(m for _, m in sorted(placed, key=lambda item: item[0])))
 
     def final(m: Any) -> Any:
         out = with_relevance_level([m], level)[0]

@@ -118,7 +118,7 @@ def cases(f: dict[str, str]) -> list[dict]:
         {"name": "per_query_no_summary", "args": ["-q", "-n", "-m", "official", f["qrels"], f["run100"]],
          "checks": "-q -n: the topics' lines only", "item": "-q -n"},
         {"name": "comment_lines", "args": ["-q", "-m", "official", f["qrels_hash"], f["run_hash"]],
-         "checks": "# comment lines in qrels and run (some indented); a doc_id with # in it", "item": "# comment lines"},
+         "checks": "# comment lines in qrels and run (indented in the run); a doc_id with # in it", "item": "# comment lines"},
         {"name": "run_on_stdin", "args": ["-m", "official", f["qrels"], "-"], "stdin": f["run100"],
          "checks": "the run read from standard input", "item": "a run on stdin"},
         {"name": "ties_float32_not_float64", "args": ["-q", "-m", "official", "-m", "ndcg_cut.5,10", f["qrels"],
