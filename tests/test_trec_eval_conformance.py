@@ -193,3 +193,64 @@ def test_the_cases_are_the_makefiles_and_the_edge_cases():
     edge = [c for c in CASES if c.source == "edge"]
     assert len(edge) == 21 and all((DATA / c.expected).is_file() for c in edge if c.expected)
     assert not list((DATA / "edge").glob("*.err")), "every edge case has an answer of trec_eval 10.0"
+
+
+# -- the command lines of issue 28 ----------------------------------------------------------------
+
+def _eval(capsys, *argv: str) -> Outcome:
+    here = os.getcwd()
+    os.chdir(DATA)
+    try:
+        code = main(list(argv))
+    finally:
+        os.chdir(here)
+    out, err = capsys.readouterr()
+    return Outcome(code, out, err)
+
+
+def test_all_trec_before_the_files_computes_trec_evals_98_values_and_says_nothing_into_stdout(capsys):
+    """``-m all_trec QRELS RUN``: -m leaves the files alone; 98 values (runid aside), nothing about measures skipped."""
+    got = _eval(capsys, "eval", "-m", "all_trec", "qrels.test", "results.test")
+    assert got.code == 0, got.err
+    lines = got.out.splitlines()
+    assert lines[0].startswith("runid") and len(lines) == 1 + 98
+    assert "skipped" not in got.out and "skipped" not in got.err
+    assert {line.split("\t")[0].strip() for line in lines} >= {"RBP(p=0.9)", "RBPResidual(p=0.9)", "Unjudged@5",
+                                                              "IPrecAvg", "GMAP", "G", "RnDCG", "RelP@5"}
+
+
+def test_c_is_accepted_and_contradicts_a(capsys):
+    assert _eval(capsys, "eval", "-c", "-m", "map", "qrels.test", "results.test").code == 0
+    got = _eval(capsys, "eval", "-c", "-a", "-m", "map", "qrels.test", "results.test")
+    assert got.code == 1 and "-c" in got.err and "-a" in got.err
+
+
+@pytest.mark.parametrize("command", ["eval", "measures"])
+def test_iprec_at_a_recall_is_read_by_both_commands(capsys, command):
+    """``IPrec@0.1``, the name ir-cwla prints, in ir-measures syntax, on ``eval -m`` and on ``measures``."""
+    argv = (["eval", "qrels.test", "results.test", "-m", "IPrec@0.1"] if command == "eval" else
+            ["measures", "qrels.test", "results.test", "IPrec@0.1"])
+    got = _eval(capsys, *argv)
+    assert got.code == 0, got.err
+    assert got.out.splitlines()[-1].split("\t")[-1].strip() == "0.3884"            # trec_eval 9.0.8's, the default
+
+
+def test_trec_evals_long_options_and_glued_forms(capsys):
+    got = _eval(capsys, "eval", "--query_eval_wanted", "--meas=map", "-M100", "-l2", "qrels.rel_level", "results.test",
+                "--trec-eval", "10", "--format", "trec_eval")
+    assert got.code == 0 and [line.split("\t")[1] for line in got.out.splitlines()] == ["301", "302", "303", "all"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["-R", "prefs"], "-R prefs"), (["-R", "qrels_jg"], "-R qrels_jg"), (["-Z", "zscores_file"], "-Z"),
+    (["-D", "1"], "-D"), (["-T", "other"], "-T other"), (["-o"], "-o"),
+])
+def test_what_trec_eval_offers_and_ir_cwla_does_not_is_refused_in_one_line(capsys, argv, says):
+    got = _eval(capsys, "eval", *argv, "-m", "map", "qrels.test", "results.test")
+    assert got.code == 1 and got.out == "" and len(got.err.strip().splitlines()) == 1 and says in got.err
+
+
+def test_relstring_outside_trec_evals_format_is_said_once_on_stderr(capsys):
+    got = _eval(capsys, "eval", "-q", "-m", "relstring.20", "-m", "map", "qrels.test", "results.test", "--format",
+                "jsonl")
+    assert got.code == 0 and got.err.count("relstring") == 1 and "relstring" not in got.out
