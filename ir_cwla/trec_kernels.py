@@ -541,6 +541,24 @@ def _per_topic(rr: ResRels) -> Iterator[tuple[int, np.ndarray]]:
         yield t, rr.rel[rr.offsets[t]:rr.offsets[t + 1]]
 
 
+@dataclass(frozen=True)
+class _TopicGains:
+    """One topic's gains as trec_eval's gain-based measures set them up."""
+
+    table: list[tuple[int, float, int]]     # gain_table
+    start: float                           # the ideal gain trec_eval's loops start with
+    ideal: np.ndarray                      # _ideal's sequence
+    positive: np.ndarray                   # its positive gains (the ideal ranking's documents)
+    gains: np.ndarray                      # each retrieved document's gain
+
+
+def _gains_of(rr: ResRels, t: int, rel: np.ndarray, pairs: Optional[Mapping[int, float]]) -> _TopicGains:
+    table = gain_table(rr, t, pairs)
+    start, ideal = _ideal(table)
+    positive = ideal[ideal > 0.0] if start > 0.0 else ideal[:0]
+    return _TopicGains(table, start, ideal, positive, _topic_gains(rel, table))
+
+
 def _log2_rank(n: int) -> np.ndarray:
     """log2(i + 2) for 0-based positions i < n (trec_eval's discount of rank i + 1)."""
     return np.log2(np.arange(2, n + 2, dtype=np.float64))
@@ -569,21 +587,18 @@ def g(rr: ResRels, pairs: Optional[Mapping[int, float]] = None) -> np.ndarray:
     """
     out = np.zeros(len(rr.topics))
     for t, rel in _per_topic(rr):
-        table = gain_table(rr, t, pairs)
-        start, ideal = _ideal(table)
-        gains = _topic_gains(rel, table)
-        n = len(rel)
+        tg = _gains_of(rr, t, rel, pairs)
+        gains, n = tg.gains, len(rel)
         ideal_at = np.zeros(n)
-        if start > 0.0:
-            k = min(n, len(ideal))
-            ideal_at[:k] = ideal[:k]
+        if tg.start > 0.0:
+            k = min(n, len(tg.ideal))
+            ideal_at[:k] = tg.ideal[:k]
         cost = np.where(ideal_at >= 1.0, ideal_at, 1.0)
         sum_cost = np.cumsum(cost)
         sum_results = np.cumsum(gains)
         terms = np.where(gains != 0, _divide(gains, np.log2(2.0 + sum_cost - sum_results)), 0.0)
         results_g = float(np.cumsum(terms)[-1]) if n else 0.0
-        positive = ideal[ideal > 0.0] if start > 0.0 else ideal[:0]
-        sum_ideal = float(np.cumsum(positive)[-1]) if len(positive) else 0.0
+        sum_ideal = float(np.cumsum(tg.positive)[-1]) if len(tg.positive) else 0.0
         if sum_ideal > 0.0:
             out[t] = results_g / sum_ideal
     return out
@@ -597,11 +612,8 @@ def ndcg(rr: ResRels, pairs: Optional[Mapping[int, float]] = None) -> np.ndarray
     """
     out = np.zeros(len(rr.topics))
     for t, rel in _per_topic(rr):
-        table = gain_table(rr, t, pairs)
-        start, ideal = _ideal(table)
-        positive = ideal[ideal > 0.0] if start > 0.0 else ideal[:0]
-        gains = _topic_gains(rel, table)
-        n = len(rel)
+        tg = _gains_of(rr, t, rel, pairs)
+        positive, gains, n = tg.positive, tg.gains, len(rel)
         disc = _log2_rank(max(n, len(positive)))
         dcg = float(np.cumsum(np.where(gains != 0, _divide(gains, disc[:n]), 0.0))[-1]) if n else 0.0
         idcg = float(np.cumsum(_divide(positive, disc[:len(positive)]))[-1]) if len(positive) else 0.0
@@ -619,11 +631,8 @@ def ndcg_rel(rr: ResRels, pairs: Optional[Mapping[int, float]] = None) -> np.nda
     """
     out = np.zeros(len(rr.topics))
     for t, rel in _per_topic(rr):
-        table = gain_table(rr, t, pairs)
-        start, ideal = _ideal(table)
-        positive = ideal[ideal > 0.0] if start > 0.0 else ideal[:0]
-        gains = _topic_gains(rel, table)
-        n = len(rel)
+        tg = _gains_of(rr, t, rel, pairs)
+        positive, gains, n = tg.positive, tg.gains, len(rel)
         width = max(n, len(positive))
         disc = _log2_rank(width)
         results = np.cumsum(np.where(gains != 0, _divide(gains, disc[:n]), 0.0))
@@ -653,11 +662,9 @@ def rndcg(rr: ResRels, pairs: Optional[Mapping[int, float]] = None, level: int =
     for t, rel in _per_topic(rr):
         if num_rel[t] == 0:
             continue
-        table = gain_table(rr, t, pairs)
-        start, ideal = _ideal(table)
-        gains = _topic_gains(rel, table)
-        n = len(rel)
-        seq = ideal if start > 0.0 else np.zeros(0)
+        tg = _gains_of(rr, t, rel, pairs)
+        start, gains, n = tg.start, tg.gains, len(rel)
+        seq = tg.ideal if start > 0.0 else np.zeros(0)
         exhaust = len(seq) - 1 if len(seq) else -1        # the position the ideal gain first is <= 0
         width = max(n, exhaust + 1, 1)
         disc = _log2_rank(width)

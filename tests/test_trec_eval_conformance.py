@@ -101,6 +101,18 @@ class Outcome:
     err: str
 
 
+def _eval(capsys, *argv: str) -> Outcome:
+    """``ir-cwla`` with ``argv`` in this process, in DATA."""
+    here = os.getcwd()
+    os.chdir(DATA)
+    try:
+        code = main(list(argv))
+    finally:
+        os.chdir(here)
+    out, err = capsys.readouterr()
+    return Outcome(code, out, err)
+
+
 def _run(case: Case, capsys: Optional[pytest.CaptureFixture] = None) -> Outcome:
     """``ir-cwla eval`` on the case, in DATA (in this process; in a subprocess for a run on stdin)."""
     argv = ["eval", *case.args, *OPTIONS]
@@ -109,14 +121,7 @@ def _run(case: Case, capsys: Optional[pytest.CaptureFixture] = None) -> Outcome:
                               capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
         return Outcome(done.returncode, done.stdout, done.stderr)
     assert capsys is not None
-    here = os.getcwd()
-    os.chdir(DATA)
-    try:
-        code = main(argv)
-    finally:
-        os.chdir(here)
-    out, err = capsys.readouterr()
-    return Outcome(code, out, err)
+    return _eval(capsys, *argv)
 
 
 def identical_lines(expected: str, got: str) -> int:
@@ -196,17 +201,6 @@ def test_the_cases_are_the_makefiles_and_the_edge_cases():
 
 
 # -- the command lines of issue 28 ----------------------------------------------------------------
-
-def _eval(capsys, *argv: str) -> Outcome:
-    here = os.getcwd()
-    os.chdir(DATA)
-    try:
-        code = main(list(argv))
-    finally:
-        os.chdir(here)
-    out, err = capsys.readouterr()
-    return Outcome(code, out, err)
-
 
 def test_all_trec_before_the_files_computes_trec_evals_98_values_and_says_nothing_into_stdout(capsys):
     """``-m all_trec QRELS RUN``: -m leaves the files alone; 98 values (runid aside), nothing about measures skipped."""
