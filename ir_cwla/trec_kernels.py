@@ -53,7 +53,7 @@ import numpy as np
 from ir_cwla import hashing
 from ir_cwla.errors import ParameterError
 from ir_cwla.gains import group_rows
-from ir_cwla.ordering import compared_scores, trec_order
+from ir_cwla.ordering import check_ties, compared_scores, trec_order
 
 NONPOOL = -1
 """Relevance value of a retrieved document the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -73,6 +73,30 @@ def check_version(version: int) -> int:
         raise ParameterError(f"trec_eval version must be 9 (9.0.8, as pytrec_eval and ir-measures) or 10 (10.0), "
                              f"got {version!r}")
     return int(version)
+
+
+def ties_of(version: int) -> str:
+    """The precision trec_eval ``version`` compares scores in: ``'float32'`` (9.0.8), ``'float64'`` (10.0)."""
+    return "float64" if check_version(version) == 10 else "float32"
+
+
+def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tuple[int, str]:
+    """``(version, ties)``: whose trec_eval's measures, and the precision runs are ranked in.
+
+    ``trec_eval`` 9 (trec_eval 9.0.8, pytrec_eval and ir-measures; the default) or 10 (10.0);
+    ``ties`` ``'float32'`` or ``'float64'``, by default the version's (float32 for 9, float64
+    for 10). 9 with ``ties='float64'`` is 9's measures with 10's ranking (``--ties float64``
+    before the switch existed); 10 with ``ties='float32'`` contradicts itself and is refused.
+    """
+    version = check_version(9 if trec_eval is None else trec_eval)
+    if ties is None:
+        return version, ties_of(version)
+    check_ties(ties)
+    if version == 10 and ties != "float64":
+        raise ParameterError(f"ties={ties!r} contradicts trec_eval={version} (trec_eval {version} compares scores "
+                             f"in {ties_of(version)}); give one of them")
+    return version, ties
+
 
 
 # ------------------------------------------------------------------------- res_rels

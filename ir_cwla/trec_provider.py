@@ -32,7 +32,7 @@ from ir_measures.util import Metric
 
 from ir_cwla import trec_kernels as kernels
 from ir_cwla import trec_measures as tm
-from ir_cwla.errors import MeasureError, ParameterError
+from ir_cwla.errors import MeasureError
 
 #: Measure names (ir-measures' NAME) this provider computes in both versions.
 COMPUTED = frozenset(m.NAME for m in tm.MEASURES) | {"RBP", "NumQ", "NumRel", "NumRet", "nDCG"}
@@ -40,29 +40,8 @@ COMPUTED = frozenset(m.NAME for m in tm.MEASURES) | {"RBP", "NumQ", "NumRel", "N
 COMPUTED_10 = frozenset({"IPrec"})
 
 
-def ties_of(version: int) -> str:
-    """The precision trec_eval ``version`` compares scores in: ``'float32'`` (9.0.8), ``'float64'`` (10.0)."""
-    return "float64" if kernels.check_version(version) == 10 else "float32"
-
-
-def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tuple[int, str]:
-    """``(version, ties)``: whose trec_eval's measures, and the precision runs are ranked in.
-
-    ``trec_eval`` 9 (trec_eval 9.0.8, pytrec_eval and ir-measures; the default) or 10 (10.0);
-    ``ties`` ``'float32'`` or ``'float64'``, by default the version's (float32 for 9, float64
-    for 10). 9 with ``ties='float64'`` is 9's measures with 10's ranking (``--ties float64``
-    before the switch existed); 10 with ``ties='float32'`` contradicts itself and is refused.
-    """
-    from ir_cwla.ordering import check_ties
-
-    version = kernels.check_version(9 if trec_eval is None else trec_eval)
-    if ties is None:
-        return version, ties_of(version)
-    check_ties(ties)
-    if version == 10 and ties != "float64":
-        raise ParameterError(f"ties={ties!r} contradicts trec_eval={version} (trec_eval {version} compares scores "
-                             f"in {ties_of(version)}); give one of them")
-    return version, ties
+ties_of = kernels.ties_of          # the switch is the kernels' (ir_cwla.Scorer uses it too)
+semantics = kernels.semantics
 
 
 def _columns(qrels_or_run: Any, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
