@@ -1,12 +1,12 @@
 """trec_eval's measures computed by ir-cwla's kernels, against trec_eval itself and against pytrec_eval.
 
-- every kernel (ir_cwla.trec_kernels, through the provider of ir_cwla.trec_provider) against
+- every kernel (ir_cwla.scoring._trec_kernels, through the provider of ir_cwla.provider._trec_provider) against
   trec_eval 10.0 and 9.0.8 built from their sources (``trec_eval_build``: skipped where they
   are not built), per topic at trec_eval's printed precision, on the synthetic collection and
   the 37 DL19 runs, under -l, -J and -M;
 - where trec_eval 9 and 10 agree, against pytrec_eval (trec_eval 9.0.8 inside ir-measures) to
   1e-12, on every clone;
-- the rules around them: trec_eval's names (ir_cwla.trec_names), the 9/10 switch, the values of
+- the rules around them: trec_eval's names (ir_cwla.measures._trec_names), the 9/10 switch, the values of
   a topic a run does not answer, the -m words of the command line.
 """
 from __future__ import annotations
@@ -22,12 +22,14 @@ import pandas as pd
 import pytest
 
 import ir_cwla
-from ir_cwla import trec_kernels as K
-from ir_cwla import trec_measures as tm
-from ir_cwla import trec_names, trec_provider
 from ir_cwla.app import trec_eval_cli
 from ir_cwla.app.evaluate import with_relevance_level
 from ir_cwla.errors import InputWarning, MeasureSyntaxError, ParameterError
+from ir_cwla.measures import _trec_measures as tm
+from ir_cwla.measures import _trec_names as trec_names
+from ir_cwla.provider import _trec_provider as trec_provider
+from ir_cwla.scoring import _trec_kernels as K
+from ir_cwla.scoring import trec_eval_semantics
 from tests import synthetic
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -198,17 +200,17 @@ def test_iprec_of_trec_evals_own_test_files_is_its_value_in_each_version():
         got = ir_cwla.meta.evaluate({"run": run}, qrels, [ir_measures.IPrec @ 0.1], progress=False,
                                     trec_eval=version)
         assert f"{got['value'].mean():.4f}" == f"{want:.4f}"
-        assert trec_provider.semantics(version) == (version, ties)
+        assert trec_eval_semantics(version) == (version, ties)
 
 
 def test_the_switch_refuses_a_contradiction():
-    assert trec_provider.semantics() == (9, "float32")
-    assert trec_provider.semantics(None, "float64") == (9, "float64")       # 9's measures, 10's ranking
-    assert trec_provider.semantics(9, "float64") == (9, "float64")
+    assert trec_eval_semantics() == (9, "float32")
+    assert trec_eval_semantics(None, "float64") == (9, "float64")       # 9's measures, 10's ranking
+    assert trec_eval_semantics(9, "float64") == (9, "float64")
     with pytest.raises(ParameterError, match="contradicts trec_eval=10"):
-        trec_provider.semantics(10, "float32")
+        trec_eval_semantics(10, "float32")
     with pytest.raises(ParameterError, match="9 .* or 10"):
-        trec_provider.semantics(11)
+        trec_eval_semantics(11)
 
 
 def test_a_topic_the_run_misses_counts_in_num_q_and_num_rel():

@@ -232,7 +232,7 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
     binary gains at the default ``rel=1``; graded measures (nDCG, RBP without ``rel``, C/W/L/A
     with lin/exp gains) are unchanged, and so is ``NumRet``, which counts every document
     retrieved (trec_eval's ``num_ret``, which ``-l`` leaves alone; its ``num_rel_ret`` is
-    ``NumRet(rel=LEVEL)``, as :func:`ir_cwla.trec_names.select` reads it).
+    ``NumRet(rel=LEVEL)``, as :func:`ir_cwla.measures._trec_names.select` reads it).
     """
     if level is None:
         return list(measures)
@@ -459,9 +459,9 @@ def evaluate_columns(runs: Mapping[str, columns.RunColumns], qrels: columns.Qrel
     """
     from ir_cwla.provider import _per_topic as per_topic
     from ir_cwla.provider import _trec_provider as trec_provider
-    from ir_cwla.scoring import Qrels, Scorer
+    from ir_cwla.scoring import Qrels, Scorer, trec_eval_semantics
 
-    version, ties = trec_provider.semantics(trec_eval, ties)
+    version, ties = trec_eval_semantics(trec_eval, ties)
     names = {m: str(m) for m in measures}
     cwla = [m for m in measures if is_cwla(m)]
     others = [m for m in measures if not is_cwla(m)]

@@ -12,7 +12,7 @@
   ``-R qrels_jg``, ``-Z``, ``-D``, ``-o``) are refused by :func:`check_options` with one line
   saying why;
 - :func:`select_measures`: the measures of the ``-m`` options, trec_eval's names by its rules
-  (:func:`ir_cwla.trec_names.select`: each measure once, the first parameters given win,
+  (:func:`ir_cwla.measures._trec_names.select`: each measure once, the first parameters given win,
   nicknames), the others by :func:`ir_cwla.parse_measures`; then ``-l``, ``-N`` and ``-J``;
 - :func:`write`: the output in the chosen format, ``trec_eval``'s by
   :func:`ir_cwla.app.trec_eval_format.format_trec_eval` (with its ``runid`` and ``relstring``
@@ -47,7 +47,7 @@ def _is_file(word: str) -> bool:
 
 def _is_measure(word: str) -> bool:
     """True if ``word`` names measures (any grammar of :func:`ir_cwla.parse_measures`)."""
-    from ir_cwla.names import parse_measures
+    from ir_cwla.measures import parse_measures
 
     try:
         parse_measures(word)
@@ -134,15 +134,15 @@ class Measures:
     """The measures of a command line and how trec_eval prints those it names (:func:`select_measures`)."""
 
     measures: list[Any]
-    selection: Any          # ir_cwla.trec_names.Selection, or None
+    selection: Any          # ir_cwla.measures._trec_names.Selection, or None
 
 
 def _trec_token(token: str) -> bool:
     """True for a word read by trec_eval's rules: a trec_eval name no other grammar reads as one measure."""
     import ir_measures
 
-    from ir_cwla import trec_names
-    from ir_cwla.names import parse_short_name
+    from ir_cwla.measures import _trec_names as trec_names
+    from ir_cwla.measures._names import parse_short_name
 
     if not trec_names.is_trec_name(token):
         return False
@@ -165,14 +165,14 @@ def select_measures(texts: Optional[Sequence[str]], default: Sequence[Any], leve
     """The measures of the ``-m`` options (``default`` without any), with ``-l``, ``-N`` and ``-J`` applied.
 
     The words in trec_eval's names (:func:`_trec_token`) are read together by trec_eval's rules
-    (:func:`ir_cwla.trec_names.select`), the others as
+    (:func:`ir_cwla.measures._trec_names.select`), the others as
     :func:`ir_cwla.app.evaluate.command_line_measures` reads them; each measure once, in the
     order of the words (a nickname's in trec_eval's order). ``--format trec_eval`` prints them in
     trec_eval's order whatever this one.
     """
-    from ir_cwla import trec_names
     from ir_cwla.app.evaluate import command_line_measures, with_judged_only, with_relevance_level
-    from ir_cwla.names import split_measure_list
+    from ir_cwla.measures import _trec_names as trec_names
+    from ir_cwla.measures._names import split_measure_list
 
     if not texts and all(isinstance(m, str) for m in default):
         texts = list(default)

@@ -4,8 +4,8 @@ trec_eval's names (``P_5``, ``iprec_at_recall_0.10``, ``ndcg_1=3,2=9``), its ord
 of its measure table, whatever the order of the ``-m`` options; each topic's lines, the topics
 in ``strcmp`` order, then the summary), its number formats (``%6.4f``; counts as integers) and
 its ``runid`` line (the run id of the run's last line, printed when asked for, as ``official``
-and ``all_trec`` do), from :func:`ir_cwla.trec_names.trec_name` and the selection of the
-command line (:func:`ir_cwla.trec_names.select`). Measures trec_eval does not compute (C/W/L/A
+and ``all_trec`` do), from :func:`ir_cwla.measures._trec_names.trec_name` and the selection of the
+command line (:func:`ir_cwla.measures._trec_names.select`). Measures trec_eval does not compute (C/W/L/A
 measures, ERR, ...) follow in the same layout under their short names, in the order given.
 """
 from __future__ import annotations
@@ -14,14 +14,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from ir_cwla import trec_names
-from ir_cwla.textstream import SUMMARY_QID
+from ir_cwla.io import SUMMARY_QID
+from ir_cwla.measures import _trec_names as trec_names
 
 
 def _entries(measures: Sequence[Any], selection: Optional[trec_names.Selection], level: int
              ) -> dict[str, trec_names.Selected]:
     """``str(measure)`` -> how trec_eval prints it; measures it does not compute get their short name, after its own."""
-    from ir_cwla.names import short_name
+    from ir_cwla.measures import short_name
 
     chosen = {str(s.measure): s for s in (selection.values if selection else ()) if s.measure is not None}
     out: dict[str, trec_names.Selected] = {}

@@ -271,8 +271,8 @@ def parse_short_name(text: str) -> Optional[Measure]:
 
 
 def _trec_eval(text: str) -> list[Measure]:
-    """The measures a trec_eval name selects (:func:`ir_cwla.trec_names.parse_name`); [] if it is not one."""
-    from ir_cwla import trec_names
+    """The measures a trec_eval name selects (:func:`ir_cwla.measures._trec_names.parse_name`); [] if it is not one."""
+    from ir_cwla.measures import _trec_names as trec_names
 
     if not trec_names.is_trec_name(text):
         return []

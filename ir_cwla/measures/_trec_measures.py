@@ -1,8 +1,8 @@
 """trec_eval's measures that ir-measures has no measure for, as ir-measures measures.
 
 Each is registered with ``ir_measures`` (so ``ir_measures.parse_measure('RprecMult@0.2')``
-reads it) and computed by the provider of :mod:`ir_cwla.trec_provider` with the kernels of
-:mod:`ir_cwla.trec_kernels`, as trec_eval computes the measure named in the last column:
+reads it) and computed by the provider of :mod:`ir_cwla.provider._trec_provider` with the kernels of
+:mod:`ir_cwla.scoring._trec_kernels`, as trec_eval computes the measure named in the last column:
 
 ======================================  =================================  ========================
 measure                                 what it is                         trec_eval

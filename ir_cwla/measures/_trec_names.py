@@ -32,8 +32,8 @@ from typing import Any, Callable, Optional
 import ir_measures
 from ir_measures.providers.base import NOT_PROVIDED
 
-from ir_cwla import trec_measures as tm
 from ir_cwla.errors import InputWarning, MeasureSyntaxError
+from ir_cwla.measures import _trec_measures as tm
 
 #: The kinds of trec_eval measures, by how they read parameters and name their values.
 #: ``cut_long``: long cut-offs, one value each, ``NAME_%ld`` (P, recall, ...); ``cut_double``:

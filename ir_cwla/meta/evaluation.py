@@ -47,7 +47,7 @@ from ir_cwla.meta import sharded
 from ir_cwla.provider import _per_topic as per_topic
 from ir_cwla.provider import _trec_provider as trec_provider
 from ir_cwla.provider import check_grades_for_backends
-from ir_cwla.scoring import Scorer
+from ir_cwla.scoring import Scorer, trec_eval_semantics
 from ir_cwla.scoring._gains import run_columns
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
@@ -251,7 +251,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
         warnings.warn("evaluate_collections(run=...) is now evaluate_collections(executor=...): 'run' means a "
                       "TREC run everywhere else", IrCwlaDeprecationWarning, stacklevel=2)
         executor = run
-    version, ties = trec_provider.semantics(trec_eval, ties)
+    version, ties = trec_eval_semantics(trec_eval, ties)
     if missing_topics not in MISSING_TOPICS:
         raise ParameterError(f"missing_topics must be one of {MISSING_TOPICS}, got {missing_topics!r}")
     workers = get_executor(executor)
@@ -348,7 +348,7 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
         Whose semantics trec_eval's measures follow where its versions differ: 9 (the default:
         trec_eval 9.0.8, as pytrec_eval and ir-measures compute them) or 10 (trec_eval 10.0:
         IPrec's recall cut-offs rounded, scores compared in float64); see
-        :func:`ir_cwla.provider._trec_provider.semantics` and docs/semantics.md. Either way a qrels
+        :func:`ir_cwla.scoring.trec_eval_semantics` and docs/semantics.md. Either way a qrels
         topic the run does not answer counts 1 in ``NumQ`` and its relevant documents in
         ``NumRel`` (trec_eval's ``-c``), and 0 elsewhere.
     """

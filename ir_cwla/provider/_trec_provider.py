@@ -1,7 +1,7 @@
 """The ir-measures provider of trec_eval's measures ir-measures lacks, and the switch between trec_eval 9 and 10.
 
-:class:`TrecEvalProvider` computes, with the kernels of :mod:`ir_cwla.trec_kernels`, the
-measures of :mod:`ir_cwla.trec_measures`, ir-measures' graded ``RBP`` (trec_eval's ``rbp``),
+:class:`TrecEvalProvider` computes, with the kernels of :mod:`ir_cwla.scoring._trec_kernels`, the
+measures of :mod:`ir_cwla.measures._trec_measures`, ir-measures' graded ``RBP`` (trec_eval's ``rbp``),
 the counts ``NumQ``, ``NumRel`` (at any relevance level; pytrec_eval takes only 1) and
 ``NumRet``, ``nDCG(gains={...})`` over the whole ranking (trec_eval's ``ndcg.1=3,2=9,4=4.5``:
 real gains, which pytrec_eval refuses), and, as trec_eval 10 (``version=10``), ``IPrec``. As ir-measures' own providers
@@ -15,13 +15,13 @@ topic), in both versions.
 :func:`evaluator` is the one switch between the versions (``ir-cwla eval --trec-eval``,
 :func:`ir_cwla.meta.evaluate`): the measures this provider computes go to it, the others to
 ir-measures' pipeline (pytrec_eval for trec_eval's other measures), which is given the run
-ranked as the version ranks it (:func:`ir_cwla.ordering.rank_score_values` where scores tie
+ranked as the version ranks it (:func:`ir_cwla.io.rank_score_values` where scores tie
 in float32 but not in float64).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import ir_measures
 import numpy as np
@@ -30,9 +30,13 @@ from ir_measures.measures.base import Measure
 from ir_measures.providers.base import NOT_PROVIDED
 from ir_measures.util import Metric
 
-from ir_cwla import trec_kernels as kernels
-from ir_cwla import trec_measures as tm
-from ir_cwla.errors import MeasureError
+from ir_cwla.errors import MeasureError, ParameterError
+from ir_cwla.measures import _trec_measures as tm
+
+if TYPE_CHECKING:
+    from ir_cwla.scoring._trec_kernels import ResRels
+
+# the kernels (ir_cwla.scoring) are imported when a run is first scored: import ir_cwla loads no scoring
 
 #: Measure names (ir-measures' NAME) this provider computes in both versions.
 COMPUTED = frozenset(m.NAME for m in tm.MEASURES) | {"RBP", "NumQ", "NumRel", "NumRet", "nDCG"}
@@ -40,8 +44,15 @@ COMPUTED = frozenset(m.NAME for m in tm.MEASURES) | {"RBP", "NumQ", "NumRel", "N
 COMPUTED_10 = frozenset({"IPrec"})
 
 
-ties_of = kernels.ties_of          # the switch is the kernels' (ir_cwla.Scorer uses it too)
-semantics = kernels.semantics
+VERSIONS = (9, 10)
+"""The trec_eval versions (:data:`ir_cwla.scoring._trec_kernels.VERSIONS`, here without loading the kernels)."""
+
+
+def _version(version: int) -> int:
+    if version not in VERSIONS or isinstance(version, bool):
+        raise ParameterError(f"trec_eval version must be 9 (9.0.8, as pytrec_eval and ir-measures) or 10 (10.0), "
+                             f"got {version!r}")
+    return int(version)
 
 
 def _columns(qrels_or_run: Any, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,17 +83,19 @@ class TrecEvalEvaluator(providers.Evaluator):
     """Scores runs against one set of qrels for the measures of a :class:`TrecEvalProvider`."""
 
     def __init__(self, measures: Iterable[Measure], qrels: Any, version: int = 9):
-        self.version = kernels.check_version(version)
+        self.version = _version(version)
         self.qrels = _columns(qrels, "qrels")
         self.topics = sorted(set(self.qrels[0].tolist()))
         super().__init__(list(measures), set(self.topics))
 
-    def res_rels(self, run: Any) -> kernels.ResRels:
-        """The run's :class:`~ir_cwla.trec_kernels.ResRels` over every qrels topic (ranked as the version ranks)."""
+    def res_rels(self, run: Any) -> ResRels:
+        """The run's :class:`~ir_cwla.scoring._trec_kernels.ResRels` over every qrels topic (ranked as the version ranks)."""
         return self._res_rels(_columns(run, "run"))
 
-    def _res_rels(self, run: tuple[np.ndarray, np.ndarray, np.ndarray]) -> kernels.ResRels:
-        return kernels.res_rels(*self.qrels, *run, ties=ties_of(self.version), topics=self.topics)
+    def _res_rels(self, run: tuple[np.ndarray, np.ndarray, np.ndarray]) -> ResRels:
+        from ir_cwla.scoring import _trec_kernels as kernels
+
+        return kernels.res_rels(*self.qrels, *run, ties=kernels.ties_of(self.version), topics=self.topics)
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         columns = _columns(run, "run")
@@ -95,7 +108,7 @@ class TrecEvalEvaluator(providers.Evaluator):
                 yield Metric(query_id=qid, measure=measure, value=value if has else other)
 
 
-def missing_values(measure: Measure, rr: kernels.ResRels) -> np.ndarray:
+def missing_values(measure: Measure, rr: ResRels) -> np.ndarray:
     """A measure's value on each qrels topic, were the run not to answer it: trec_eval 10's ``-c``.
 
     0, except ``NumQ`` (1) and ``NumRel`` (the topic's relevant documents).
@@ -107,12 +120,14 @@ def missing_values(measure: Measure, rr: kernels.ResRels) -> np.ndarray:
     return np.full(len(rr.topics), float(measure.DEFAULT))
 
 
-def scores(rr: kernels.ResRels, measures: Sequence[Measure], version: int = 9) -> dict[Measure, np.ndarray]:
+def scores(rr: ResRels, measures: Sequence[Measure], version: int = 9) -> dict[Measure, np.ndarray]:
     """Per-topic values (in ``rr.topics``' order) of each measure :class:`TrecEvalProvider` computes.
 
     Measures of one kind that trec_eval computes in one pass (IPrec at several recalls) are
     computed together.
     """
+    from ir_cwla.scoring import _trec_kernels as kernels
+
     out: dict[Measure, np.ndarray] = {}
     batches: dict[tuple, list[Measure]] = {}
     for m in measures:
@@ -149,7 +164,9 @@ def _gains(measure: Measure) -> Optional[dict[int, float]]:
         raise MeasureError(f"{measure}: gains map whole grades to numbers, e.g. {{1: 3, 2: 9}}") from None
 
 
-def _one(rr: kernels.ResRels, m: Measure, version: int) -> np.ndarray:
+def _one(rr: ResRels, m: Measure, version: int) -> np.ndarray:
+    from ir_cwla.scoring import _trec_kernels as kernels
+
     rel = m.params.get("rel", 1)
     name = m.NAME
     compute: dict[str, Callable[[], np.ndarray]] = {
@@ -180,7 +197,7 @@ class TrecEvalProvider(providers.Provider):
 
     def __init__(self, version: int = 9):
         super().__init__()
-        self.version = kernels.check_version(version)
+        self.version = _version(version)
         self.NAME = f"trec_eval{self.version}"
 
     @property
@@ -239,9 +256,9 @@ def evaluator(measures: Sequence[Measure], qrels: Any, version: int = 9) -> prov
 
     The measures :data:`PROVIDERS` ``[version]`` computes go to it, the others to ir-measures'
     pipeline (``ir_measures.evaluator``). ``qrels`` as ir-measures takes them. The caller gives
-    the runs ranked as the version ranks them (:func:`ir_cwla.per_topic.backend_run`).
+    the runs ranked as the version ranks them (:func:`ir_cwla.provider._per_topic.backend_run`).
     """
-    provider = PROVIDERS[kernels.check_version(version)]
+    provider = PROVIDERS[_version(version)]
     mine = [m for m in measures if provider.supports(m)]
     rest = [m for m in measures if m not in mine]
     parts: list[providers.Evaluator] = []
@@ -259,8 +276,10 @@ def relstrings(qrels: Any, run: Any, length: int = 10, ties: str = "float32") ->
     """trec_eval's ``relstring`` of each qrels topic: its first ``length`` relevance values as text ('' if none).
 
     ``qrels`` and ``run`` as ir-measures takes them; the run ranked with scores compared as
-    ``ties`` says (see :func:`ir_cwla.trec_kernels.relstring`).
+    ``ties`` says (see :func:`ir_cwla.scoring._trec_kernels.relstring`).
     """
+    from ir_cwla.scoring import _trec_kernels as kernels
+
     q = _columns(qrels, "qrels")
     rr = kernels.res_rels(*q, *_columns(run, "run"), ties=ties)
     return dict(zip(rr.topics.tolist(), kernels.relstring(rr, length)))
@@ -270,7 +289,7 @@ def register() -> None:
     """Registers the measures and the providers with ir-measures; appends the version-9 one to its pipeline.
 
     In ``ir_measures.DefaultPipeline`` it comes after pytrec_eval, so it computes only what no
-    other provider does (trec_eval's measures of :mod:`ir_cwla.trec_measures`, graded RBP,
+    other provider does (trec_eval's measures of :mod:`ir_cwla.measures._trec_measures`, graded RBP,
     NumRel at a level above 1); both providers are in ``ir_measures.providers.registry`` for
     explicit use (``trec_eval10``: every measure it knows, as trec_eval 10).
     """

@@ -50,10 +50,10 @@ from typing import Optional
 
 import numpy as np
 
-from ir_cwla import hashing
 from ir_cwla.errors import ParameterError
-from ir_cwla.gains import group_rows
-from ir_cwla.ordering import check_ties, compared_scores, trec_order
+from ir_cwla.io import _hashing as hashing
+from ir_cwla.io import check_ties, compared_scores, trec_order
+from ir_cwla.scoring._gains import group_rows
 
 NONPOOL = -1
 """Relevance value of a retrieved document the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -80,7 +80,7 @@ def ties_of(version: int) -> str:
     return "float64" if check_version(version) == 10 else "float32"
 
 
-def semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tuple[int, str]:
+def trec_eval_semantics(trec_eval: Optional[int] = None, ties: Optional[str] = None) -> tuple[int, str]:
     """``(version, ties)``: whose trec_eval's measures, and the precision runs are ranked in.
 
     ``trec_eval`` 9 (trec_eval 9.0.8, pytrec_eval and ir-measures; the default) or 10 (10.0);
@@ -180,7 +180,7 @@ def res_rels(qrels_topics: np.ndarray, qrels_docs: np.ndarray, qrels_grades: np.
              topics: Optional[Sequence[str]] = None) -> ResRels:
     """The :class:`ResRels` of a run against qrels, as trec_eval forms them.
 
-    Each topic's documents are ranked in trec_eval's order (:func:`ir_cwla.ordering.trec_order`:
+    Each topic's documents are ranked in trec_eval's order (:func:`ir_cwla.io.trec_order`:
     score descending, compared as ``ties`` says, then doc_id descending) and given their
     relevance value. The topics are the qrels' (or ``topics``, a subset of them), sorted; a
     topic the run does not answer has no documents; run topics the qrels do not judge are
@@ -258,7 +258,7 @@ class _Group:
 
 
 def _groups(rr: ResRels, width: Optional[int] = None) -> Iterator[_Group]:
-    """The topics as dense matrices of similar lengths (:func:`ir_cwla.gains.group_rows`).
+    """The topics as dense matrices of similar lengths (:func:`ir_cwla.scoring._gains.group_rows`).
 
     Rows are summed left to right along axis 1 (``cumsum``), as trec_eval's loops sum. ``width``:
     every matrix at least that wide (cut-offs beyond a ranking's end).

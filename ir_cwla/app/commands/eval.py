@@ -275,7 +275,13 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
     each ranking first (:func:`ir_cwla.io.top_ranked`), then ``-J`` the documents graded >= 0
     (:func:`ir_cwla.app.evaluate.keep_judged`); ``--judged`` adds the coverage rows.
     """
-    from ir_cwla.app.evaluate import RESULT_COLUMNS, check_topics, evaluate_columns, evaluate_runs, keep_judged
+    from ir_cwla.app.evaluate import (
+        RESULT_COLUMNS,
+        check_topics,
+        evaluate_columns,
+        evaluate_runs,
+        keep_judged,
+    )
     from ir_cwla.io import RunColumns
 
     measures = list(plan.measures)
