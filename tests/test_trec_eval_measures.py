@@ -314,3 +314,25 @@ def test_the_provider_serves_ir_measures(synthetic_collection):
         warnings.simplefilter("error")
         assert ir_measures.providers.registry["trec_eval10"].supports(ir_measures.IPrec @ 0.1)
         assert not ir_measures.providers.registry["trec_eval9"].supports(ir_measures.IPrec @ 0.1)
+
+
+def test_one_switch_for_every_path_the_cwla_measures_take(synthetic_collection):
+    """``trec_eval=10`` ranks as ``ties='float64'`` in meta.evaluate, the Scorer and the provider alike."""
+    from ir_cwla.provider import CwlaProvider
+    from ir_cwla.scoring import Scorer
+
+    run = synthetic_collection.runs["float32_ties"]
+    qrels = synthetic_collection.qrels
+    measure = ir_cwla.parse_measure("RBP_ERG@10")
+    by_version = {}
+    for version in (9, 10):
+        frame = ir_cwla.meta.evaluate({"r": run}, qrels, [measure], progress=False, missing_topics="ignore",
+                                      trec_eval=version)
+        provider = CwlaProvider(trec_eval=version).calc_aggregate([measure], qrels, run)[measure]
+        scorer = Scorer([measure], qrels, trec_eval=version)
+        _, scores = scorer.score_run(run, "r")
+        assert scorer.ties == trec_eval_semantics(version)[1]
+        assert provider == pytest.approx(frame["value"].mean(), abs=1e-15)
+        assert float(scores[measure].sum()) / len(scorer.qrels.topics) == pytest.approx(provider, abs=1e-15)
+        by_version[version] = provider
+    assert by_version[9] != by_version[10]           # the run's float32 ties rank apart in float64
