@@ -98,6 +98,9 @@ try:
 
     _facade.install()       # the module paths of before the rooms (ir_cwla.gains, ...): deprecated stand-ins
     register()
+    from ir_cwla.provider import _trec_provider
+
+    _trec_provider.register()       # trec_eval's measures ir-measures lacks (ir_cwla.measures._trec_measures)
     # ``irds:`` ids and the raw-Cranfield check of ir_cwla.datasets, imported when first needed
     register_source("irds:", "ir_cwla.datasets.irds:read_source")
     register_qrels_check("ir_cwla.datasets.cranfield:warn_if_raw_grades")

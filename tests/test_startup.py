@@ -24,6 +24,7 @@ ENGINE_AT_IMPORT = {
     "ir_cwla.measures._cwl_models", "ir_cwla.measures._gains", "ir_cwla.measures._measure", "ir_cwla.measures._names",
     "ir_cwla.measures._params", "ir_cwla.measures._registry", "ir_cwla.measures._table1",
     "ir_cwla.provider", "ir_cwla.provider._backends", "ir_cwla.provider._provider",
+    "ir_cwla.measures._trec_measures", "ir_cwla.provider._trec_provider",     # trec_eval's measures
 }
 #: Third-party packages none of these start-ups may load (each costs 0.1-0.5 s).
 HEAVY = {"pandas", "pyarrow", "scipy", "matplotlib", "ir_datasets", "pyterrier", "pyterrier_pisa", "tqdm",
@@ -86,7 +87,7 @@ def test_the_command_line_starts_without_pandas_or_the_rooms(argv):
     # the module of the command that runs (eval; none for --version) and nothing else: no other command's
     rooms = {m for m in modules if m.startswith(ROOMS)} - {"ir_cwla.app", "ir_cwla.app.cli", "ir_cwla.app.evaluate",
                                                            "ir_cwla.app.commands", "ir_cwla.app.commands.options",
-                                                           "ir_cwla.app.commands.eval"}
+                                                           "ir_cwla.app.commands.eval", "ir_cwla.app.trec_eval_cli"}
     assert not rooms, sorted(rooms)
     assert ("ir_cwla.app.commands.eval" in modules) == (argv[0] == "eval")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from io import StringIO
 
 import numpy as np
 import pandas as pd
@@ -159,11 +160,28 @@ def test_judged_only_is_trec_evals_judged_only_for_every_kind_of_measure(coll, t
 
 
 def test_judged_only_refuses_measures_it_cannot_apply_to():
+    """-J names the measures that can say so; every other keeps its name (the run is what changes).
+
+    Only a C/W/L/A measure that asks what unjudged documents are worth (max, residual) is refused.
+    """
     from ir_cwla.app.evaluate import with_judged_only
 
     assert with_judged_only([CWLA(C="RBP") @ 10]) == [CWLA(C="RBP", unjudged="condense") @ 10]
     assert with_judged_only([P @ 5], judged_only=False) == [P @ 5]
-    for m, why in ((ir_cwla.parse_measure("Judged@10"), "no judged-only form"),
-                   (CWLA(C="RBP", unjudged="max") @ 10, "unjudged='max'")):
+    judged, bpref = ir_cwla.parse_measure("Judged@10"), ir_cwla.parse_measure("Bpref")
+    assert with_judged_only([judged, bpref]) == [judged, bpref]
+    for m, why in ((CWLA(C="RBP", unjudged="max") @ 10, "unjudged='max'"),
+                   (CWLA(C="RBP", unjudged="residual") @ 10, "unjudged='residual'")):
         with pytest.raises(ParameterError, match=why):
             with_judged_only([m])
+
+
+def test_judged_only_drops_negative_grades_for_every_kind_of_measure(tmp_path, capsys):
+    """trec_eval -J: a document graded -1 is unjudged, so AP over d1 (relevant), d2 (-1) is 1 for both kinds."""
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 -1\n1 0 d3 1\n")
+    (tmp_path / "r").write_text("1 Q0 d2 1 3 x\n1 Q0 d1 2 2 x\n1 Q0 d3 3 1 x\n")
+    assert cli.main(["eval", str(tmp_path / "q"), str(tmp_path / "r"), "-J", "-m", "AP", "AP_ERG[bin,pad]",
+                     "Bpref", "NumRet", "--format", "csv"]) == 0
+    by = pd.read_csv(StringIO(capsys.readouterr().out)).set_index("short")["value"]
+    assert by["AP(judged_only=True)"] == by["AP_ERG[bin>=1,pad,condense]"] == 1.0
+    assert by["NumRet"] == 2 and by["Bpref"] == 1.0

@@ -11,7 +11,7 @@ output). Nothing here lists a model, an option or a criterion by hand.
 
 Directives: ``measure-params``, ``browsing-models``, ``aggregations``, ``measure-names``,
 ``criteria``, ``criterion NAME``, ``compare-options``, ``statistical-tests``, ``cli-reference``,
-``cwl-metrics``.
+``cwl-metrics``, ``trec-eval-conformance``.
 """
 from __future__ import annotations
 
@@ -325,6 +325,43 @@ def cwl_metrics() -> str:
     return "\n".join(rows)
 
 
+# -- trec_eval conformance ------------------------------------------------------------------------
+
+CONFORMANCE = ROOT / "tests" / "data" / "trec_eval" / "conformance.json"
+
+
+def trec_eval_conformance() -> str:
+    """The table of ``tests/data/trec_eval/conformance.json``, which tests/test_trec_eval_conformance.py checks.
+
+    Each case of trec_eval 10.0's quicktest and each edge case: its command line, trec_eval's
+    lines, how many ``ir-cwla eval ... --trec-eval 10 --format trec_eval`` prints identically,
+    and why where a case is not run.
+    """
+    import json
+
+    rows = json.loads(CONFORMANCE.read_text())
+    run = [r for r in rows if r["lines"] is not None]
+    same = sum(r["identical"] for r in run)
+    lines = sum(r["lines"] for r in run)
+    identical = sum(r["status"] == "identical" for r in run)
+    out = [f"{identical} of the {len(run)} cases ir-cwla runs print trec_eval 10.0's output byte for byte; "
+           f"{same:,} of their {lines:,} lines are identical. {len(rows) - len(run)} cases are not run "
+           "(the reason is in the table).", ""]
+    for source, title in (("quicktest", "trec_eval's own quicktest (its Makefile, in order)"),
+                          ("edge", "Edge cases (tests/data/trec_eval/edge, answered by trec_eval 10.0)")):
+        out += [f"**{title}**", "", "| case | trec_eval command line | lines | identical | status |", "|---|---|---|---|---|"]
+        for r in rows:
+            if r["source"] != source:
+                continue
+            shown = "-" if r["lines"] is None else str(r["lines"])
+            ident = "-" if r["identical"] is None else str(r["identical"])
+            status = r["status"] + (f": {r['why']}" if r["why"] else "")
+            label = r["case"] + (f" ({_cell(r['checks'])})" if r["checks"] else "")
+            out.append(f"| {_cell(label)} | {_code(r['command'])} | {shown} | {ident} | {_cell(status)} |")
+        out.append("")
+    return "\n".join(out)
+
+
 # -- the directive -------------------------------------------------------------------------------
 
 GENERATORS: dict[str, Callable[..., str]] = {
@@ -338,6 +375,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "compare-options": compare_options,
     "statistical-tests": statistical_tests,
     "cwl-metrics": cwl_metrics,
+    "trec-eval-conformance": trec_eval_conformance,
 }
 
 

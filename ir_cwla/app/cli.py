@@ -121,7 +121,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     traceback = "--traceback" in argv
     argv = [a for a in argv if a != "--traceback"]
-    parser = build_parser(_command(argv))
+    command = _command(argv)
+    if command == "eval":           # trec_eval's -m takes one word, ours several: the files stay files
+        from ir_cwla.app import trec_eval_cli
+
+        argv = trec_eval_cli.measure_words(argv)
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
     try:

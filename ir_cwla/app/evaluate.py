@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+import numpy as np
+
 from ir_cwla._text import csv_safe, csv_unescape, escape_name
 from ir_cwla._text import run_name as file_run_name
 from ir_cwla.errors import InputError, MeasureError, ParameterError
@@ -47,7 +49,7 @@ RESULT_COLUMNS = ("name", "qid", "measure", "value", "short")
 """Columns of :func:`evaluate_runs`: ``measure`` is ``str(measure)`` (read back by
 :func:`ir_cwla.parse_measure` and :mod:`ir_cwla.meta`), ``short`` its short name for people."""
 
-FORMATS = ("trec", "csv", "json", "jsonl")
+FORMATS = ("trec", "trec_eval", "csv", "json", "jsonl")
 
 
 # ------------------------------------------------------------------------- reading arguments
@@ -217,12 +219,20 @@ def run_tag_names(specs: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[st
     return names
 
 
+#: ir-measures measures whose form without ``rel`` is not "relevant at level 1": NumRet (every
+#: document retrieved) and RBP (graded, trec_eval's ``rbp``); ``-l`` leaves them as they are.
+_WITHOUT_LEVEL = frozenset({"NumRet", "RBP"})
+
+
 def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[Any]:
     """trec_eval's ``-l LEVEL``: binary measures count grades >= LEVEL as relevant.
 
     Sets ``rel=LEVEL`` on every measure that takes a ``rel`` parameter and does not set it
-    (``P@10`` -> ``P(rel=2)@10``), and on C/W/L/A measures with binary gains at the default
-    ``rel=1``; graded measures (nDCG, C/W/L/A with lin/exp gains) are unchanged.
+    (``P@10`` -> ``P(rel=2)@10``, ``NumRel`` -> ``NumRel(rel=2)``), and on C/W/L/A measures with
+    binary gains at the default ``rel=1``; graded measures (nDCG, RBP without ``rel``, C/W/L/A
+    with lin/exp gains) are unchanged, and so is ``NumRet``, which counts every document
+    retrieved (trec_eval's ``num_ret``, which ``-l`` leaves alone; its ``num_rel_ret`` is
+    ``NumRet(rel=LEVEL)``, as :func:`ir_cwla.measures._trec_names.select` reads it).
     """
     if level is None:
         return list(measures)
@@ -230,6 +240,9 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
         raise ParameterError(f"relevance level must be >= 1, got {level}")
     out = []
     for m in measures:
+        if getattr(m, "NAME", None) in _WITHOUT_LEVEL:
+            out.append(m)
+            continue
         if "rel" in getattr(m, "SUPPORTED_PARAMS", {}) and "rel" not in m.params:
             if not (is_cwla(m) and m.gain_spec().kind != "bin"):
                 m = m(rel=level)
@@ -240,18 +253,22 @@ def with_relevance_level(measures: Sequence[Any], level: Optional[int]) -> list[
 
 
 def with_judged_only(measures: Sequence[Any], judged_only: bool = True) -> list[Any]:
-    """trec_eval's ``-J``.
+    """trec_eval's ``-J``, as the measures name it.
 
-    Every measure computed over the judged documents only (the unjudged ones
-    removed from each ranking before any measure looks at it).
+    ``-J`` removes every document without a grade >= 0 from each ranking before any measure
+    looks at it (:func:`judged_rows`, trec_eval's rule: a negative grade is "in the pool, not
+    judged"), so every measure is computed over the judged documents, as trec_eval computes
+    it; the measures that can say so in their name do:
 
     - C/W/L/A measures: ``unjudged='condense'`` (Sakai's condensed lists; a cutoff k then
       counts the first k judged documents), for those with the default ``unjudged='zero'``;
-    - ir-measures measures with a ``judged_only`` parameter (P, AP, nDCG, RR, R, ... computed by
-      trec_eval): ``judged_only=True``, trec_eval's ``-J``;
-    - any other measure (one whose unjudged policy is set otherwise, or an ir-measures measure
-      without a judged-only form, such as Judged@k, ERR, Bpref): a :class:`ParameterError`
-      naming it, since ``-J`` could not apply to it.
+    - ir-measures measures with a ``judged_only`` parameter (P, AP, nDCG, RR, R, ...):
+      ``judged_only=True``;
+    - the others (Bpref, infAP, NumRet, NumRel, SetR, Judged@k, ...) keep their names.
+
+    A C/W/L/A measure whose unjudged policy is set otherwise (``max``, ``residual``) is a
+    :class:`ParameterError`: it asks for what unjudged documents are worth, which ``-J``
+    removes.
     """
     if not judged_only:
         return list(measures)
@@ -265,10 +282,38 @@ def with_judged_only(measures: Sequence[Any], judged_only: bool = True) -> list[
         elif "judged_only" in getattr(m, "SUPPORTED_PARAMS", {}):
             out.append(m(judged_only=True))
         else:
-            refused.append(f"{m} (no judged-only form)")
+            out.append(m)
     if refused:
         raise ParameterError(f"-J (judged documents only) cannot apply to {', '.join(refused)}; drop -J or the "
                              "measure")
+    return out
+
+
+def judged_rows(run: Any, qrels: Any) -> np.ndarray:
+    """trec_eval's ``-J``: which rows of ``run`` (a frame or columns) the qrels grade >= 0 (a bool mask).
+
+    The one rule of ``-J`` for every kind of measure: a document the qrels do not list, or
+    list with a negative grade (trec_eval's "in the pool but not judged"), is unjudged.
+    """
+    def cols(x: Any, names: tuple[str, str, str]) -> list[np.ndarray]:
+        if isinstance(x, (columns.RunColumns, columns.QrelsColumns)):
+            return [np.asarray(getattr(x, n)) for n in names]
+        return [x[n].to_numpy() for n in names]
+
+    qt, qd, grade = cols(qrels, ("query_id", "doc_id", "relevance"))
+    rt, rd, _ = cols(run, ("query_id", "doc_id", "doc_id"))
+    judged = {(t, d) for t, d, g in zip(qt.tolist(), qd.tolist(), grade.tolist()) if g >= 0}
+    return np.fromiter(((t, d) in judged for t, d in zip(rt.tolist(), rd.tolist())), dtype=bool, count=len(rt))
+
+
+def keep_judged(run: Any, qrels: Any) -> Any:
+    """The run (frame or columns) without the documents :func:`judged_rows` calls unjudged (trec_eval's ``-J``)."""
+    mask = judged_rows(run, qrels)
+    if isinstance(run, columns.RunColumns):
+        et = run.element_type[mask] if run.element_type is not None else None
+        return columns.RunColumns(run.query_id[mask], run.doc_id[mask], run.score[mask], et, dict(run.attrs))
+    out = run[mask].reset_index(drop=True)
+    out.attrs = dict(run.attrs)
     return out
 
 
@@ -288,7 +333,8 @@ def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_onl
 
 def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequence[Any],
                   per_query: bool = True, summary: bool = True, answered_only: bool = False,
-                  progress: bool = False, executor: Any = None, ties: str = "float32") -> pd.DataFrame:
+                  progress: bool = False, executor: Any = None, ties: Optional[str] = None,
+                  trec_eval: Optional[int] = None) -> pd.DataFrame:
     """Scores every run (:func:`ir_cwla.meta.evaluate`): a long frame ``name, qid, measure, value, short``.
 
     Rows per query (when ``per_query``) and, when ``summary``, for each run and measure a
@@ -299,7 +345,8 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     natural order; ``measure`` is ``str(measure)``, ``short`` :func:`ir_cwla.short_name`.
     The commands check each run's topics first (:func:`check_topics`, whose warning says how
     these means count the missing ones), so :func:`ir_cwla.meta.evaluate` does not warn again.
-    ``ties``: the precision scores are compared in (``--ties``, :func:`ir_cwla.meta.evaluate`).
+    ``ties``: the precision scores are compared in (``--ties``), ``trec_eval``: the version whose
+    semantics trec_eval's measures follow (``--trec-eval``; both as :func:`ir_cwla.meta.evaluate`).
 
     A run may be stored in shards (:class:`ir_cwla.sharding.Shards`), read shard by shard on
     ``executor`` (:func:`ir_cwla.meta.get_executor`; default in-process); its topics are then
@@ -314,7 +361,7 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
     seen: dict[tuple, set] = {}
     try:
         scores = evaluate_collections({None: (dict(runs), qrels)}, list(measures), get_executor(executor), progress,
-                                      missing_topics="ignore", ties=ties, answered=seen)[None]
+                                      missing_topics="ignore", ties=ties, answered=seen, trec_eval=trec_eval)[None]
     except (AssertionError, NotImplementedError) as ex:
         raise MeasureError(f"cannot evaluate {', '.join(map(short_name, measures))}: {ex}") from None
     topics_of = {name: (sorted(seen.get((None, name), ())) if isinstance(run, Shards) else pd.unique(run["query_id"]))
@@ -403,25 +450,24 @@ def read_clean_files(qrels_spec: str, run_specs: Sequence[str], measures: Sequen
 
 def evaluate_columns(runs: Mapping[str, columns.RunColumns], qrels: columns.QrelsColumns, measures: Sequence[Any],
                      per_query: bool = True, summary: bool = True, answered_only: bool = False,
-                     ties: str = "float32") -> list[tuple[str, str, str, float, str]]:
+                     ties: Optional[str] = None, trec_eval: Optional[int] = None
+                     ) -> list[tuple[str, str, str, float, str]]:
     """:func:`evaluate_runs` of runs and qrels read as columns (:func:`read_clean_files`), without pandas.
 
     The rows of :func:`result_rows`: the values :func:`ir_cwla.meta.evaluate` gives the same
     files, by the same unit of work (:func:`ir_cwla.per_topic.run_values`), bit for bit.
     """
-    import ir_measures
-
-    from ir_cwla.io import check_ties
     from ir_cwla.provider import _per_topic as per_topic
-    from ir_cwla.scoring import Qrels, Scorer
+    from ir_cwla.provider import _trec_provider as trec_provider
+    from ir_cwla.scoring import Qrels, Scorer, trec_eval_semantics
 
-    check_ties(ties)
+    version, ties = trec_eval_semantics(trec_eval, ties)
     names = {m: str(m) for m in measures}
     cwla = [m for m in measures if is_cwla(m)]
     others = [m for m in measures if not is_cwla(m)]
     try:
         scorer = Scorer(cwla, Qrels(qrels), ties=ties) if cwla else None
-        evaluator = ir_measures.evaluator(others, columns.qrels_dict(qrels)) if others else None
+        evaluator = trec_provider.evaluator(others, columns.qrels_dict(qrels), version) if others else None
         scores: list[tuple[str, str, str, float]] = []
         for name, run in runs.items():
             qids, keys, values = per_topic.run_values(run, name, scorer, evaluator, names, ties)

@@ -277,10 +277,17 @@ def parse_short_name(text: str) -> Optional[Measure]:
 
 
 def _trec_eval(text: str) -> list[Measure]:
-    try:
-        return list(ir_measures.parse_trec_measure(text))
-    except (ValueError, KeyError, NameError, TypeError, IndexError):
+    """The measures a trec_eval name selects (:func:`ir_cwla.measures._trec_names.parse_name`); [] if it is not one."""
+    from ir_cwla.measures import _trec_names as trec_names
+
+    if not trec_names.is_trec_name(text):
         return []
+    selected = trec_names.parse_name(text)        # a name trec_eval knows and ir-cwla cannot compute: why
+    found = [s.measure for s in selected if s.measure is not None]
+    if not found:
+        raise MeasureSyntaxError(f"{text}: trec_eval's {selected[0].line} is a line of its output, not a measure "
+                                 "(ir-cwla eval prints it in the trec formats)")
+    return found
 
 
 SYNTAX_HELP = ("ir-measures syntax (nDCG@10, AP(rel=2), CWLA(C='RBP', A='max')@10), a short name "
@@ -326,6 +333,25 @@ def _top_level(text: str) -> tuple[list[str], Optional[str]]:
 
 
 _CUTOFF_TEXT = re.compile(r"[0-9]+")
+_AT_NUMBER_TEXT = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+
+
+def _at_param(token: str) -> str:
+    """The parameter ``@`` sets for the measure ``token`` names (ir-measures' AT_PARAM; ``cutoff`` unless registered otherwise)."""
+    name = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)", token)
+    found = ir_measures.measures.registry.get(name.group(1)) if name else None
+    return getattr(found, "AT_PARAM", "cutoff") or "cutoff"
+
+
+def _float_at_param(measure: Measure) -> Measure:
+    """A measure whose ``@`` parameter is a float (IPrec's recall) with the whole number written there as a float."""
+    key = measure.AT_PARAM
+    info = measure.SUPPORTED_PARAMS.get(key)
+    value = measure.params.get(key)
+    if key != "cutoff" and info is not None and info.dtype is float and isinstance(value, int) \
+            and not isinstance(value, bool):
+        return measure(**{key: float(value)})
+    return measure
 
 
 def _check_literals(token: str) -> dict[str, str]:
@@ -348,7 +374,12 @@ def _check_literals(token: str) -> dict[str, str]:
         if key == "cutoff" and not _CUTOFF_TEXT.fullmatch(value):
             raise MeasureSyntaxError(f"{token}: the cutoff must be a whole number written in ASCII decimal digits "
                                      f"(e.g. @10), got cutoff={value}")
-    if at is not None:
+    at_param = _at_param(token)
+    if at is not None and at_param != "cutoff":          # IPrec@0.1 (recall), RprecMult@0.2 (mult)
+        if not _AT_NUMBER_TEXT.fullmatch(at.strip()):
+            raise MeasureSyntaxError(f"{token}: the {at_param} after '@' must be a number written in ASCII decimal "
+                                     f"digits (e.g. @0.5), got @{at.strip()}")
+    elif at is not None:
         cutoff = at.strip()
         if not _CUTOFF_TEXT.fullmatch(cutoff):
             raise MeasureSyntaxError(f"{token}: the cutoff after '@' must be a whole number written in ASCII decimal "
@@ -378,6 +409,11 @@ def _check_thresholds(token: str, given: dict[str, str]) -> None:
             raise MeasureSyntaxError(f"{token}: {problem}")
 
 
+def _lacks_required(measure: Measure) -> bool:
+    """True for an ir-measures measure without a parameter it requires (``P`` without a cutoff)."""
+    return any(info.required and key not in measure.params for key, info in measure.SUPPORTED_PARAMS.items())
+
+
 def _parse_all(text: MeasureLike) -> list[Measure]:
     """Every measure ``text`` names (a trec_eval name may name several, e.g. ``P``)."""
     if isinstance(text, Measure):
@@ -402,7 +438,11 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     else:
         if is_cwla(parsed):
             _check_thresholds(token, given)
-        return [parsed]
+        elif _lacks_required(parsed):          # ``P``: trec_eval's name of P@5 ... P@1000
+            found = _trec_eval(token)
+            if found:
+                return found
+        return [_float_at_param(parsed)]
     found = _trec_eval(token)
     if found:
         return found
@@ -450,11 +490,17 @@ def named_measures(measures: Union[MeasureLike, Sequence[MeasureLike]]) -> tuple
     return parsed, names
 
 
+#: A parameter of a trec_eval name after a comma (``ndcg_cut.10,20``, ``utility.1,-1,0,0``,
+#: ``ndcg.1=3,2=9``): it continues the list before it rather than starting a measure.
+_TREC_PARAM = re.compile(r"[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?|[+-]?[A-Za-z0-9_]+=[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?")
+
+
 def split_measure_list(text: str) -> list[str]:
     """Splits a list of measures on spaces and on commas outside parentheses and quotes.
 
-    A comma followed by a number continues the trec_eval parameter list before it
-    (``ndcg_cut.10,20`` is one token; ``ndcg_cut_10,map`` is two).
+    A comma followed by a number or a ``NAME=NUMBER`` pair continues the trec_eval parameter
+    list before it (``ndcg_cut.10,20``, ``utility.1,-1,0,0`` and ``ndcg.1=3,2=9`` are one token each;
+    ``ndcg_cut_10,map`` is two).
     """
     tokens: list[str] = []
     buf: list[str] = []
@@ -485,7 +531,7 @@ def split_measure_list(text: str) -> list[str]:
     for i, tok in enumerate(tokens):
         if tok == ",":
             continue
-        if i > 0 and tokens[i - 1] == "," and out and re.fullmatch(r"[0-9.]+", tok):
+        if i > 0 and tokens[i - 1] == "," and out and _TREC_PARAM.fullmatch(tok):
             out[-1] += "," + tok
         else:
             out.append(tok)

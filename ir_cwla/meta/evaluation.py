@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-import ir_measures
 import pandas as pd
 
 from ir_cwla import io
@@ -46,8 +45,9 @@ from ir_cwla.measures import is_cwla, needs_element_types
 from ir_cwla.measures._names import named_measures
 from ir_cwla.meta import sharded
 from ir_cwla.provider import _per_topic as per_topic
+from ir_cwla.provider import _trec_provider as trec_provider
 from ir_cwla.provider import check_grades_for_backends
-from ir_cwla.scoring import Scorer
+from ir_cwla.scoring import Scorer, trec_eval_semantics
 from ir_cwla.scoring._gains import run_columns
 
 Runs = Union[Mapping[str, Any], Sequence[Union[str, os.PathLike]], str, os.PathLike]
@@ -133,11 +133,13 @@ def as_measures(measures: Sequence[Any]) -> tuple[list[Any], list[str]]:
 class EvaluationContext:
     """Qrels and measures shipped once to each worker; scorers are built there on first use."""
 
-    def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str], ties: str = "float32"):
+    def __init__(self, qrels: pd.DataFrame, measures: list[Any], names: list[str], ties: str = "float32",
+                 trec_eval: int = 9):
         self.qrels = qrels
         self.measures = measures
         self.names = names
         self.ties = ties
+        self.trec_eval = trec_eval
         self.topics = set(pd.unique(qrels["query_id"]).astype(str).tolist())
         self._scorers: dict[tuple[int, ...], tuple[Optional[Scorer], Any]] = {}
 
@@ -145,13 +147,14 @@ class EvaluationContext:
         """The scorers of the measures at positions ``block``.
 
         For the measures at positions ``block``: the :class:`ir_cwla.scoring.Scorer` of the
-        C/W/L/A ones and the ir-measures evaluator of the others (None where there are none; cached).
+        C/W/L/A ones and the ir-measures evaluator of the others, with the semantics of trec_eval
+        ``trec_eval`` (:func:`ir_cwla.provider._trec_provider.evaluator`; None where there are none; cached).
         """
         if block not in self._scorers:
             cwla = [self.measures[i] for i in block if is_cwla(self.measures[i])]
             others = [self.measures[i] for i in block if not is_cwla(self.measures[i])]
             self._scorers[block] = (Scorer(cwla, self.qrels, ties=self.ties) if cwla else None,
-                                    ir_measures.evaluator(others, self.qrels) if others else None)
+                                    trec_provider.evaluator(others, self.qrels, self.trec_eval) if others else None)
         return self._scorers[block]
 
     def backend_run(self, frame: pd.DataFrame) -> dict[str, dict[str, float]]:
@@ -211,13 +214,14 @@ MISSING_TOPICS = ("warn", "ignore")
 
 
 def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: Sequence[Any], executor: Any = None,
-                         progress: bool = True, missing_topics: str = "warn", ties: str = "float32", *,
-                         answered: Optional[dict[tuple, set]] = None, run: Any = None) -> dict[Any, pd.DataFrame]:
+                         progress: bool = True, missing_topics: str = "warn", ties: Optional[str] = None, *,
+                         answered: Optional[dict[tuple, set]] = None, run: Any = None,
+                         trec_eval: Optional[int] = None) -> dict[Any, pd.DataFrame]:
     """Per-query frames of several collections in one pass of tasks.
 
     Per-query frames of several collections ``{key: (runs, qrels)}`` in one pass of tasks on
     ``executor`` (anything :func:`get_executor` takes; ``run=`` is its old name, deprecated);
-    ``missing_topics`` and ``ties`` as in :func:`evaluate`. Runs stored in shards
+    ``missing_topics``, ``ties`` and ``trec_eval`` as in :func:`evaluate`. Runs stored in shards
     (:class:`ir_cwla.sharding.Shards`) are read a shard per task; their topics are checked once
     all their shards are read. ``answered``, if given, receives the topics of each sharded run:
     ``{(key, name): topics}``.
@@ -226,7 +230,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
         warnings.warn("evaluate_collections(run=...) is now evaluate_collections(executor=...): 'run' means a "
                       "TREC run everywhere else", IrCwlaDeprecationWarning, stacklevel=2)
         executor = run
-    io.check_ties(ties)
+    version, ties = trec_eval_semantics(trec_eval, ties)
     if missing_topics not in MISSING_TOPICS:
         raise ParameterError(f"missing_topics must be one of {MISSING_TOPICS}, got {missing_topics!r}")
     workers = get_executor(executor)
@@ -236,7 +240,7 @@ def evaluate_collections(collections: Mapping[Any, tuple[Runs, Any]], measures: 
     for key, (runs, qrels) in collections.items():
         named = as_run_mapping(runs)
         qrels_frame = read_qrels(qrels, parsed)
-        contexts[key] = EvaluationContext(qrels_frame, parsed, names, ties)
+        contexts[key] = EvaluationContext(qrels_frame, parsed, names, ties, version)
         units = sum(len(r) if isinstance(r, Shards) else 1 for r in named.values())
         blocks = item_blocks(len(parsed), units, workers.parallelism)
         for name, r in named.items():      # a run stored in shards: a task per shard (ir_cwla.meta.sharded)
@@ -288,7 +292,8 @@ def _extend(cols: tuple[list, list, list, list], name: str, qids: list, measures
 
 def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any = None,
              n_jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = True,
-             missing_topics: str = "warn", ties: str = "float32") -> pd.DataFrame:
+             missing_topics: str = "warn", ties: Optional[str] = None, trec_eval: Optional[int] = None
+             ) -> pd.DataFrame:
     """Per-query scores of every run under every measure (``name, qid, measure, value``).
 
     Parameters
@@ -314,10 +319,18 @@ def evaluate(runs: Runs, qrels: Any, measures: Sequence[Any], *, executor: Any =
         empty run and a run that shares no topic with the qrels are an
         :class:`~ir_cwla.errors.InputError` naming the run (:func:`ir_cwla.io.topic_coverage`).
     ties
-        The precision scores are compared in when runs are ranked: ``'float32'`` (default),
-        as trec_eval up to 9.0.8, pytrec_eval and ir-measures; ``'float64'`` as trec_eval 10.0
-        (for every measure: the ir-measures ones are given the ranks of the float64 order as
-        scores, :func:`ir_cwla.io.rank_scores`).
+        The precision scores are compared in when runs are ranked: ``'float32'`` as trec_eval
+        up to 9.0.8, pytrec_eval and ir-measures; ``'float64'`` as trec_eval 10.0 (for every
+        measure: the ir-measures ones are given the ranks of the float64 order as scores,
+        :func:`ir_cwla.io.rank_scores`). Default: that of ``trec_eval``.
+    trec_eval
+        Whose semantics trec_eval's measures follow where its versions differ: 9 (the default:
+        trec_eval 9.0.8, as pytrec_eval and ir-measures compute them) or 10 (trec_eval 10.0:
+        IPrec's recall cut-offs rounded, scores compared in float64); see
+        :func:`ir_cwla.scoring.trec_eval_semantics` and docs/semantics.md. Either way a qrels
+        topic the run does not answer counts 1 in ``NumQ`` and its relevant documents in
+        ``NumRel`` (trec_eval's ``-c``), and 0 elsewhere.
     """
     workers = get_executor(executor, n_jobs=n_jobs, scheduler=scheduler)
-    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress, missing_topics, ties)[None]
+    return evaluate_collections({None: (runs, qrels)}, measures, workers, progress, missing_topics, ties,
+                                trec_eval=trec_eval)[None]

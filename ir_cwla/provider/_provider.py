@@ -48,10 +48,10 @@ class CwlaEvaluator(providers.Evaluator):
     (yielded and aggregated in the order given, :func:`in_given_order`).
     """
 
-    def __init__(self, measures: Iterable[Measure], qrels: Any):
+    def __init__(self, measures: Iterable[Measure], qrels: Any, trec_eval: Optional[int] = None):
         from ir_cwla.scoring._scoring import Scorer  # (the readers, when the provider is first used)
 
-        self.scorer = Scorer(in_given_order(measures), qrels)
+        self.scorer = Scorer(in_given_order(measures), qrels, trec_eval=trec_eval)
         super().__init__(self.scorer.measures, set(self.scorer.qrels.topics.tolist()))
 
     def score(self, run: Any, name: Optional[str] = None) -> tuple[np.ndarray, dict[Measure, np.ndarray]]:
@@ -135,9 +135,18 @@ def _ordered_evaluator(pipeline: providers.FallbackProvider, measures: Iterable[
 
 
 class CwlaProvider(providers.Provider):
-    """ir_cwla: every C/W/L/A browsing model x aggregation pair (measure ``CWLA``)."""
+    """ir_cwla: every C/W/L/A browsing model x aggregation pair (measure ``CWLA``).
+
+    ``trec_eval``: rank the runs as trec_eval 9.0.8 (the default; scores compared in float32)
+    or 10.0 (float64) ranks them (:func:`ir_cwla.scoring.trec_eval_semantics`):
+    ``CwlaProvider(trec_eval=10).calc_aggregate(measures, qrels, run)``.
+    """
 
     NAME = "ir_cwla"
+
+    def __init__(self, trec_eval: Optional[int] = None):
+        super().__init__()
+        self.trec_eval = trec_eval
 
     @property
     def SUPPORTED_MEASURES(self) -> list[Measure]:  # type: ignore[override]  # noqa: N802  (ir-measures' name)
@@ -152,7 +161,7 @@ class CwlaProvider(providers.Provider):
         return True
 
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> CwlaEvaluator:
-        return CwlaEvaluator(measures, qrels)
+        return CwlaEvaluator(measures, qrels, self.trec_eval)
 
 
 PROVIDER = CwlaProvider()

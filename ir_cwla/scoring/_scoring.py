@@ -131,10 +131,13 @@ class Scorer:
         Validated here (:class:`~ir_cwla.errors.MeasureError` says what to change).
     qrels : qrels input or Qrels
         Anything :func:`ir_cwla.io.as_qrels_frame` reads, or prepared :class:`ir_cwla.scoring.Qrels`.
-    ties : {'float32', 'float64'}
-        The precision scores are compared in when runs are ranked: float32 (the default), as
-        trec_eval up to 9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
-        (:func:`ir_cwla.io.compared_scores`).
+    ties : {'float32', 'float64'}, optional
+        The precision scores are compared in when runs are ranked: float32, as trec_eval up to
+        9.0.8, pytrec_eval and ir-measures; float64 as trec_eval 10.0
+        (:func:`ir_cwla.io.compared_scores`). Default: that of ``trec_eval``.
+    trec_eval : {9, 10}, optional
+        Rank as trec_eval 9.0.8 (the default: float32) or 10.0 (float64) ranks
+        (:func:`ir_cwla.scoring.trec_eval_semantics`, the switch of every path).
     costs : CostSpec, optional
         The costs of the measures that read costs and name no ``costs=`` of their own (default:
         1 per document); :func:`ir_cwla.score_gains` gives each rank of a page its cost so.
@@ -152,9 +155,11 @@ class Scorer:
 
     measures: list[_CWLA]
 
-    def __init__(self, measures: Iterable[Measure], qrels: Any, *, ties: str = "float32",
-                 costs: Optional[CostSpec] = None):
-        self.ties = check_ties(ties)
+    def __init__(self, measures: Iterable[Measure], qrels: Any, *, ties: Optional[str] = None,
+                 trec_eval: Optional[int] = None, costs: Optional[CostSpec] = None):
+        from ir_cwla.scoring._trec_kernels import trec_eval_semantics
+
+        self.ties = check_ties(trec_eval_semantics(trec_eval, ties)[1])
         self.costs = costs
         given = list(measures)
         others = [str(m) for m in given if not is_cwla(m)]

@@ -2,9 +2,13 @@
 
 ::
 
-    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a] [-M DEPTH] [-l LEVEL] [-J] [--judged K]
-                              [--ties float32|float64] [--runid] [--format trec|csv|json|jsonl] [-p PLACES]
-                              [--scheduler ADDR | --n-jobs N]
+    ir-cwla eval QRELS RUN... [-m MEASURE...] [-q] [-n] [-a | -c] [-M DEPTH] [-l LEVEL] [-J] [-N NUM]
+                              [--judged K] [--trec-eval 9|10] [--ties float32|float64] [--runid]
+                              [--format trec|trec_eval|csv|json|jsonl] [-p PLACES] [--scheduler ADDR | --n-jobs N]
+
+trec_eval's command lines are read as trec_eval reads them (:mod:`ir_cwla.app.trec_eval_cli`:
+its ``-m`` rules and names, its options, what is refused); ``--format trec_eval`` prints its
+output (:mod:`ir_cwla.app.trec_eval_format`).
 
 :func:`plan` turns the options into a :class:`Plan`, every option checked before anything is
 read; :func:`execute` carries it out in three steps: read (:func:`read`), score
@@ -25,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ir_cwla.app.commands.options import measures_arg, places, positive_int
+from ir_cwla.app import trec_eval_cli
+from ir_cwla.app.commands.options import places, positive_int
 
 NAME = "eval"
 
@@ -93,21 +98,23 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-l", "--level", type=int, metavar="LEVEL",
                    help="binary measures count grades >= LEVEL as relevant (trec_eval -l; default 1)")
     p.add_argument("-J", "--judged-only", action="store_true",
-                   help="judged documents only (trec_eval -J): the unjudged are removed from every ranking "
-                        "first (after -M); C/W/L/A measures get unjudged='condense', ir-measures measures "
-                        "judged_only=True; a measure with neither is an error")
-    p.add_argument("--ties", choices=("float32", "float64"), default="float32",
-                   help="precision scores are compared in when ranking: float32 (default; trec_eval up to "
-                        "9.0.8, pytrec_eval, ir_measures: scores equal to ~7 digits tie) or float64 "
-                        "(trec_eval 10), for every measure")
+                   help="judged documents only (trec_eval -J): every document without a grade >= 0 is removed "
+                        "from every ranking first (after -M), for every measure; C/W/L/A measures are named "
+                        "unjudged='condense', ir-measures measures judged_only=True where they can be")
+    p.add_argument("--ties", choices=("float32", "float64"), default=None,
+                   help="precision scores are compared in when ranking: float32 (trec_eval up to 9.0.8, "
+                        "pytrec_eval, ir_measures: scores equal to ~7 digits tie) or float64 (trec_eval 10), for "
+                        "every measure; default: that of --trec-eval (float32 for 9)")
     p.add_argument("--runid", action="store_true",
                    help="name runs by their run tag (sixth field of the first line), as trec_eval does")
     p.add_argument("--format", choices=FORMATS, default="trec",
-                   help="output format (default trec); csv/json/jsonl carry str(measure) in 'measure' "
-                        "and a 'short' name, and read back into ir-cwla meta")
+                   help="output format (default trec); trec_eval: trec_eval's names, order and number formats "
+                        "(byte for byte trec_eval 10's with --trec-eval 10); csv/json/jsonl carry str(measure) in "
+                        "'measure' and a 'short' name, and read back into ir-cwla meta")
     p.add_argument("--judged", type=positive_int, action="append", metavar="K",
                    help="also print Judged@K, the share of judged documents in the top K (repeatable)")
     p.add_argument("-p", "--places", type=places, default=4, help="decimals in the trec format (default 4)")
+    trec_eval_cli.add_options(p)
     p.add_argument("--scheduler", metavar="ADDR",
                    help="score on the Dask cluster at ADDR (tcp://host:8786), each run read shard by shard by the "
                         "workers: a file, a directory of run files by topic or a Parquet dataset by topic")
@@ -123,12 +130,14 @@ class Plan:
 
     Read: ``qrels`` and ``runs`` (the arguments as given), named ``names`` (by file;
     :func:`read` renames streams and, with ``runid``, every run by its run tag). Computed:
-    ``measures`` (``-l`` and ``-J`` applied), over the first ``depth`` documents of every ranking
-    (None: all), scores compared as ``ties`` says, means over every qrels topic or the
-    ``answered_only`` ones, ``Judged@k`` for each k of ``judged``, in-process or on the workers
-    of ``n_jobs`` / ``scheduler``. Written: to stdout in ``format`` (``places`` decimals in the
-    trec layout), the rows of every topic if ``per_query`` and the means if ``summary``;
-    progress bars on stderr if ``progress``.
+    ``measures`` (``-l`` and ``-J`` applied; ``chosen`` also says how trec_eval prints them), over
+    the first ``depth`` documents of every ranking (None: all) and, with ``judged_only``, their
+    documents graded >= 0, scores compared as ``ties`` says, trec_eval's measures as
+    ``trec_eval`` (9 or 10) computes them, means over every qrels topic or the ``answered_only``
+    ones, ``Judged@k`` for each k of ``judged``, in-process or on the workers of ``n_jobs`` /
+    ``scheduler``. Written: to stdout in ``format`` (``places`` decimals in the trec layout), the
+    rows of every topic if ``per_query`` and the means if ``summary``; progress bars on stderr if
+    ``progress``.
     """
 
     qrels: str
@@ -140,7 +149,11 @@ class Plan:
     answered_only: bool = False
     depth: Optional[int] = None
     judged: tuple[int, ...] = ()
+    judged_only: bool = False
     ties: str = "float32"
+    trec_eval: int = 9
+    level: Optional[int] = None
+    chosen: Any = None              # ir_cwla.app.trec_eval_cli.Measures
     runid: bool = False
     format: str = "trec"
     places: int = 4
@@ -165,32 +178,35 @@ def plan(args: argparse.Namespace) -> Plan:
     Raises
     ------
     ir_cwla.errors.UsageError
-        ``-n`` without ``-q``; ``-M``, ``--judged`` or ``--runid`` with ``--scheduler`` /
-        ``--n-jobs``, or a run the workers cannot read (a stream, a path that does not exist).
+        ``-n`` without ``-q``; ``-c`` with ``-a``; trec_eval's options ir-cwla cannot honour (``-R
+        prefs``, ``-Z``, ...: :func:`ir_cwla.app.trec_eval_cli.check_options`); ``-M``, ``-J``,
+        ``--judged``, ``--runid`` or ``--format trec_eval`` with ``--scheduler`` / ``--n-jobs``, or a
+        run the workers cannot read (a stream, a path that does not exist).
     ir_cwla.errors.ParameterError
-        A measure ``-l`` or ``-J`` cannot apply to, two arguments reading stdin, a run given twice.
+        A measure ``-l`` or ``-J`` cannot apply to, ``--trec-eval 10`` with ``--ties float32``, two
+        arguments reading stdin, a run given twice.
     """
     import os
 
     import ir_cwla
-    from ir_cwla.app.evaluate import (
-        check_stdin_once,
-        is_stream,
-        unique_run_names,
-        with_judged_only,
-        with_relevance_level,
-    )
+    from ir_cwla.app.evaluate import check_stdin_once, is_stream, unique_run_names
     from ir_cwla.errors import UsageError
+    from ir_cwla.scoring import trec_eval_semantics
 
+    trec_eval_cli.check_options(args)
     if args.no_summary and not args.per_query:
         raise UsageError("-n/--no-summary needs -q/--per-query (without -q there is only the summary)")
-    measures = with_judged_only(with_relevance_level(measures_arg(args.measures, ir_cwla.canonical()), args.level),
-                                args.judged_only)
+    version, ties = trec_eval_semantics(args.trec_eval, args.ties)
+    chosen = trec_eval_cli.select_measures(args.measures, trec_eval_cli.default_measures(args.format,
+                                                                                         ir_cwla.canonical()),
+                                           args.level, args.num_docs, args.judged_only)
     check_stdin_once([args.qrels, *args.runs])
     names = unique_run_names(args.runs)
     on_workers = args.scheduler is not None or args.n_jobs is not None
     if on_workers:
-        for flag, value in (("-M/--depth", args.depth), ("--judged", args.judged), ("--runid", args.runid)):
+        for flag, value in (("-M/--depth", args.depth), ("--judged", args.judged), ("--runid", args.runid),
+                            ("-J/--judged-only", args.judged_only),
+                            ("--format trec_eval", args.format == "trec_eval")):
             if value:
                 raise UsageError(f"{flag} is not available with --scheduler/--n-jobs (each run is read shard by "
                                  "shard)")
@@ -198,9 +214,10 @@ def plan(args: argparse.Namespace) -> Plan:
             if is_stream(spec) or not os.path.exists(spec):
                 raise UsageError(f"--scheduler/--n-jobs read runs from files or directories the workers can read: "
                                  f"{spec}")
-    return Plan(qrels=args.qrels, runs=tuple(args.runs), names=tuple(names), measures=tuple(measures),
+    return Plan(qrels=args.qrels, runs=tuple(args.runs), names=tuple(names), measures=tuple(chosen.measures),
                 per_query=args.per_query, summary=not args.no_summary, answered_only=args.answered_only,
-                depth=args.depth, judged=tuple(args.judged or ()), ties=args.ties, runid=args.runid,
+                depth=args.depth, judged=tuple(args.judged or ()), judged_only=args.judged_only, ties=ties,
+                trec_eval=version, level=args.level, chosen=chosen, runid=args.runid,
                 format=args.format, places=args.places, n_jobs=args.n_jobs, scheduler=args.scheduler,
                 progress=(len(args.runs) > 1 or on_workers) and sys.stderr.isatty())
 
@@ -210,7 +227,8 @@ def execute(plan: Plan) -> int:
     from ir_cwla.app.evaluate import note_conventions
 
     qrels, runs = read(plan)
-    sys.stdout.write(write(plan, score(plan, qrels, runs)))
+    rows = score(plan, qrels, runs)
+    sys.stdout.write(write(plan, rows, trec_eval_cli.lines(plan, qrels, runs)))
     note_conventions(plan.qrels)
     return 0
 
@@ -254,9 +272,16 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
     Columns are scored without pandas (:func:`ir_cwla.app.evaluate.evaluate_columns`), frames
     and shards by :func:`ir_cwla.app.evaluate.evaluate_runs` (the topics of shards checked once
     they are read), the same values bit for bit; ``-M`` keeps the first ``depth`` documents of
-    each ranking first (:func:`ir_cwla.io.top_ranked`), ``--judged`` adds the coverage rows.
+    each ranking first (:func:`ir_cwla.io.top_ranked`), then ``-J`` the documents graded >= 0
+    (:func:`ir_cwla.app.evaluate.keep_judged`); ``--judged`` adds the coverage rows.
     """
-    from ir_cwla.app.evaluate import RESULT_COLUMNS, check_topics, evaluate_columns, evaluate_runs
+    from ir_cwla.app.evaluate import (
+        RESULT_COLUMNS,
+        check_topics,
+        evaluate_columns,
+        evaluate_runs,
+        keep_judged,
+    )
     from ir_cwla.io import RunColumns
 
     measures = list(plan.measures)
@@ -267,9 +292,11 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
     if not plan.on_workers:
         for name, run in runs.items():
             check_topics(name, run, qrels, plan.answered_only)
+    if plan.judged_only:            # trec_eval's -J, after -M: every measure sees the judged documents only
+        runs = {name: keep_judged(run, qrels) for name, run in runs.items()}
     if all(isinstance(run, RunColumns) for run in runs.values()):
         return evaluate_columns(runs, qrels, measures, per_query=plan.per_query, summary=plan.summary,
-                                answered_only=plan.answered_only, ties=plan.ties)
+                                answered_only=plan.answered_only, ties=plan.ties, trec_eval=plan.trec_eval)
     executor = None
     if plan.on_workers:
         from ir_cwla.analysis.executors import get_executor
@@ -277,7 +304,7 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
         executor = get_executor(n_jobs=plan.n_jobs, scheduler=plan.scheduler)
     results = evaluate_runs(runs, qrels, measures, per_query=plan.per_query, summary=plan.summary,
                             answered_only=plan.answered_only, progress=plan.progress, executor=executor,
-                            ties=plan.ties)
+                            ties=plan.ties, trec_eval=plan.trec_eval)
     if plan.judged:
         from ir_cwla.app.coverage import coverage_frame, with_coverage
 
@@ -286,10 +313,18 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
     return list(results[list(RESULT_COLUMNS)].itertuples(index=False, name=None))
 
 
-def write(plan: Plan, rows: list[Row]) -> str:
-    """The output's text in the plan's format (:func:`ir_cwla.app.evaluate.format_rows`; CSV by pandas)."""
+def write(plan: Plan, rows: list[Row], lines: Optional[trec_eval_cli.Lines] = None) -> str:
+    """The output's text in the plan's format.
+
+    trec_eval's (:func:`ir_cwla.app.trec_eval_format.format_trec_eval`, with its ``runid`` and
+    ``relstring`` ``lines``), the trec layout or JSON (:func:`ir_cwla.app.evaluate.format_rows`),
+    CSV by pandas. A line of trec_eval's a format cannot hold (relstring) is said on stderr.
+    """
     from ir_cwla.app.evaluate import format_results, format_rows, results_frame
 
+    if plan.format == "trec_eval":
+        return trec_eval_cli.format_trec_eval_rows(plan, rows, lines)
+    trec_eval_cli.note_lines_left_out(plan)
     if plan.format == "csv":
         return format_results(results_frame(rows), "csv")
     return format_rows(rows, plan.format, plan.places)
