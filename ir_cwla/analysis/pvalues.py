@@ -36,9 +36,13 @@ import numpy as np
 FLIP_Z = 3.0
 
 
-def monte_carlo_p(counts: np.ndarray, trials: int) -> np.ndarray:
-    """``(counts + 1) / (trials + 1)``: the Monte-Carlo p-value of ``counts`` of ``trials`` trials (module docstring)."""
-    return (np.asarray(counts, dtype=np.float64) + 1.0) / (trials + 1.0)
+def monte_carlo_p(counts: np.ndarray, trials: int | np.ndarray) -> np.ndarray:
+    """``(counts + 1) / (trials + 1)``: the Monte-Carlo p-value of ``counts`` of ``trials`` trials (module docstring).
+
+    ``trials`` may be an array beside ``counts`` where each p-value has its own number of trials
+    (e.g. the null draws that were defined).
+    """
+    return (np.asarray(counts, dtype=np.float64) + 1.0) / (np.asarray(trials, dtype=np.float64) + 1.0)
 
 
 def monte_carlo_sd(p: np.ndarray, trials: int) -> np.ndarray:

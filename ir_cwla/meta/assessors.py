@@ -82,7 +82,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ir_cwla.analysis import montecarlo, naming, streams, tukey
+from ir_cwla.analysis import montecarlo, naming, pvalues, streams, tukey
 from ir_cwla.analysis.executors import get_executor
 from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import (
@@ -188,8 +188,10 @@ def simultaneous_p_values(replicates: np.ndarray, observed: np.ndarray) -> np.nd
     The single-step bootstrap max-|t| test (Westfall & Young 1993): for every pair ``i < j``,
     ``d = observed_i - observed_j``, ``d_b`` the same on replicate ``b``, ``mean`` and ``se`` the
     mean and standard deviation (ddof=1) of the ``d_b``; ``T_b = max over the pairs of |d_b -
-    mean| / se`` and ``p_ij = #{b : T_b >= |d_ij| / se_ij} / B``. A pair whose replicates never
-    differ (``se = 0``) has ``p = 1`` if ``d = 0`` and ``p = 0`` otherwise. The diagonal is 1.
+    mean| / se`` and ``p_ij = (1 + #{b : T_b >= |d_ij| / se_ij}) / (B + 1)`` (the Monte-Carlo
+    p-value of :func:`ir_cwla.analysis.pvalues.monte_carlo_p`, never 0). A pair whose replicates
+    never differ (``se = 0``) has ``p = 1`` if ``d = 0`` and ``p = 1 / (B + 1)`` otherwise (no
+    replicate reaches it). The diagonal is 1.
     """
     replicates = np.asarray(replicates, dtype=np.float64)
     observed = np.asarray(observed, dtype=np.float64)
@@ -207,8 +209,9 @@ def simultaneous_p_values(replicates: np.ndarray, observed: np.ndarray) -> np.nd
         t_obs = np.where(varies, np.abs(d) / np.where(varies, se, 1.0), 0.0)
         t_b = np.where(varies, np.abs(d_b - d_b.mean(axis=0)) / np.where(varies, se, 1.0), 0.0)
     largest = t_b.max(axis=1)
-    p = (largest[:, None] >= t_obs[None, :] - 1e-12).mean(axis=0)
-    p = np.where(varies, p, np.where(np.abs(d) <= tol, 1.0, 0.0))
+    reached = (largest[:, None] >= t_obs[None, :] - 1e-12).sum(axis=0)
+    p = pvalues.monte_carlo_p(np.where(varies, reached, 0), n_b)
+    p = np.where(varies | (np.abs(d) > tol), p, 1.0)
     out[a, b] = out[b, a] = p
     return out
 

@@ -47,7 +47,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.analysis import montecarlo, naming, streams
+from ir_cwla.analysis import montecarlo, naming, pvalues, streams
 from ir_cwla.analysis.executors import get_executor
 from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import DataError, ParameterError, UndefinedStatisticWarning
@@ -313,7 +313,7 @@ def disjoint_agreement(per_query_a: pd.DataFrame, per_query_b: Frames, *, measur
                 low, high = np.clip(est - z * se, -1.0, 1.0), np.clip(est + z * se, -1.0, 1.0)
                 finite_null = np.isfinite(nul)
                 count = (np.where(finite_null, nul, np.inf) <= est[None, :] + 1e-12).sum(axis=0)
-                p = (1.0 + count) / (1.0 + finite_null.sum(axis=0))
+                p = pvalues.monte_carlo_p(count, finite_null.sum(axis=0))
                 columns.update({stat: est, f"{stat}_se": se, f"{stat}_low": low, f"{stat}_high": high,
                                 f"null_{stat}": nmid, f"null_{stat}_low": nlow, f"null_{stat}_high": nhigh,
                                 f"p_{stat}": p, f"defined_{stat}": defined.sum(axis=0).astype(np.int64),

@@ -51,7 +51,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ir_cwla.analysis import montecarlo, naming, streams
+from ir_cwla.analysis import montecarlo, naming, pvalues, streams
 from ir_cwla.analysis.executors import get_executor
 from ir_cwla.analysis.frame import Groups, check_alpha, resolve_groups
 from ir_cwla.errors import (
@@ -395,7 +395,7 @@ def judge_bias(reference: pd.DataFrame, judged: pd.DataFrame, family_runs: Any, 
         tasks = montecarlo.plan(root, streams.JUDGE_BIAS_STREAM, trials, streams.CHUNK, 1, workers.parallelism)
         counts = montecarlo.sum_counts(workers, _permutation_task, data, tasks, (1, 2, len(measures_)),
                                        what="judge bias permutations", progress=progress)[0]
-        p = (1.0 + counts) / (1.0 + trials)
+        p = pvalues.monte_carlo_p(counts, trials)
     replicates = np.empty((bootstrap, 1, 2, len(measures_)))
     tasks = montecarlo.plan(root, streams.TWO_SETS_STREAM, bootstrap, streams.CHUNK, 1, workers.parallelism)
 
