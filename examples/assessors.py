@@ -40,8 +40,9 @@ import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ir_cwla import io, meta, table1  # noqa: E402
+from ir_cwla.analysis import naming, streams, tukey  # noqa: E402
 from ir_cwla.errors import UndefinedStatisticWarning  # noqa: E402
-from ir_cwla.meta import criteria, naming, streams, tukey  # noqa: E402
+from ir_cwla.meta import criteria  # noqa: E402
 from ir_cwla.meta.plots import AGGREGATION_STYLES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -56,9 +56,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ir_cwla import CWLA, canonical, io, meta, parse_measure, parse_measures, table1  # noqa: E402
+from ir_cwla.analysis import naming, streams  # noqa: E402
 from ir_cwla.analysis.frame import resolve_groups  # noqa: E402
 from ir_cwla.errors import IrCwlaError  # noqa: E402
-from ir_cwla.meta import criteria, naming, robustness, streams, tables  # noqa: E402
+from ir_cwla.meta import criteria, robustness, tables  # noqa: E402
 from ir_cwla.meta.evaluation import as_run_mapping  # noqa: E402
 from ir_cwla.meta.kendall import tau_b_rows  # noqa: E402
 

@@ -34,8 +34,9 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
 from ir_cwla import CWLA, canonical, meta, parse_measure, table1  # noqa: E402
+from ir_cwla.analysis import naming  # noqa: E402
 from ir_cwla.app import report  # noqa: E402
-from ir_cwla.meta import naming, robustness, tables  # noqa: E402
+from ir_cwla.meta import robustness, tables  # noqa: E402
 from ir_cwla.meta.kendall import tau_b_rows  # noqa: E402
 
 

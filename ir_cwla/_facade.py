@@ -77,7 +77,15 @@ MOVED: dict[str, tuple[str, ...]] = {
     # the base
     "ir_cwla.text": ("ir_cwla._text",),
     "ir_cwla.progress": ("ir_cwla._progress",),
+    # the analysis room (issue 29): randomisation, executors and names under meta and comparison
+    **{f"ir_cwla.meta.{name}": (f"ir_cwla.analysis.{name}",)
+       for name in ("anova", "executors", "frame", "montecarlo", "naming", "pairwise", "streams", "tukey")},
+    "ir_cwla.comparison.paired": ("ir_cwla.analysis.paired",),
 }
+
+#: The packages whose old submodules (``ir_cwla.meta.naming``, ...) are in :data:`MOVED`: their
+#: ``__getattr__`` gives the stand-in for ``package.name`` (:func:`old_submodule`).
+OLD_SUBMODULES = {old.rpartition(".")[0] for old in MOVED if old.count(".") == 2}
 
 #: Old module paths that are also a name of ``ir_cwla`` (``ir_cwla.table1()``, the function): the
 #: stand-in module, which importing sets as that name, calls it.
@@ -103,9 +111,12 @@ def moved(old: str, name: str, stacklevel: int = 3) -> Any:
         if name in vars(holder) or (name in getattr(holder, "__all__", ()) and hasattr(holder, name)):
             obj = getattr(holder, name)
             public = public_path(obj, name) if not name.startswith("_") else None
+            if public is None and not any(part.startswith("_") for part in f"{module}.{name}".split(".")):
+                public = f"{module}.{name}"          # a public module's name (ir_cwla.analysis.naming.label)
             now = public or f"{module}.{name} (private: it may change without notice)"
             warnings.warn(f"{old}.{name} is now {now}; {old}.{name} still works for a while, but will go "
-                          "(the engine moved into rooms, docs/changelog.md)", IrCwlaDeprecationWarning,
+                          f"({'the analysis room' if module.startswith('ir_cwla.analysis') else 'the engine moved into rooms'}, "
+                          "docs/changelog.md)", IrCwlaDeprecationWarning,
                           stacklevel=stacklevel)
             return obj
     raise AttributeError(f"module {old!r} has no attribute {name!r}")
@@ -128,14 +139,35 @@ def attribute(package: str, name: str, lazy: Mapping[str, str]) -> Any:
     return moved(package, name, stacklevel=4)
 
 
+def old_submodule(package: str, name: str) -> types.ModuleType:
+    """The stand-in of ``package.name``, an old submodule path (:data:`MOVED`), imported; AttributeError else."""
+    if f"{package}.{name}" not in MOVED:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    return importlib.import_module(f"{package}.{name}")
+
+
 class _OldModule(types.ModuleType):
-    """A stand-in for a module of before the rooms: each name it is asked for, from where it is now."""
+    """A stand-in for a module of before the rooms: each name it is asked for, from where it is now.
+
+    A module setting assigned through the old path (``ir_cwla.meta.montecarlo.WARN_AFTER_SECONDS =
+    60``) is set where the name is now, with the same warning, so that it is never silently lost.
+    """
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         value = moved(self.__name__, name)
         return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("__"):
+            for module in MOVED.get(self.__name__, ()):
+                holder = importlib.import_module(module)
+                if name in vars(holder):
+                    moved(self.__name__, name)          # the warning
+                    setattr(holder, name, value)
+                    return
+        super().__setattr__(name, value)
 
 
 class _CallableOldModule(_OldModule):

@@ -278,7 +278,7 @@ def test_no_file_is_left_at_an_old_module_path():
     from ir_cwla import _facade
 
     for old in _facade.MOVED:
-        name = old.split(".", 1)[1]
+        name = old.split(".", 1)[1].replace(".", "/")        # meta.naming -> meta/naming
         if old not in _facade.FACADES:
             assert not (PACKAGE / f"{name}.py").exists() and not (PACKAGE / name).exists(), old
 
@@ -322,6 +322,27 @@ for missing in (lambda: ir_cwla.gains.nothing_of_that_name, lambda: ir_cwla.io.n
         pass
     else:
         raise AssertionError("no AttributeError")
+# the analysis room's old paths (issue 29): meta.naming, from ir_cwla.meta import streams, comparison.paired
+import ir_cwla.analysis.montecarlo, ir_cwla.analysis.naming
+from ir_cwla import meta, comparison
+value, message = moved(lambda: meta.naming.label)
+assert value is ir_cwla.analysis.naming.label and "ir_cwla.meta.naming.label is now ir_cwla.analysis.naming.label" in message
+from ir_cwla.meta import streams
+value, message = moved(lambda: streams.CHUNK)
+assert value == ir_cwla.analysis.streams.CHUNK
+value, message = moved(lambda: __import__("ir_cwla.comparison.paired", fromlist=["x"]).t_test)
+assert value is ir_cwla.analysis.paired.t_test and "ir_cwla.analysis.paired" in message
+# a module setting assigned through an old path is set where it is now, with the warning
+before = ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS
+moved(lambda: setattr(meta.montecarlo, "WARN_AFTER_SECONDS", 5.0))
+assert ir_cwla.analysis.montecarlo.WARN_AFTER_SECONDS == 5.0 != before
+for missing in (lambda: meta.nothing_of_that_name, lambda: comparison.nothing):
+    try:
+        missing()
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("no AttributeError")
 print("ok")
 """
     out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
@@ -345,8 +366,20 @@ def test_comparison_takes_only_meta_evaluation_from_meta():
 
 @pytest.mark.parametrize("old,new", [(f"ir_cwla.meta.{m}", f"ir_cwla.analysis.{m}") for m in
                                      ("executors", "streams", "montecarlo", "frame", "naming", "tukey",
-                                      "pairwise", "anova")] + [("ir_cwla.analysis.paired", "ir_cwla.analysis.paired")])
-def test_the_old_paths_of_the_moved_modules_name_the_same_module(old, new):
+                                      "pairwise", "anova")] + [("ir_cwla.comparison.paired", "ir_cwla.analysis.paired")])
+def test_the_old_paths_of_the_moved_modules_give_their_names_with_a_warning(old, new):
+    """Every old path of the analysis room (issue 29): each function of the new module, the same object, warned."""
     import importlib
+    import inspect
 
-    assert importlib.import_module(old) is importlib.import_module(new)
+    from ir_cwla.errors import IrCwlaDeprecationWarning
+
+    module = importlib.import_module(new)
+    names = [n for n, v in vars(module).items() if not n.startswith("_") and inspect.isfunction(v)
+             and v.__module__ == new]
+    assert names, new
+    stand_in = importlib.import_module(old)
+    assert stand_in is not module and not (PACKAGE / (old.split(".", 1)[1].replace(".", "/") + ".py")).exists()
+    for name in names:
+        with pytest.warns(IrCwlaDeprecationWarning, match=f"{old}.{name} is now {new}.{name}"):
+            assert getattr(stand_in, name) is getattr(module, name)

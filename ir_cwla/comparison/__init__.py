@@ -24,6 +24,8 @@ topic set size design comes from :mod:`ir_cwla.meta.topic_set_size`. This room s
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ir_cwla.analysis.anova import residual_variance, tukey_hsd
 from ir_cwla.analysis.significance import TESTS, StatisticalTest, register_test
 from ir_cwla.comparison.api import CORRECTIONS, FAMILIES, compare, tests
@@ -43,3 +45,9 @@ __all__ = [
     "maxt", "residual_variance", "tukey_hsd", "reproducibility", "Reproducibility", "rank_uncertainty", "dynascore_rank_uncertainty", "RankUncertainty", "topic_set_sizes",
     "topics_for_t_test", "topics_for_anova", "topics_for_ci",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``comparison.paired``: moved to :mod:`ir_cwla.analysis.paired` (issue 29); its old path warns."""
+    from ir_cwla import _facade
+    return _facade.old_submodule(__name__, name)

@@ -71,15 +71,13 @@ once. Every heavy step takes ``executor=`` (a ``dask.distributed.Client``), ``n_
 ``scheduler='tcp://host:8786'``; randomised procedures are exactly reproducible from their
 seed, whichever executor runs them (:mod:`ir_cwla.analysis.streams`).
 """
+from typing import Any
+
 from ir_cwla.analysis.executors import Dask, InProcess, LocalProcesses, get_executor
 from ir_cwla.analysis.frame import ScoreCube, to_cube
 from ir_cwla.analysis.naming import browsing_model, label
 from ir_cwla.analysis.pairwise import paired_randomisation_test, paired_t_test
 from ir_cwla.analysis.tukey import randomised_tukey_hsd
-
-# the modules that moved to ir_cwla.analysis (issue 29) stay attributes of this package under their old
-# names (``meta.naming``, ``meta.streams``, ...): their old modules name the same module objects
-from ir_cwla.meta import anova, executors, frame, montecarlo, naming, pairwise, streams, tukey  # noqa: F401
 from ir_cwla.meta.agreement import rbo, tau_ap
 from ir_cwla.meta.assessors import AssessorVariation, assessor_variation, score_variation
 from ir_cwla.meta.consensus import combine_qrels
@@ -126,3 +124,13 @@ __all__ = [
     "validate_corrected", "CorrectedValidation", "label_units", "judge_ranking", "JudgeRanking", "read_judges",
     "read_id_map", "map_ids", "read_score_files", "read_trec_eval",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``meta.naming``, ``meta.streams``, ...: the modules that moved to :mod:`ir_cwla.analysis` (issue 29).
+
+    Their old paths still work, each name taken from them with an ``IrCwlaDeprecationWarning``
+    naming where it is now (``ir_cwla._facade.MOVED``).
+    """
+    from ir_cwla import _facade
+    return _facade.old_submodule(__name__, name)

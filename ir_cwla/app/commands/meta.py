@@ -246,6 +246,7 @@ def execute(plan: Plan) -> int:
     import ir_cwla
     from ir_cwla import meta
     from ir_cwla._text import csv_safe
+    from ir_cwla.analysis import naming
     from ir_cwla.app import judge_inputs, report
     from ir_cwla.app.evaluate import (
         note_conventions,
@@ -327,7 +328,7 @@ def execute(plan: Plan) -> int:
     timings.update(done.seconds)
     step(f"writing the report to {plan.out}")
     means = per_query.pivot_table(index="name", columns="measure", values="value", aggfunc="mean")
-    means = means[meta.naming.measure_order(means.columns)].rename(columns=meta.label).rename_axis("run")
+    means = means[naming.measure_order(means.columns)].rename(columns=meta.label).rename_axis("run")
     with report.staged(plan.out, inputs=plan.inputs) as directory:
         page = report.HtmlReport("ir_cwla meta-evaluation",
                                  f"{per_query['name'].nunique()} runs, {per_query['qid'].nunique()} topics, "
