@@ -19,7 +19,7 @@ import ir_cwla
 from ir_cwla import meta
 from ir_cwla.analysis import streams
 from ir_cwla.errors import DataError, InputError, InputWarning, ParameterError, UndefinedStatisticWarning
-from ir_cwla.meta import correlation, criteria, ratings
+from ir_cwla.meta import correlation, criteria, ratings, satisfaction
 
 
 def study(n_users: int = 12, queries: int = 10, seed: int = 0, p: float = 0.6, noise: float = 0.15):
@@ -192,6 +192,28 @@ def test_comparisons_p_values_and_holm(synthetic_study):
     need = math.ceil(2 * len(pairs) / 0.05 - 1)
     assert f"only with at least {need} replicates" in result.comparisons_table().attrs["note"]
     assert williams.resolution() == ""
+
+
+def test_williams_finds_no_difference_between_a_measure_and_itself():
+    """Scores alike on every unit (P_ERG and P_avg at a cutoff) are the same correlation: t = 0, p = 1.
+
+    Without that rule rounding makes Williams' t a ratio of two ~1e-16 quantities: a measure and
+    a copy of it that differs in the last bit were "significantly" different (p < 1e-4).
+    """
+    rng = np.random.default_rng(3)
+    y = rng.integers(1, 6, 500).astype(float)
+    a = np.clip(y / 5 + rng.normal(0, 0.3, 500), 0, 1)
+    other = np.clip(y / 5 + rng.normal(0, 0.5, 500), 0, 1)
+    # the same scores but for rounding (for Spearman's r a copy with the same ranks: ties kept)
+    copies = {"pearson": a * (1 + 1e-16) + 1e-17 * (np.arange(500) % 3), "spearman": a * (1 + 1e-16)}
+    for statistic, copy in copies.items():
+        scores = np.column_stack([a, copy, other])
+        t, p = satisfaction.williams(scores, y, np.array([0, 0]), np.array([1, 2]), statistic)
+        assert t[0] == 0.0 and p[0] == 1.0
+        r = np.corrcoef(np.column_stack([y, scores]), rowvar=False) if statistic == "pearson" else \
+            np.corrcoef(np.column_stack([stats.rankdata(y), stats.rankdata(scores, axis=0)]), rowvar=False)
+        t_ref, p_ref = correlation.williams_t(r[0, 1:2], r[0, 3:4], r[1:2, 3], 500)
+        assert t[1] == t_ref[0] and p[1] == p_ref[0] and p[1] < 0.05   # a real difference is left alone
 
 
 def test_without_users_the_bootstrap_resamples_queries(synthetic_study):

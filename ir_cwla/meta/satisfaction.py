@@ -119,7 +119,15 @@ def williams(scores: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, st
         data = stats.rankdata(data, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.corrcoef(data, rowvar=False)
-    return correlation.williams_t(r[0, a + 1], r[0, b + 1], r[a + 1, b + 1], len(y))
+    t, p = correlation.williams_t(r[0, a + 1], r[0, b + 1], r[a + 1, b + 1], len(y))
+    # Two measures that score every unit alike (P_ERG and P_avg) have the same correlation: their
+    # difference is 0 exactly, but rounding leaves r_a - r_b and Williams' denominator (|R| and
+    # 1 - r_ab, both 0) at ~1e-16, and their ratio would be any t at all (a "significant"
+    # difference between one measure and itself, changing with the BLAS and numpy's summation).
+    x = data[:, 1:]
+    scale = np.maximum(np.abs(x[:, a]).max(axis=0, initial=0.0), np.abs(x[:, b]).max(axis=0, initial=0.0))
+    alike = np.all(np.abs(x[:, a] - x[:, b]) <= 1e-12 * np.maximum(scale, 1.0), axis=0)
+    return np.where(alike, 0.0, t), np.where(alike, 1.0, p)
 
 
 @dataclass
