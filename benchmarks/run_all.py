@@ -14,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # script -> does it read the DL19 passage data (and so take --data)?
-SCRIPTS = {"bench_readers.py": True, "bench_cwla.py": True, "bench_cwl_command.py": True, "bench_meta.py": True,
+SCRIPTS = {"bench_readers.py": True, "bench_reading_memory.py": False, "bench_cwla.py": True, "bench_cwl_command.py": True, "bench_meta.py": True,
            "bench_sweep.py": True, "bench_extended_protocol.py": True, "bench_scale_engine.py": False,
            "bench_scale_meta.py": True, "bench_compare.py": True, "bench_labels.py": True,
            "bench_assessors.py": True, "bench_scale_out.py": True,

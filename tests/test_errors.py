@@ -67,7 +67,7 @@ def test_nan_and_infinite_scores_name_query_and_doc():
 def test_malformed_trec_lines_name_file_and_line(tmp_path):
     good = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n"
     cases = {"fields.txt": good + "2 Q0 c 1\n", "score.txt": good + "2 Q0 c 1 high r\n",
-             "extra.txt": good + "2 Q0 c 1 1.0 r extra\n"}
+             "tagless.txt": good + "2 Q0 c 1 1.0\n"}
     for name, text in cases.items():
         path = tmp_path / name
         path.write_text(text)

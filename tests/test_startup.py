@@ -19,7 +19,7 @@ ENGINE_AT_IMPORT = {
     "ir_cwla", "ir_cwla._version", "ir_cwla._facade", "ir_cwla._text", "ir_cwla.errors", "ir_cwla.plugins",
     # the reading room's facade and what needs no pandas (cost files are read as streams: stdlib only)
     "ir_cwla.io", "ir_cwla.io._columns", "ir_cwla.io._cost_files", "ir_cwla.io._hashing", "ir_cwla.io._ordering", "ir_cwla.io._sources",
-    "ir_cwla.io._textstream",
+    "ir_cwla.io._rules", "ir_cwla.io._textstream",
     "ir_cwla.measures", "ir_cwla.measures._aggregation", "ir_cwla.measures._browsing", "ir_cwla.measures._costs",
     "ir_cwla.measures._cwl_models", "ir_cwla.measures._gains", "ir_cwla.measures._measure", "ir_cwla.measures._names",
     "ir_cwla.measures._params", "ir_cwla.measures._registry", "ir_cwla.measures._table1",

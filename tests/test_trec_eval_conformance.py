@@ -30,7 +30,6 @@ from ir_cwla.app.cli import main
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 TABLE = DATA / "conformance.json"
 OPTIONS = ["--trec-eval", "10", "--format", "trec_eval"]
-READRULES = "needs run lines with more than six fields (branch readrules)"
 
 
 @dataclass(frozen=True)
@@ -57,8 +56,8 @@ def _quicktest() -> list[Case]:
         ("out.comment.test", "qrels.comment.test.gz results.comment.test.gz", None),
         ("out.test.a", "-m all_trec qrels.test results.test", None),
         ("out.test.aq", "-m all_trec -q qrels.test results.test", None),
-        ("out.test.aqc", "-m all_trec -q -c qrels.test results.trunc", READRULES),
-        ("out.test.aqcM", "-m all_trec -q -c -M100 qrels.test results.trunc", READRULES),
+        ("out.test.aqc", "-m all_trec -q -c qrels.test results.trunc", None),
+        ("out.test.aqcM", "-m all_trec -q -c -M100 qrels.test results.trunc", None),
         ("out.test.aql", "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test", None),
         ("out.test.prefs", "-m all_prefs -q -R prefs prefs.test prefs.results.test", None),
         ("out.test.prefs", "-m all_prefs -q -R prefs prefs.comment.test prefs.results.test", None),
@@ -88,7 +87,7 @@ def _quicktest() -> list[Case]:
 def _edge() -> list[Case]:
     cases = json.loads((DATA / "edge" / "cases.json").read_text())
     return [Case(c["name"], tuple(c["args"]), f"edge/{c['name']}.out", "edge", c["checks"], c.get("stdin"),
-                 READRULES if c.get("needs") == "readrules" else None, item=c["item"]) for c in cases]
+                 c.get("needs"), item=c["item"]) for c in cases]
 
 
 CASES = _quicktest() + _edge()

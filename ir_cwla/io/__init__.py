@@ -12,13 +12,14 @@ through ir-measures) sees it:
   bytes, not its name), read exactly once, as a stream, in blocks of lines (:func:`open_input`);
   an error names the file (``<stdin>`` for ``-``) and the line. Parquet and Arrow files are read
   as tables.
-* **Lines.** A run line has exactly 6 whitespace-separated fields ``qid Q0 docno rank score
-  tag``, a qrels line exactly 4 ``qid iter docno grade`` (the format of trec_eval and
-  ir-measures); blank lines are skipped; text is UTF-8. Scores are finite numbers, grades
+* **Lines.** A run line has 6 whitespace-separated fields ``qid Q0 docno rank score tag``
+  (any after the sixth are ignored, as trec_eval ignores them), a qrels line exactly 4 ``qid
+  iter docno grade`` (the format of trec_eval and ir-measures); blank lines are skipped; text is UTF-8. Scores are finite numbers, grades
   integers in the int64 range (:func:`grades_as_int64`). A run's second field (``Q0``, the
   element type cwl_eval's cost files price) is kept only when asked for (``element_type``). Topic
   ids are non-empty, contain no whitespace and are not ``all``, the summary row of trec_eval and
-  ir-measures (:func:`check_topic_ids`).
+  ir-measures (:func:`check_topic_ids`). Each of these rules is declared once, its check and its message
+  together, in :mod:`ir_cwla.io._rules`, which every reader asks.
 * **Duplicates, one policy for every backend.** A doc_id listed twice for a topic in a run
   keeps its best-scored line (score compared in float32 as trec_eval does, then the larger
   float64 score, then the earlier line), with one warning naming the run, the count and the
@@ -68,6 +69,7 @@ from ir_cwla.io._ordering import (
     rank_score_values,
     trec_order,
 )
+from ir_cwla.io._rules import SUMMARY_QID
 from ir_cwla.io._sources import (
     QRELS_CHECKS,
     SOURCES,
@@ -77,7 +79,7 @@ from ir_cwla.io._sources import (
     register_qrels_check,
     register_source,
 )
-from ir_cwla.io._textstream import STDIN, SUMMARY_QID, TABLE_FORMATS, input_name, natural_key, open_input
+from ir_cwla.io._textstream import STDIN, TABLE_FORMATS, input_name, natural_key, open_input
 
 if TYPE_CHECKING:
     from ir_cwla.io._frames import (

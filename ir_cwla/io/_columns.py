@@ -102,10 +102,23 @@ def some_topics(items: Iterable[Any], n: int = 3) -> str:
 def topic_set(source: Any) -> set:
     """The topic ids of a frame or columns (their ``query_id``), or of an iterable of ids, as strings."""
     if isinstance(source, (RunColumns, QrelsColumns)):        # (their topic ids are str already)
-        return set(source.query_id.tolist())
+        return _distinct(source.query_id)
     if hasattr(source, "columns") and hasattr(source, "loc"):          # a pandas frame
-        return set(map(str, source["query_id"].unique().tolist()))
+        return set(map(str, _distinct(source["query_id"].to_numpy(dtype=object))))
     return set(map(str, source))
+
+
+def _distinct(values: np.ndarray) -> set:
+    """The distinct values of an array: those where it changes, and its first.
+
+    Every distinct value starts a run of equal neighbours, so no hash table of every row is
+    built (a frame's ``unique()`` sizes one by its length: 60 MB at the peak of scoring a run of
+    1.1 million lines, ``benchmarks/bench_reading_memory.py``); TREC runs hold each topic's
+    lines together, so the runs are few.
+    """
+    if not len(values):
+        return set()
+    return {values[0], *values[1:][values[1:] != values[:-1]].tolist()}
 
 
 MISSING_COUNTED = "count as 0 (the measures' default, as in ir-measures and pt.Experiment)"

@@ -25,10 +25,6 @@ from ir_cwla.errors import InputError
 STDIN = "-"
 """The input spec that reads standard input (named ``<stdin>`` in messages)."""
 
-SUMMARY_QID = "all"
-"""The topic id of summary rows in trec_eval's and ir-measures' output: refused as a topic id
-(re-exported as ``ir_cwla.io.SUMMARY_QID``)."""
-
 BLOCK_BYTES = 8 << 20
 """About how many bytes :func:`line_blocks` hands over at once (whole lines). pandas parses
 8 MB as fast per byte as a whole file; a block's transient strings and buffers are part of the

@@ -16,9 +16,12 @@ A file is taken when all of this holds (anything else is None):
   BOM, no NUL), no ``#`` (comment lines are the general reader's), at least one line;
 * every line has exactly the fields of its kind (6 for a run, 4 for qrels), separated by
   one space or one tab, no blank line, no leading or trailing whitespace;
-* no topic id ``all``; run scores are decimal numbers (:data:`NUMBER`) finite as float64;
-  grades are non-negative decimal integers of at most 18 digits;
-* each (topic, doc_id) once.
+* run scores are spelled with digits, signs, ``.`` and ``e`` only, grades with digits only
+  (what this reader converts exactly);
+* no rule of :mod:`ir_cwla.io._rules` finds anything to say about the columns (:func:`ir_cwla.io._rules.is_clean`:
+  no topic id ``all``, finite scores, ...); it asks the table, as every reader does, and
+  restates none of them;
+* each (topic, doc_id) once (:func:`ir_cwla.io._rules.pairs_once`).
 
 Then the columns are what :func:`ir_cwla.io.read_trec_run` / :func:`ir_cwla.io.read_trec_qrels`
 would hold: file order, the run tag of the first line, ``source`` the file's name.
@@ -29,8 +32,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ir_cwla.io import _rules
 from ir_cwla.io._columns import RUN_TAG_ATTR, SOURCE_ATTR, QrelsColumns, RunColumns
-from ir_cwla.io._textstream import STDIN, SUMMARY_QID, open_input
+from ir_cwla.io._textstream import STDIN, open_input
 
 MAX_BYTES = 32 << 20
 """The largest text (after decompression) read here; beyond it the general reader's parser,
@@ -38,9 +42,6 @@ which runs on several threads, is the faster."""
 
 SPLIT_CHARS = 1 << 17
 """The text :func:`_fields` splits at a time (whole lines: up to the line end past this many characters)."""
-
-NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-"""A score: the decimal numbers of :mod:`ir_cwla.io`'s rule (no ``nan``, ``inf``, ``0x``, ``_``)."""
 
 _SCORE_CHARS = b"0123456789+-.eE\n"
 _GRADE_CHARS = b"0123456789\n"
@@ -111,19 +112,6 @@ def _fields(data: bytes, width: int, wanted: tuple[int, ...]) -> Optional[dict[i
     return out
 
 
-def _pairs_once(topics: np.ndarray, docs: list[str], distinct: int) -> bool:
-    """True if no (topic, doc_id) occurs twice (``distinct``: the number of topics).
-
-    Where each topic's lines are contiguous (as in every TREC file), the doc ids of each block
-    are compared; otherwise every pair at once.
-    """
-    starts = (np.flatnonzero(topics[1:] != topics[:-1]) + 1).tolist()
-    if len(starts) + 1 != distinct:               # a topic in several blocks
-        return len(set(zip(topics.tolist(), docs))) == len(docs)
-    bounds = [0, *starts, len(docs)]
-    return all(len(set(docs[a:b])) == b - a for a, b in zip(bounds, bounds[1:]))
-
-
 def _objects(items: list[str]) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
@@ -141,20 +129,22 @@ def read_run(spec: Any, element_type: bool = False, check: bool = True) -> Optio
     if read is None:
         return None
     data, name = read
-    fields = _fields(data, 6, (0, 1, 2, 4) if element_type else (0, 2, 4))
+    fields = _fields(data, _rules.FIELDS["run"], (0, 1, 2, 4) if element_type else (0, 2, 4))
     if fields is None:
         return None
     topics, docs, scores = fields[0], fields[2], fields[4]
     distinct = set(topics)
-    # with only these characters, float() reads exactly the decimal numbers of NUMBER
-    if SUMMARY_QID in distinct or "\n".join(scores).encode("ascii").translate(None, _SCORE_CHARS):
+    # with only these characters, float() reads exactly the decimal numbers of the score rule
+    if "\n".join(scores).encode("ascii").translate(None, _SCORE_CHARS):
         return None
     try:
         values = np.array(list(map(float, scores)), dtype=np.float64)
     except ValueError:
         return None
+    if not _rules.is_clean(_rules.Block("run", _rules.FIELDS["run"], topics=distinct, scores=values, docs=docs)):
+        return None
     topic_ids = _objects(topics)
-    if not np.isfinite(values).all() or (check and not _pairs_once(topic_ids, docs, len(distinct))):
+    if check and not _rules.pairs_once(topic_ids, docs, len(distinct)):
         return None
     return RunColumns(topic_ids, _objects(docs), values, _objects(fields[1]) if element_type else None,
                       {RUN_TAG_ATTR: data.split(b"\n", 1)[0].split()[5].decode("ascii"), SOURCE_ATTR: name})
@@ -166,12 +156,14 @@ def read_qrels(spec: Any) -> Optional[QrelsColumns]:
     if read is None:
         return None
     data, name = read
-    fields = _fields(data, 4, (0, 2, 3))
+    fields = _fields(data, _rules.FIELDS["qrels"], (0, 2, 3))
     if fields is None:
         return None
     topics, docs, grades = fields[0], fields[2], fields[3]
     distinct, topic_ids = set(topics), _objects(topics)
-    if SUMMARY_QID in distinct or "\n".join(grades).encode("ascii").translate(None, _GRADE_CHARS) \
-            or max(map(len, grades)) > 18 or not _pairs_once(topic_ids, docs, len(distinct)):
+    if "\n".join(grades).encode("ascii").translate(None, _GRADE_CHARS) or max(map(len, grades)) > 18:
+        return None                  # (digits only, fewer than 19: what int64 holds exactly)
+    if not _rules.is_clean(_rules.Block("qrels", _rules.FIELDS["qrels"], topics=distinct, grades=lambda: sorted(set(grades)), docs=docs)) \
+            or not _rules.pairs_once(topic_ids, docs, len(distinct)):
         return None
     return QrelsColumns(topic_ids, _objects(docs), np.array(grades, dtype=np.int64), {SOURCE_ATTR: name})
