@@ -43,6 +43,7 @@ from ir_measures.measures import Measure
 
 from ir_cwla.errors import (
     ArgumentTypeError,
+    IrCwlaError,
     MeasureError,
     MeasureSyntaxError,
     ParameterError,
@@ -431,7 +432,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
         return [short]
     try:
         parsed = ir_measures.parse_measure(token)
-    except MeasureError as ex:            # read as a C/W/L/A measure, which refuses its parameters
+    except IrCwlaError as ex:             # read as a C/W/L/A measure, which refuses its parameters (or costs)
         raise MeasureSyntaxError(f"{token}: {ex}") from None
     except (NameError, ValueError, SyntaxError, TypeError):
         pass
@@ -602,11 +603,10 @@ def alias_names() -> dict[str, Measure]:
     (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant).
     """
     out = {}
-    for model_name, model in BROWSING_MODELS.items():
+    for model_name in BROWSING_MODELS:
         for agg_name in AGGREGATIONS:
-            measure = CWLA(C=model_name, A=agg_name)
-            try:
-                (measure @ 10 if model.requires_cutoff else measure).validate_params()
+            try:      # (a measure is checked when it is made; a cutoff only when it is evaluated)
+                measure = CWLA(C=model_name, A=agg_name)
             except MeasureError:
                 continue
             out[f"{model_name}_{agg_name}"] = measure
