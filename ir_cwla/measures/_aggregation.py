@@ -47,6 +47,7 @@ import numpy as np
 
 from ir_cwla.errors import MeasureError, RegistrationError
 from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._browsing import PLUGINS_HELP
 from ir_cwla.measures._params import Param, Params, as_declarations
 
 
@@ -192,7 +193,8 @@ def get_aggregation(name: str) -> Aggregation:
     try:
         return AGGREGATIONS[name]
     except KeyError:
-        raise MeasureError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}") from None
+        raise MeasureError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}; "
+                           f"{PLUGINS_HELP}") from None
 
 
 def expected_rate_of_gain(inp: AggregationInput, params: Params) -> np.ndarray:

@@ -187,12 +187,19 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     return registry.add(BROWSING_MODELS, "browsing model", name, model, replace)
 
 
+#: How models and aggregations of one's own are found (the end of every "unknown ..." message).
+PLUGINS_HELP = ("a model or aggregation of your own is registered by a package installed beside ir_cwla, "
+                "found by its entry point of the group ir_cwla.plugins (docs/plugins.md, "
+                "'Your own measure on the command line')")
+
+
 def get_browsing_model(name: str) -> BrowsingModel:
     """The browsing model registered as ``name``, else a :class:`MeasureError` naming the valid ones."""
     try:
         return BROWSING_MODELS[name]
     except KeyError:
-        raise MeasureError(f"unknown browsing model C={name!r}; valid: {', '.join(BROWSING_MODELS)}") from None
+        raise MeasureError(f"unknown browsing model C={name!r}; valid: {', '.join(BROWSING_MODELS)}; "
+                           f"{PLUGINS_HELP}") from None
 
 
 def _ranks(width: int) -> np.ndarray:

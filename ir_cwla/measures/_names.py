@@ -51,7 +51,7 @@ from ir_cwla.errors import (
 )
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model
+from ir_cwla.measures._browsing import BROWSING_MODELS, PLUGINS_HELP, TAILS, get_browsing_model
 from ir_cwla.measures._costs import CostSpec
 from ir_cwla.measures._gains import GAIN_NAMES
 from ir_cwla.measures._measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
@@ -449,7 +449,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
         return found
     if short_error is not None:
         raise short_error
-    raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}")
+    raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}; {PLUGINS_HELP}")
 
 
 def parse_measure(text: MeasureLike) -> Measure:
