@@ -433,7 +433,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     try:
         parsed = ir_measures.parse_measure(token)
     except IrCwlaError as ex:             # read as a C/W/L/A measure, which refuses its parameters (or costs)
-        raise MeasureSyntaxError(f"{token}: {ex}") from None
+        raise MeasureSyntaxError(f"measure {token!r}: {ex}") from None
     except (NameError, ValueError, SyntaxError, TypeError):
         pass
     else:
