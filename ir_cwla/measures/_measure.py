@@ -283,8 +283,7 @@ class _CWLA(measures.Measure):
             info = GENERAL_PARAMS[name]
             if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
                 raise MeasureError(f"CWLA: parameter {name}={shown(v)} must be of type {info.dtype.__name__}")
-        model = get_browsing_model(self["C"])
-        agg = get_aggregation(self["A"])
+        model, agg = self._resolved()
         supported = self.SUPPORTED_PARAMS
         unknown = sorted(set(self.params) - set(supported))
         if unknown:
@@ -381,9 +380,32 @@ class _CWLA(measures.Measure):
     def __hash__(self) -> int:
         return hash(repr(self))
 
+    # -- C and A, resolved once -------------------------------------------------------------
+    @property
+    def browsing_model(self) -> BrowsingModel:
+        """The registered browsing model ``C`` names (resolved once per state of the registries)."""
+        return self._resolved()[0]
+
+    @property
+    def aggregation(self) -> Aggregation:
+        """The registered aggregation ``A`` names (resolved once per state of the registries)."""
+        return self._resolved()[1]
+
+    def _resolved(self) -> tuple[BrowsingModel, Aggregation]:
+        cached = self.__dict__.get("_entries_resolved")
+        if cached is None or cached[0] != registry.generation:
+            cached = (registry.generation, get_browsing_model(self["C"]), get_aggregation(self["A"]))
+            self._entries_resolved = cached
+        return cached[1], cached[2]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (the resolved entries hold the registries' functions, some of them lambdas: a measure sent
+        # to another process resolves its own)
+        return {k: v for k, v in self.__dict__.items() if k != "_entries_resolved"}
+
     # -- what the provider needs ------------------------------------------------------------
     def gain_spec(self) -> GainSpec:
-        model = get_browsing_model(self["C"])
+        model = self.browsing_model
         rel = self.params.get("rel", _NP)
         kind = self.params.get("gain", _NP)
         if kind is _NP:

@@ -50,8 +50,8 @@ from ir_cwla.errors import (
     RegistrationError,
 )
 from ir_cwla.measures import _registry as registry
-from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.measures._browsing import BROWSING_MODELS, PLUGINS_HELP, TAILS, get_browsing_model
+from ir_cwla.measures._aggregation import AGGREGATIONS
+from ir_cwla.measures._browsing import BROWSING_MODELS, PLUGINS_HELP, TAILS
 from ir_cwla.measures._costs import CostSpec
 from ir_cwla.measures._gains import GAIN_NAMES
 from ir_cwla.measures._measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
@@ -119,8 +119,7 @@ def short_name(measure: Any) -> str:
     """
     if not is_cwla(measure):
         return str(measure)
-    model = get_browsing_model(measure["C"])
-    agg = get_aggregation(measure["A"])
+    model, agg = measure.browsing_model, measure.aggregation
     name = (f"{model.name}{_params_part(measure, _model_param_names(model))}"
             f"_{agg.name}{_params_part(measure, agg.params)}")
     return _decorate(name, measure)
@@ -138,7 +137,7 @@ def family(measure: Any) -> str:
     """
     if not is_cwla(measure):
         return str(measure)
-    model = get_browsing_model(measure["C"])
+    model = measure.browsing_model
     return _decorate(f"{model.name}{_params_part(measure, _model_param_names(model))}", measure)
 
 
