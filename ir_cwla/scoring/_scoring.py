@@ -39,12 +39,7 @@ from ir_cwla.scoring._cell_costs import cell_costs
 from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
 
 
-def _model_of(m: Measure) -> BrowsingModel:
-    assert is_cwla(m)
-    return m.browsing_model
-
-
-def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
+def ranking_depth(measures: Iterable[_CWLA]) -> Optional[int]:
     """How deep runs must be ranked for ``measures``.
 
     The deepest cutoff, or None (whole rankings) if a measure has no cutoff, condenses its
@@ -55,7 +50,7 @@ def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
     for m in measures:
         cutoff = m.params.get("cutoff")
         whole = m["unjudged"] == "condense" or (
-            m["unjudged"] in ("max", "residual") and m["tail"] == "pad" and _model_of(m).reads_total)
+            m["unjudged"] in ("max", "residual") and m["tail"] == "pad" and m.browsing_model.reads_total)
         if cutoff is None or whole:
             return None
         depth = max(depth, cutoff)
