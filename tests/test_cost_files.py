@@ -199,12 +199,13 @@ def test_costs_at_the_bounds_give_finite_numbers(frames):
     grades = sorted(qrels["relevance"].unique())
     for c in (MAX_COST, MIN_COST):
         spec = "grade:" + ";".join(f"{g}:{c!r}" for g in grades)
-        measures = [CWLA(C=model, A=a, costs=spec, tail=tail) @ 1000 for model in ("P", "RBP", "TBG", "U", "TrAP")
-                    for a in ("EC", "ETC", "ERG") for tail in ("stop", "pad")
-                    if not (tail == "pad" and (model == "P" or c == MIN_COST))]
+        combos = [dict(C=model, A=a, costs=spec, tail=tail) for model in ("P", "RBP", "TBG", "U", "TrAP")
+                  for a in ("EC", "ETC", "ERG") for tail in ("stop", "pad")
+                  if not (tail == "pad" and (model == "P" or c == MIN_COST))]
         valid = []
-        for m in measures:
+        for combo in combos:
             try:
+                m = CWLA(**combo) @ 1000
                 m.validate_params()
             except MeasureError:
                 continue

@@ -208,20 +208,20 @@ def test_ei_is_the_expected_depth_and_etc_with_unit_costs_is_ei(qrels, dl19_dir)
 
 
 @pytest.mark.parametrize("measure, message", [
-    (CWLA(C="RBP", A="ERG", costs="grade:0:1"), r"costs='grade:0:1' has no effect with C='RBP' and A='ERG' "
+    (lambda: CWLA(C="RBP", A="ERG", costs="grade:0:1"), r"costs='grade:0:1' has no effect with C='RBP' and A='ERG' "
                                                 r"\(costs are read by EC, ETC"),
-    (CWLA(C="RBP", A="EC", costs="grade"), r"write 'grade:0:1;1:2;...', 'type:PATH'"),
-    (CWLA(C="RBP", A="EC", costs="grade:0:1;x:2"), r"expected GRADE:COST pairs separated by ';', got 'x:2'"),
-    (CWLA(C="RBP", A="EC", costs="grade:0:0"), r"a cost must be a finite number > 0 \(got 0\)"),
-    (CWLA(C="RBP", A="EC", costs="type:/no/such/file"), r"cost file /no/such/file is named inside a measure, and "
+    (lambda: CWLA(C="RBP", A="EC", costs="grade"), r"write 'grade:0:1;1:2;...', 'type:PATH'"),
+    (lambda: CWLA(C="RBP", A="EC", costs="grade:0:1;x:2"), r"expected GRADE:COST pairs separated by ';', got 'x:2'"),
+    (lambda: CWLA(C="RBP", A="EC", costs="grade:0:0"), r"a cost must be a finite number > 0 \(got 0\)"),
+    (lambda: CWLA(C="RBP", A="EC", costs="type:/no/such/file"), r"cost file /no/such/file is named inside a measure, and "
                                                         r"a measure string may read a file only with an opt-in"),
-    (CWLA(C="RBP", A="EC", costs="type:a,b"), r", cannot appear in a costs spec"),
-    (CWLA(C="ERR", A="ETC", tail="pad"), r"is infinite \(users past the last relevant document never stop"),
-    (CWLA(C="RR", A="EI", tail="pad"), r"is infinite"),
+    (lambda: CWLA(C="RBP", A="EC", costs="type:a,b"), r", cannot appear in a costs spec"),
+    (lambda: CWLA(C="ERR", A="ETC", tail="pad"), r"is infinite \(users past the last relevant document never stop"),
+    (lambda: CWLA(C="RR", A="EI", tail="pad"), r"is infinite"),
 ])
 def test_bad_costs(measure, message):
     with pytest.raises(ValueError, match=message):
-        measure.validate_params()
+        measure().validate_params()
 
 
 def test_unpriced_elements_are_errors(qrels, dl19_dir, tmp_path):

@@ -34,8 +34,8 @@ NEW = ("NERR9", "SET", "U", "BPM", "BPMD", "IFTrate", "IFT")
 
 def _measure(model: str, agg: str, tail: str, cutoff: int, **extra):
     own = {k: v for k, v in {**PARAMS, **extra}.items() if k in BROWSING_MODELS[model].params}
-    m = CWLA(C=model, A=agg, tail=tail, **own) @ cutoff
     try:
+        m = CWLA(C=model, A=agg, tail=tail, **own) @ cutoff
         m.validate_params()
     except ValueError:
         return None

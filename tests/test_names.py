@@ -77,8 +77,8 @@ def cwla_measures(draw):
     params["tail"] = draw(st.sampled_from(["stop", "pad"]))
     if model in ("P", "DCG") or draw(st.booleans()):
         params["cutoff"] = draw(st.integers(1, 10**7))
-    m = CWLA(**params)
     try:
+        m = CWLA(**params)
         m.validate_params()
     except ValueError:
         from hypothesis import assume

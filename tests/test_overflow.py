@@ -17,8 +17,8 @@ AGGS = ("ERG", "ETG", "avg", "max", "fin", "PE", "ERR")
 
 
 def _valid(**params):
-    m = CWLA(**params)
     try:
+        m = CWLA(**params)
         m.validate_params()
     except ValueError:
         return None

@@ -22,7 +22,7 @@ ENGINE_AT_IMPORT = {
     "ir_cwla.io._rules", "ir_cwla.io._textstream",
     "ir_cwla.measures", "ir_cwla.measures._aggregation", "ir_cwla.measures._browsing", "ir_cwla.measures._costs",
     "ir_cwla.measures._cwl_models", "ir_cwla.measures._gains", "ir_cwla.measures._measure", "ir_cwla.measures._names",
-    "ir_cwla.measures._params", "ir_cwla.measures._registry", "ir_cwla.measures._table1",
+    "ir_cwla.measures._params", "ir_cwla.measures._registry", "ir_cwla.measures._table1", "ir_cwla.measures._tails",
     "ir_cwla.provider", "ir_cwla.provider._backends", "ir_cwla.provider._provider",
     "ir_cwla.measures._trec_measures", "ir_cwla.provider._trec_provider",     # trec_eval's measures
 }

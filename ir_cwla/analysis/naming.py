@@ -16,8 +16,6 @@ from ir_cwla.errors import DataError
 from ir_cwla.measures import AGGREGATIONS, BROWSING_MODELS, family, is_cwla, parse_measure, short_name
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures import is_canonical as canonical
-from ir_cwla.measures._aggregation import get_aggregation
-from ir_cwla.measures._browsing import get_browsing_model
 from ir_cwla.measures._names import SYNTAX_HELP
 from ir_cwla.measures._table1 import TABLE1_AGGREGATIONS, TABLE1_MODELS
 
@@ -99,8 +97,7 @@ def order_key(name: str) -> tuple:
     """
     measure = parse(name)
     if is_cwla(measure):
-        model = get_browsing_model(measure["C"])
-        agg = get_aggregation(measure["A"])
+        model, agg = measure.browsing_model, measure.aggregation
         cutoff = measure.params.get("cutoff")
         return (0, _rank(model.name, TABLE1_MODELS, BROWSING_MODELS), _values(measure, model.params),
                 math.inf if cutoff is None else cutoff, family(measure),

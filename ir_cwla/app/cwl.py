@@ -154,9 +154,17 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _whole(value: Any, name: str = "k") -> int:
+    """A rank cutoff given to a cwl_eval class, which must be a whole number (``PrecisionCWLMetric(10.5)`` is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not float(value).is_integer():
+        raise ParameterError(f"{name} is a rank cutoff and must be a whole number (got {name}={value!r})")
+    return int(value)
+
+
 # cwl_eval class name -> (its positional parameters with defaults, builder of the CwlMetric)
 def _precision(k=10):
-    return CwlMetric(f"P@{_fmt(k)}", "P", {"cutoff": int(k)})
+    return CwlMetric(f"P@{_fmt(k)}", "P", {"cutoff": _whole(k)})
 
 
 def _rbp(theta=0.9):
@@ -164,7 +172,7 @@ def _rbp(theta=0.9):
 
 
 def _ndcg(k):
-    return CwlMetric(f"NDCG-k@{_fmt(k)}", "DCG", {"cutoff": int(k)})
+    return CwlMetric(f"NDCG-k@{_fmt(k)}", "DCG", {"cutoff": _whole(k)})
 
 
 def _rr():
@@ -222,11 +230,11 @@ def _ift(T, b1, R1, A, b2, R2):
 
 
 def _nerr8(k):
-    return CwlMetric(f"NERR-EQ8@k={_fmt(k)}", "NERR8", {"cutoff": int(k)})
+    return CwlMetric(f"NERR-EQ8@k={_fmt(k)}", "NERR8", {"cutoff": _whole(k)})
 
 
 def _nerr9(k):
-    return CwlMetric(f"NERR-EQ9@k={_fmt(k)}", "NERR9", {"cutoff": int(k)})
+    return CwlMetric(f"NERR-EQ9@k={_fmt(k)}", "NERR9", {"cutoff": _whole(k)})
 
 
 def _nerr10(phi=0.9):
@@ -242,7 +250,7 @@ def _npv(rate=0.1):
 
 
 def _set(beta=0.5, k=10):
-    return CwlMetric(f"SET-k@{_fmt(k)}-b@{_fmt(beta)}", "SET", {"exponent": float(beta), "cutoff": int(k)})
+    return CwlMetric(f"SET-k@{_fmt(k)}-b@{_fmt(beta)}", "SET", {"exponent": float(beta), "cutoff": _whole(k)})
 
 
 METRIC_CLASSES: dict[str, Callable[..., Any]] = {
@@ -293,8 +301,8 @@ def parse_metric(line: str, where: str = "metric") -> CwlMetric:
     except TypeError:
         params = ", ".join(str(p) for p in inspect.signature(builder).parameters.values())
         raise InputError(f"{where}: {name} takes ({params}), got {len(args)} argument(s)") from None
-    metric = make_metric(name, *args)
     try:
+        metric = make_metric(name, *args)
         metric.measure().validate_params()
     except ValueError as ex:
         raise InputError(f"{where}: {line.strip()}: {ex}") from None

@@ -201,7 +201,7 @@ def _prefix(mask: np.ndarray) -> np.ndarray:
 def _precision(args: tuple, case: Case) -> tuple:
     (k,) = args
     cvec = np.zeros(case.shape[1])
-    cvec[:k - 1] = 1.0
+    cvec[:int(k) - 1] = 1.0          # (k is whole, ir_cwla.app.cwl._whole: 10.0 is read as 10)
     return cvec, None
 
 

@@ -15,21 +15,32 @@ Everything is also importable from ``ir_cwla`` itself.
 """
 from __future__ import annotations
 
-from ir_cwla.measures._aggregation import AGGREGATIONS, Aggregation, AggregationInput, register_aggregation
-from ir_cwla.measures._browsing import (
-    BROWSING_MODELS,
-    TAILS,
-    BrowsingModel,
-    TailInput,
-    TailSums,
-    register_browsing_model,
+from ir_cwla.measures._aggregation import (
+    AGGREGATIONS,
+    Aggregation,
+    AggregationInput,
+    AggregationTail,
+    AggregationTailInput,
+    register_aggregation,
 )
+from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, BrowsingModel, register_browsing_model
 from ir_cwla.measures._costs import CostSpec, allow_cost_files
 from ir_cwla.measures._gains import GAIN_NAMES, UNJUDGED_POLICIES, GainSpec
 from ir_cwla.measures._measure import CWLA, is_cwla, needs_element_types
 from ir_cwla.measures._names import family, parse_measure, parse_measures, short_name
 from ir_cwla.measures._params import MEASURE_PARAMS, Param
 from ir_cwla.measures._table1 import MeasureList, canonical, is_canonical, table1
+from ir_cwla.measures._tails import (
+    TailInput,
+    TailSums,
+    ap_like_tail,
+    flat_tail,
+    lerch_phi_1,
+    never_stopping_tail,
+    precision_tail,
+    range_sum,
+    rbp_tail,
+)
 
 __all__ = [
     # the measure and its names
@@ -38,7 +49,10 @@ __all__ = [
     "table1", "canonical", "is_canonical", "MeasureList",
     # browsing models and aggregations, and what they declare
     "register_browsing_model", "BROWSING_MODELS", "BrowsingModel", "TailInput", "TailSums",
-    "register_aggregation", "AGGREGATIONS", "Aggregation", "AggregationInput", "Param", "MEASURE_PARAMS",
+    # the closed forms of the zero-gain tails, for a model's own tail= (ir_cwla.measures._tails)
+    "rbp_tail", "lerch_phi_1", "flat_tail", "precision_tail", "never_stopping_tail", "ap_like_tail", "range_sum",
+    "register_aggregation", "AGGREGATIONS", "Aggregation", "AggregationInput", "AggregationTailInput",
+    "AggregationTail", "Param", "MEASURE_PARAMS",
     # the measure's vocabulary: gains, costs, tails, unjudged documents
     "GainSpec", "GAIN_NAMES", "CostSpec", "allow_cost_files", "TAILS", "UNJUDGED_POLICIES",
 ]

@@ -47,6 +47,7 @@ import numpy as np
 
 from ir_cwla.errors import MeasureError, RegistrationError
 from ir_cwla.measures import _registry as registry
+from ir_cwla.measures._browsing import PLUGINS_HELP
 from ir_cwla.measures._params import Param, Params, as_declarations
 
 
@@ -111,13 +112,45 @@ class AggregationInput:
 
 
 @dataclass(frozen=True)
+class AggregationTailInput:
+    """What an aggregation's tail reads about each topic at E, the last rank the matrix holds (arrays over topics).
+
+    ``cg``: CG(E); ``max_gain``: max_{j<=E} r_j; ``end``: E; ``vplus``: V+ (aggregations
+    registered with ``needs_vplus``, else None); ``cc``: CC(E) (aggregations registered with
+    ``needs_costs``, else None); ``pad_cost``: the cost of every rank past E.
+    """
+
+    cg: np.ndarray
+    max_gain: np.ndarray
+    end: np.ndarray
+    vplus: Optional[np.ndarray] = None
+    cc: Optional[np.ndarray] = None
+    pad_cost: float = 1.0
+
+
+@dataclass(frozen=True)
+class AggregationTail:
+    """An aggregation past the ranking: A(i) = const + coef / i + slope i for i > E (arrays over topics).
+
+    ``slope`` (None: 0) is for aggregations that grow with the depth inspected (the expected
+    total cost, the items inspected).
+    """
+
+    const: np.ndarray
+    coef: np.ndarray
+    slope: Optional[np.ndarray] = None
+
+
+#: ``tail(AggregationTailInput, params) -> AggregationTail``: an aggregation's closed form past the ranking.
+AggregationTailFn = Callable[[AggregationTailInput, Params], AggregationTail]
+
+
+@dataclass(frozen=True)
 class Aggregation:
     """A registered aggregation: ``fn(inp, params) -> A`` over the (topics x ranks) matrix.
 
-    ``tail(cg_D, max_D, vplus, params) -> (const, coef[, slope])`` gives A(i) = const +
-    coef / i (+ slope i) past the last ranked document; with ``needs_costs`` it is
-    ``tail(cc_E, E, pad_cost, vplus, params)`` (CC at E, the last rank of the matrix, and the
-    cost of every rank past it). ``needs_vplus`` asks the kernel for V+; ``unbounded`` marks
+    ``tail(AggregationTailInput, params) -> AggregationTail`` gives A(i) = const + coef / i +
+    slope i past the last ranked document. ``needs_vplus`` asks the kernel for V+; ``unbounded`` marks
     aggregations that grow without bound with the depth inspected (costs, items): users who
     never stop would make them infinite, so they are rejected under 'pad' for such models.
     ``params`` declares the parameters ``fn`` reads (:class:`ir_cwla.Param`).
@@ -125,7 +158,7 @@ class Aggregation:
 
     name: str
     fn: Callable[[AggregationInput, Params], np.ndarray]
-    tail: Optional[Callable[..., tuple]] = None
+    tail: Optional[AggregationTailFn] = None
     params: Mapping[str, Param] = field(default_factory=dict)
     needs_vplus: bool = False
     needs_costs: bool = False
@@ -144,7 +177,7 @@ AGGREGATIONS: dict[str, Aggregation] = {}
 
 
 def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.ndarray], *,
-                         tail: Optional[Callable[..., tuple]] = None,
+                         tail: Optional[AggregationTailFn] = None,
                          params: Union[Mapping[str, Param], Sequence[str]] = (),
                          needs_vplus: bool = False, needs_costs: bool = False, unbounded: bool = False,
                          doc: Optional[str] = None, replace: bool = False) -> Aggregation:
@@ -158,9 +191,9 @@ def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.
         ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
         and returns A(i) for every cell.
     tail : callable, optional
-        Needed for ``tail='pad'`` and cutoffs deeper than the ranking: returns ``(const,
-        coef)`` or ``(const, coef, slope)`` arrays over topics with A(i) = const + coef / i +
-        slope i for ranks past the end (see :class:`Aggregation`).
+        Needed for ``tail='pad'`` and cutoffs deeper than the ranking:
+        ``tail(AggregationTailInput, params)`` returns an :class:`AggregationTail`, the arrays
+        over topics with A(i) = const + coef / i + slope i for the ranks past the end.
     params : mapping of str to Param, or sequence of str
         The parameters ``fn`` reads, each declared as :class:`ir_cwla.Param`; a name already
         declared by a registered aggregation may be given alone.
@@ -192,7 +225,8 @@ def get_aggregation(name: str) -> Aggregation:
     try:
         return AGGREGATIONS[name]
     except KeyError:
-        raise MeasureError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}") from None
+        raise MeasureError(f"unknown aggregation A={name!r}; valid: {', '.join(AGGREGATIONS)}; "
+                           f"{PLUGINS_HELP}") from None
 
 
 def expected_rate_of_gain(inp: AggregationInput, params: Params) -> np.ndarray:
@@ -235,21 +269,21 @@ def _zeros(x):
     return np.zeros_like(x)
 
 
-register_aggregation("ERG", expected_rate_of_gain, needs_vplus=True,
-                     tail=lambda cg, mx, vplus, params: (cg / vplus, _zeros(cg)))
-register_aggregation("ETG", expected_total_gain,
-                     tail=lambda cg, mx, vplus, params: (cg, _zeros(cg)))
-register_aggregation("avg", average_relevance,
-                     tail=lambda cg, mx, vplus, params: (_zeros(cg), cg))
-register_aggregation("max", maximum_relevance,
-                     tail=lambda cg, mx, vplus, params: (mx, _zeros(cg)))
-register_aggregation("fin", final_relevance,
-                     tail=lambda cg, mx, vplus, params: (_zeros(cg), _zeros(cg)))
+def _erg_tail(t: AggregationTailInput, params: Params) -> AggregationTail:
+    """CG(E) / V+."""
+    assert t.vplus is not None          # (registered with needs_vplus)
+    return AggregationTail(t.cg / t.vplus, _zeros(t.cg))
+
+
+register_aggregation("ERG", expected_rate_of_gain, needs_vplus=True, tail=_erg_tail)
+register_aggregation("ETG", expected_total_gain, tail=lambda t, params: AggregationTail(t.cg, _zeros(t.cg)))
+register_aggregation("avg", average_relevance, tail=lambda t, params: AggregationTail(_zeros(t.cg), t.cg))
+register_aggregation("max", maximum_relevance, tail=lambda t, params: AggregationTail(t.max_gain, _zeros(t.cg)))
+register_aggregation("fin", final_relevance, tail=lambda t, params: AggregationTail(_zeros(t.cg), _zeros(t.cg)))
 register_aggregation("PE", peak_end, params={"beta": Param(0.5, bounds=(0.0, 1.0),
                                                           doc="peak-end weight of the largest gain seen")},
-                     tail=lambda cg, mx, vplus, params: (float(params["beta"]) * mx, _zeros(cg)))
-register_aggregation("ERR", err_aggregation,
-                     tail=lambda cg, mx, vplus, params: (_zeros(cg), np.ones_like(cg)))
+                     tail=lambda t, params: AggregationTail(float(params["beta"]) * t.max_gain, _zeros(t.cg)))
+register_aggregation("ERR", err_aggregation, tail=lambda t, params: AggregationTail(_zeros(t.cg), np.ones_like(t.cg)))
 
 
 def expected_cost(inp: AggregationInput, params: Params) -> np.ndarray:
@@ -267,14 +301,21 @@ def expected_items(inp: AggregationInput, params: Params) -> np.ndarray:
     return np.broadcast_to(inp.ranks[None, :], inp.gains.shape)
 
 
-def _cost_tail(cc, end, pad_cost, vplus, params):
+def _cost_tail(t: AggregationTailInput, params: Params) -> AggregationTail:
     """Past E, CC(i) = CC(E) + c (i - E)."""
-    return cc - pad_cost * end, _zeros(cc), np.full(cc.shape, float(pad_cost))
+    assert t.cc is not None             # (registered with needs_costs)
+    return AggregationTail(t.cc - t.pad_cost * t.end, _zeros(t.cc), np.full(t.cc.shape, float(t.pad_cost)))
 
 
-register_aggregation("EC", expected_cost, needs_vplus=True, needs_costs=True, unbounded=True,
-                     tail=lambda cc, end, pad_cost, vplus, params: tuple(
-                         x / vplus for x in _cost_tail(cc, end, pad_cost, vplus, params)))
+def _expected_cost_tail(t: AggregationTailInput, params: Params) -> AggregationTail:
+    """(CC(E) + c (i - E)) / V+."""
+    assert t.vplus is not None
+    cost = _cost_tail(t, params)
+    assert cost.slope is not None
+    return AggregationTail(cost.const / t.vplus, cost.coef / t.vplus, cost.slope / t.vplus)
+
+
+register_aggregation("EC", expected_cost, needs_vplus=True, needs_costs=True, unbounded=True, tail=_expected_cost_tail)
 register_aggregation("ETC", expected_total_cost, needs_costs=True, unbounded=True, tail=_cost_tail)
 register_aggregation("EI", expected_items, unbounded=True,
-                     tail=lambda cg, mx, vplus, params: (_zeros(cg), _zeros(cg), np.ones_like(cg)))
+                     tail=lambda t, params: AggregationTail(_zeros(t.cg), _zeros(t.cg), np.ones_like(t.cg)))

@@ -68,26 +68,24 @@ from typing import Optional, Union
 import numpy as np
 
 from ir_cwla.errors import KernelError
-from ir_cwla.measures._browsing import (
-    MAX_T,
-    TARGET,
+from ir_cwla.measures._browsing import MAX_T, TARGET, register_browsing_model
+from ir_cwla.measures._params import Param, Params
+from ir_cwla.measures._tails import (
     TailInput,
     TailSums,
-    _ap_like_tail,
-    _flat_tail,
-    _insq_tail,
-    _lerch_phi_1,
-    _precision_tail,
-    _ranks,
-    _rbp_tail,
-    register_browsing_model,
+    ap_like_tail,
+    flat_tail,
+    insq_tail,
+    lerch_phi_1,
+    precision_tail,
+    ranks,
+    rbp_tail,
 )
-from ir_cwla.measures._params import Param, Params
 
 
 def _cutoff_mask(gains: np.ndarray, params: Params) -> np.ndarray:
     """True for ranks i < k (the model may go on), False from rank k on."""
-    return (_ranks(gains.shape[1]) < int(params["cutoff"]))[None, :]
+    return (ranks(gains.shape[1]) < int(params["cutoff"]))[None, :]
 
 
 #: Below this q = 1 - C, geometric tails take their sums from q itself, not from 1 - q.
@@ -115,12 +113,12 @@ def _per_topic_geometric_tail(inp: TailInput, q: np.ndarray) -> TailSums:
         n = sub.depth + 1.0
         if value > SMALL_Q:
             with np.errstate(divide="ignore"):      # q = 1: everyone stops at E + 1
-                inv = _rbp_tail(sub, {"p": 1.0 - float(value)}).inverse_rank
+                inv = rbp_tail(sub, {"p": 1.0 - float(value)}).inverse_rank
         else:                                        # 1 - q is not precise enough: Phi from q itself
             b = n + h - 1
             left = np.exp((h - 1) * np.log1p(-value))
-            phi_n = _lerch_phi_1(1.0 - value, n, q=float(value))
-            phi_b = _lerch_phi_1(1.0 - value, np.maximum(b, 1.0), q=float(value))
+            phi_n = lerch_phi_1(1.0 - value, n, q=float(value))
+            phi_b = lerch_phi_1(1.0 - value, np.maximum(b, 1.0), q=float(value))
             inv = np.where(bounded, np.where(some, v * value * (phi_n - left * phi_b) + v * left / np.maximum(b, 1.0),
                                              0.0), v * value * phi_n)
         stop = np.where(bounded & ~some, 0.0, v)
@@ -248,10 +246,10 @@ def _set_tail(inp: TailInput, params: Params) -> TailSums:
 
     V(j) = V(a) w(j) / w(a) for j = a..b (a = E+1, b = min(k, E + horizon)), where everyone left
     stops. sum V telescopes: V(a) ((b+1)^e - a^e) / w(a); sum L(j) / j = V(a) / a -
-    sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`_range_sum`
+    sum_{j=a+1..b} V(j) / (j (j-1)) (summation by parts, as DCG's), summed by :func:`range_sum`
     (term by term for the first 65,536 ranks, then Euler-Maclaurin).
     """
-    from ir_cwla.measures._browsing import _range_sum
+    from ir_cwla.measures._tails import range_sum
 
     k = float(params["cutoff"])
     e = float(params["exponent"])
@@ -274,7 +272,7 @@ def _set_tail(inp: TailInput, params: Params) -> TailSums:
             return (dw * (x * x - x) - _set_w(x, e) * (2 * x - 1)) / (x * x - x) ** 2
 
         pairs, where = np.unique(np.stack([a, b]), axis=1, return_inverse=True)
-        sums = np.array([_range_sum(f, df, int(pa) + 1, int(pb)) for pa, pb in pairs.T])[where.ravel()]
+        sums = np.array([range_sum(f, df, int(pa) + 1, int(pb)) for pa, pb in pairs.T])[where.ravel()]
         stop[active] = va
         depth[active] = va * a ** e * np.expm1(e * np.log1p((b + 1 - a) / a)) / wa
         inv[active] = va / a - va / wa * sums
@@ -335,7 +333,7 @@ def _budget_tail(inp: TailInput, T: float, K: float, hb: float, hc: float, gain_
     ends = np.minimum(goal, cost)
     h = _horizon(inp)
     never = np.isinf(ends) & np.isinf(h) & (inp.v_next > 0)
-    flat = _flat_tail(inp, np.where(never, 0.0, np.minimum(h, ends)), inp.v_next)
+    flat = flat_tail(inp, np.where(never, 0.0, np.minimum(h, ends)), inp.v_next)
     if not never.any():
         return flat
     z = np.zeros_like(cg)
@@ -459,7 +457,7 @@ def nerr8(gains: np.ndarray, params: Params) -> np.ndarray:
 
 def nerr9(gains: np.ndarray, params: Params) -> np.ndarray:
     """NERR, Eq. 9: C(i) = i / (i + 1) (1 - r_i) for i < k, else 0."""
-    i = _ranks(gains.shape[1])[None, :]
+    i = ranks(gains.shape[1])[None, :]
     return np.where(_cutoff_mask(gains, params), i / (i + 1.0) * (1.0 - gains), 0.0)
 
 
@@ -471,7 +469,7 @@ def nerr10(gains: np.ndarray, params: Params) -> np.ndarray:
 def nerr11(gains: np.ndarray, params: Params) -> np.ndarray:
     """NERR, Eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - r_i), to full depth (akin to INSQ)."""
     T = float(params["T"])
-    i = _ranks(gains.shape[1])[None, :]
+    i = ranks(gains.shape[1])[None, :]
     return ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1.0 - gains)
 
 
@@ -486,7 +484,7 @@ def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
     w(1): diminishing returns of exponent e (e = 1 is P@k).
     """
     e = float(params["exponent"])
-    i = _ranks(gains.shape[1])
+    i = ranks(gains.shape[1])
     c = np.where(i < int(params["cutoff"]), _set_weight(i + 1, e) / _set_weight(i, e), 0.0)
     return np.broadcast_to(c, gains.shape).copy()
 
@@ -559,7 +557,7 @@ def time_biased_gain(gains: np.ndarray, params: Params, costs: np.ndarray) -> np
 
 def _tbg_tail(inp: TailInput, params: Params) -> TailSums:
     """Past E every document costs ``pad_cost``: RBP's tail with p = 2^(-pad_cost / H)."""
-    return _rbp_tail(inp, {"p": 2.0 ** (-inp.pad_cost / float(params["halflife"]))})
+    return rbp_tail(inp, {"p": 2.0 ** (-inp.pad_cost / float(params["halflife"]))})
 
 
 def u_measure(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
@@ -630,7 +628,7 @@ def _trap_tail(inp: TailInput, params: Params) -> TailSums:
     counts it).
     """
     costs = np.ones_like(inp.gains) if inp.costs is None else inp.costs
-    return _ap_like_tail(inp, (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1))
+    return ap_like_tail(inp, (inp.gains / np.cumsum(costs, axis=1)).sum(axis=1))
 
 
 # ------------------------------------------------------------------------------ parameters
@@ -655,13 +653,13 @@ _COST_BUDGET = _positive_param(10.0, "BPM: the cost budget K (documents, with un
 
 register_browsing_model("NPV", npv, params={"discount": _positive_param(0.1, "discount rate: C = 1 / (1 + discount)")},
                         gain_dependent=False, finite_tail=True,
-                        tail=lambda inp, params: _rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}))
-register_browsing_model("NERR8", nerr8, requires_cutoff=True, tail=_precision_tail, finite_tail=True)
+                        tail=lambda inp, params: rbp_tail(inp, {"p": 1.0 / (1.0 + float(params["discount"]))}))
+register_browsing_model("NERR8", nerr8, requires_cutoff=True, tail=precision_tail, finite_tail=True)
 register_browsing_model("NERR9", nerr9, requires_cutoff=True, tail=_nerr9_tail, finite_tail=True)
 register_browsing_model("NERR10", nerr10, params={"phi": Param(0.9, bounds=(0.0, 1.0), closed="neither",
                                                                doc="persistence of NERR10")},
-                        finite_tail=True, tail=lambda inp, params: _rbp_tail(inp, {"p": float(params["phi"])}))
-register_browsing_model("NERR11", nerr11, params={"T": TARGET}, tail=_insq_tail, finite_tail=True)
+                        finite_tail=True, tail=lambda inp, params: rbp_tail(inp, {"p": float(params["phi"])}))
+register_browsing_model("NERR11", nerr11, params={"T": TARGET}, tail=insq_tail, finite_tail=True)
 register_browsing_model("SET", search_economic, requires_cutoff=True, gain_dependent=False,
                         tail=_set_tail, finite_tail=True, params={"exponent": Param(0.5, bounds=(0.0, 1.0), closed="right",
                                                   doc="diminishing returns e (above 1, C(i) > 1)")})

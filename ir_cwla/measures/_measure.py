@@ -14,6 +14,7 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Optional
 
 from ir_measures import measures
+from ir_measures.providers.base import Any as AnyParam
 
 from ir_cwla._text import shown
 from ir_cwla.errors import MeasureError
@@ -241,6 +242,8 @@ class _CWLA(measures.Measure):
 
     def __init__(self, **params: Any):
         super().__init__(**_normal_params(params))
+        if not any(isinstance(v, AnyParam) for v in self.params.values()):     # (not a provider's pattern)
+            self._refuse(evaluated=False)
 
     def __getitem__(self, key: str) -> Any:
         """A parameter's value.
@@ -256,20 +259,37 @@ class _CWLA(measures.Measure):
         return self.SUPPORTED_PARAMS[key].default
 
     def validate_params(self) -> None:
-        """Checks every parameter and raises :class:`~ir_cwla.errors.MeasureError` saying what to change."""
+        """Checks every parameter and raises :class:`~ir_cwla.errors.MeasureError` saying what to change.
+
+        What the constructor checked already (every parameter, every combination), and what only
+        an evaluation needs: the cutoff of a model that requires one (``CWLA(C='P')`` is a measure
+        waiting for its ``@k``), and that a cost file named by ``costs=`` is allowed and exists.
+        """
         if self.validated:
             return
-        supported = self.SUPPORTED_PARAMS
-        unknown = sorted(set(self.params) - set(supported))
-        if unknown:
-            raise MeasureError(f"CWLA: unknown parameter(s) {unknown}; valid: {', '.join(supported)}")
+        self._refuse(evaluated=True)
+        self.validated = True
+
+    def _refuse(self, evaluated: bool) -> None:
+        """Raises :class:`~ir_cwla.errors.MeasureError` for the first thing wrong with the measure.
+
+        With ``evaluated=False`` (when the measure is made: ``CWLA(...)``, ``m @ k``,
+        :func:`~ir_cwla.parse_measure`, ``ir_measures.parse_measure``) every check that the
+        measure's own parameters decide; with ``evaluated=True`` (:meth:`validate_params`) also
+        those that wait for the evaluation: a required cutoff, and the cost file's environment.
+        """
         for name in GENERAL_PARAMS:
             v = self.params.get(name, _NP)
             info = GENERAL_PARAMS[name]
             if v is not _NP and info.dtype is not None and not isinstance(v, info.dtype):
                 raise MeasureError(f"CWLA: parameter {name}={shown(v)} must be of type {info.dtype.__name__}")
-        model = get_browsing_model(self["C"])
-        agg = get_aggregation(self["A"])
+        model, agg = self._resolved()
+        supported = self.SUPPORTED_PARAMS
+        unknown = sorted(set(self.params) - set(supported))
+        if unknown:
+            valid = list(dict.fromkeys(["cutoff", "C", "A", *model.params, *agg.params, *GENERAL_PARAMS]))
+            raise MeasureError(f"CWLA: unknown parameter(s) {unknown}; valid with C={model.name!r} and "
+                               f"A={agg.name!r}: {', '.join(valid)}")
         cutoff = self.params.get("cutoff", None)
         if isinstance(cutoff, bool):
             raise MeasureError(f"CWLA: the cutoff must be a whole number, not a bool (got @{cutoff})")
@@ -277,7 +297,7 @@ class _CWLA(measures.Measure):
             raise MeasureError(f"CWLA: cutoff must be >= 1 (got @{cutoff})")
         if cutoff is not None and cutoff > MAX_CUTOFF:
             raise MeasureError(f"CWLA: cutoff must be at most 2^62 (got @{cutoff})")
-        if model.requires_cutoff and cutoff is None:
+        if evaluated and model.requires_cutoff and cutoff is None:
             raise MeasureError(f"CWLA: C={model.name!r} needs a cutoff, e.g. CWLA(C={model.name!r}, A={agg.name!r})@10")
         owned = {**{k: f"C={model.name!r}" for k in model.params}, **{k: f"A={agg.name!r}" for k in agg.params
                                                                           if k not in model.params}}
@@ -322,7 +342,7 @@ class _CWLA(measures.Measure):
                     [n for n, c in BROWSING_MODELS.items() if c.uses_costs]
                 raise MeasureError(f"CWLA: costs={costs!r} has no effect with C={model.name!r} and A={agg.name!r} "
                                    f"(costs are read by {', '.join(readers)})")
-            problem = spec.check() or _repeated_grade(costs)
+            problem = (spec.check() if evaluated else None) or _repeated_grade(costs)
             if problem:
                 raise MeasureError(f"CWLA: costs={costs!r}: {problem}")
         if tail == "pad" and agg.unbounded and model.never_stops_on_zero:
@@ -335,7 +355,6 @@ class _CWLA(measures.Measure):
         if tail == "pad" and agg.needs_vplus and model.never_stops_on_zero:
             raise MeasureError(f"CWLA: C={model.name!r} with A={agg.name!r} under tail='pad' has an infinite "
                                "expected depth V+ (users past the last relevant document never stop); use tail='stop'")
-        self.validated = True
 
     def __repr__(self) -> str:
         # cached: ir-measures hashes measures by their repr, once per (measure, topic)
@@ -361,9 +380,32 @@ class _CWLA(measures.Measure):
     def __hash__(self) -> int:
         return hash(repr(self))
 
+    # -- C and A, resolved once -------------------------------------------------------------
+    @property
+    def browsing_model(self) -> BrowsingModel:
+        """The registered browsing model ``C`` names (resolved once per state of the registries)."""
+        return self._resolved()[0]
+
+    @property
+    def aggregation(self) -> Aggregation:
+        """The registered aggregation ``A`` names (resolved once per state of the registries)."""
+        return self._resolved()[1]
+
+    def _resolved(self) -> tuple[BrowsingModel, Aggregation]:
+        cached = self.__dict__.get("_entries_resolved")
+        if cached is None or cached[0] != registry.generation:
+            cached = (registry.generation, get_browsing_model(self["C"]), get_aggregation(self["A"]))
+            self._entries_resolved = cached
+        return cached[1], cached[2]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (the resolved entries hold the registries' functions, some of them lambdas: a measure sent
+        # to another process resolves its own)
+        return {k: v for k, v in self.__dict__.items() if k != "_entries_resolved"}
+
     # -- what the provider needs ------------------------------------------------------------
     def gain_spec(self) -> GainSpec:
-        model = get_browsing_model(self["C"])
+        model = self.browsing_model
         rel = self.params.get("rel", _NP)
         kind = self.params.get("gain", _NP)
         if kind is _NP:

@@ -43,14 +43,15 @@ from ir_measures.measures import Measure
 
 from ir_cwla.errors import (
     ArgumentTypeError,
+    IrCwlaError,
     MeasureError,
     MeasureSyntaxError,
     ParameterError,
     RegistrationError,
 )
 from ir_cwla.measures import _registry as registry
-from ir_cwla.measures._aggregation import AGGREGATIONS, get_aggregation
-from ir_cwla.measures._browsing import BROWSING_MODELS, TAILS, get_browsing_model
+from ir_cwla.measures._aggregation import AGGREGATIONS
+from ir_cwla.measures._browsing import BROWSING_MODELS, PLUGINS_HELP, TAILS
 from ir_cwla.measures._costs import CostSpec
 from ir_cwla.measures._gains import GAIN_NAMES
 from ir_cwla.measures._measure import CWLA, THRESHOLDS, is_cwla, threshold_problem
@@ -118,8 +119,7 @@ def short_name(measure: Any) -> str:
     """
     if not is_cwla(measure):
         return str(measure)
-    model = get_browsing_model(measure["C"])
-    agg = get_aggregation(measure["A"])
+    model, agg = measure.browsing_model, measure.aggregation
     name = (f"{model.name}{_params_part(measure, _model_param_names(model))}"
             f"_{agg.name}{_params_part(measure, agg.params)}")
     return _decorate(name, measure)
@@ -137,7 +137,7 @@ def family(measure: Any) -> str:
     """
     if not is_cwla(measure):
         return str(measure)
-    model = get_browsing_model(measure["C"])
+    model = measure.browsing_model
     return _decorate(f"{model.name}{_params_part(measure, _model_param_names(model))}", measure)
 
 
@@ -431,8 +431,8 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
         return [short]
     try:
         parsed = ir_measures.parse_measure(token)
-    except MeasureError as ex:            # read as a C/W/L/A measure, which refuses its parameters
-        raise MeasureSyntaxError(f"{token}: {ex}") from None
+    except IrCwlaError as ex:             # read as a C/W/L/A measure, which refuses its parameters (or costs)
+        raise MeasureSyntaxError(f"measure {token!r}: {ex}") from None
     except (NameError, ValueError, SyntaxError, TypeError):
         pass
     else:
@@ -448,7 +448,7 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
         return found
     if short_error is not None:
         raise short_error
-    raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}")
+    raise MeasureSyntaxError(f"unknown measure {token!r}: write {SYNTAX_HELP}; {PLUGINS_HELP}")
 
 
 def parse_measure(text: MeasureLike) -> Measure:
@@ -602,11 +602,10 @@ def alias_names() -> dict[str, Measure]:
     (``RBP_ERR``: C ignores the gains, so A='ERR' is a constant).
     """
     out = {}
-    for model_name, model in BROWSING_MODELS.items():
+    for model_name in BROWSING_MODELS:
         for agg_name in AGGREGATIONS:
-            measure = CWLA(C=model_name, A=agg_name)
-            try:
-                (measure @ 10 if model.requires_cutoff else measure).validate_params()
+            try:      # (a measure is checked when it is made; a cutoff only when it is evaluated)
+                measure = CWLA(C=model_name, A=agg_name)
             except MeasureError:
                 continue
             out[f"{model_name}_{agg_name}"] = measure

@@ -46,8 +46,8 @@ def grid(measure: Any, *, skip_invalid: bool = True, **params: Any) -> list[Any]
     out = []
     for combo in itertools.product(*values):
         kwargs = {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(names, combo)}
-        m = measure(**kwargs)
-        try:
+        try:      # (a C/W/L/A measure refuses a bad combination when it is made; others when validated)
+            m = measure(**kwargs)
             m.validate_params()
         except ValueError:
             if not skip_invalid:

@@ -37,7 +37,6 @@ import numpy as np
 from ir_cwla._text import shown
 from ir_cwla.errors import ArgumentTypeError, InputError, MeasureError, ParameterError
 from ir_cwla.measures import is_cwla
-from ir_cwla.measures._browsing import get_browsing_model
 from ir_cwla.measures._names import named_measures
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ def reads_beyond_page(measure: Any) -> bool:
     ``relative=True`` reads R).
     """
     if is_cwla(measure):
-        return measure["tail"] == "pad" and bool(get_browsing_model(measure["C"]).reads_total)
+        return measure["tail"] == "pad" and bool(measure.browsing_model.reads_total)
     if measure.NAME == "SetP":
         return bool(measure.params.get("relative", False))
     return measure.NAME not in PAGE_MEASURES

@@ -22,7 +22,7 @@ from typing import Optional
 import numpy as np
 
 from ir_cwla.errors import KernelError, MeasureError
-from ir_cwla.measures._aggregation import Aggregation, AggregationInput
+from ir_cwla.measures._aggregation import Aggregation, AggregationInput, AggregationTailInput
 from ir_cwla.measures._browsing import TAILS, BrowsingModel, TailInput, TailSums
 from ir_cwla.measures._params import Params
 
@@ -206,22 +206,19 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
         if agg.tail is None:
             raise MeasureError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
                              "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
-        if agg.needs_costs:
-            assert cc is not None          # computed above for aggregations with needs_costs
-            parts = agg.tail(cc[:, -1] if w else np.zeros(n), end.astype(np.float64), pad_cost, vplus, params)
-        else:
-            cg_d = b.cg[:, -1] if w else np.zeros(n)
-            # the last column of the running max is the row's max: no matrix for it unless one exists
-            running = b.__dict__.get("running_max")
-            max_d = (running[:, -1] if running is not None else b.gains.max(axis=1)) if w else np.zeros(n)
-            parts = agg.tail(cg_d, max_d, vplus, params)
-        const, coef = parts[0], parts[1]
+        cg_d = b.cg[:, -1] if w else np.zeros(n)
+        # the last column of the running max is the row's max: no matrix for it unless one exists
+        running = b.__dict__.get("running_max")
+        max_d = (running[:, -1] if running is not None else b.gains.max(axis=1)) if w else np.zeros(n)
+        cc_e = None if cc is None else (cc[:, -1] if w else np.zeros(n))
+        part = agg.tail(AggregationTailInput(cg_d, max_d, end.astype(np.float64), vplus, cc_e, pad_cost), params)
         s = b.tail_sums
-        m = m + np.where(s.stop > 0, const * s.stop, 0.0) + np.where(s.inverse_rank > 0, coef * s.inverse_rank, 0.0)
-        if len(parts) > 2:
+        m = m + np.where(s.stop > 0, part.const * s.stop, 0.0) + \
+            np.where(s.inverse_rank > 0, part.coef * s.inverse_rank, 0.0)
+        if part.slope is not None:
             rank = s.rank if s.rank is not None else end * s.stop + s.depth
             with np.errstate(invalid="ignore"):
-                m = m + np.where(parts[2] != 0, parts[2] * rank, 0.0)
+                m = m + np.where(part.slope != 0, part.slope * rank, 0.0)
     return m
 
 

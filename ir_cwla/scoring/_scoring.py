@@ -27,8 +27,8 @@ from ir_measures.measures.base import Measure
 from ir_cwla.errors import DataError, InputError, MeasureError
 from ir_cwla.io._columns import QrelsColumns, RunColumns
 from ir_cwla.io._ordering import check_ties
-from ir_cwla.measures._aggregation import Aggregation, get_aggregation
-from ir_cwla.measures._browsing import BrowsingModel, get_browsing_model
+from ir_cwla.measures._aggregation import Aggregation
+from ir_cwla.measures._browsing import BrowsingModel
 from ir_cwla.measures._costs import CostSpec
 from ir_cwla.measures._gains import GainSpec
 from ir_cwla.measures._measure import _CWLA, is_cwla, needs_element_types
@@ -39,7 +39,7 @@ from ir_cwla.scoring._cell_costs import cell_costs
 from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
 
 
-def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
+def ranking_depth(measures: Iterable[_CWLA]) -> Optional[int]:
     """How deep runs must be ranked for ``measures``.
 
     The deepest cutoff, or None (whole rankings) if a measure has no cutoff, condenses its
@@ -50,7 +50,7 @@ def ranking_depth(measures: Iterable[Measure]) -> Optional[int]:
     for m in measures:
         cutoff = m.params.get("cutoff")
         whole = m["unjudged"] == "condense" or (
-            m["unjudged"] in ("max", "residual") and m["tail"] == "pad" and get_browsing_model(m["C"]).reads_total)
+            m["unjudged"] in ("max", "residual") and m["tail"] == "pad" and m.browsing_model.reads_total)
         if cutoff is None or whole:
             return None
         depth = max(depth, cutoff)
@@ -106,8 +106,7 @@ def _score_key(m: _CWLA, policy: str) -> tuple:
 def _plan(m: _CWLA, policy: str, costs_given: Optional[CostSpec] = None) -> _Plan:
     spec = m.gain_spec()
     cutoff = m.params.get("cutoff")
-    model = get_browsing_model(m["C"])
-    agg = get_aggregation(m["A"])
+    model, agg = m.browsing_model, m.aggregation
     # a cutoff deeper than a group's rankings is summed in closed form, if the model and the
     # aggregation can; otherwise the matrix is padded with zeros up to the cutoff
     padded = cutoff is not None and not (model.finite_tail and agg.tail is not None)
@@ -369,7 +368,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
     if not is_cwla(measure):
         raise MeasureError(f"ir_cwla scores C/W/L/A measures only, not {measure}")
     measure.validate_params()
-    model = get_browsing_model(measure["C"])
+    model = measure.browsing_model
     return kernel.browse(gains, depth, model, measure.model_params(), measure["tail"],
                          total_gain if model.reads_total else None, topics,
                          costs if model.uses_costs else None, pad_cost)
@@ -378,7 +377,7 @@ def browse(measure: Measure, gains: np.ndarray, depth: np.ndarray, *, costs: Opt
 def aggregate(measure: _CWLA, browsing: kernel.Browsing, *, costs: Optional[np.ndarray] = None,
               pad_cost: float = 1.0) -> np.ndarray:
     """Per-row values of ``measure`` from a :func:`browse` of its model (:func:`ir_cwla.scoring._kernel.aggregate`)."""
-    return kernel.aggregate(browsing, get_aggregation(measure["A"]), measure.model_params(), costs, pad_cost)
+    return kernel.aggregate(browsing, measure.aggregation, measure.model_params(), costs, pad_cost)
 
 
 def score_matrix(measures: Sequence[Measure], gains: np.ndarray, depth: np.ndarray, *,
@@ -395,7 +394,7 @@ def score_matrix(measures: Sequence[Measure], gains: np.ndarray, depth: np.ndarr
     for m in measures:
         if not is_cwla(m):
             raise MeasureError(f"ir_cwla scores C/W/L/A measures only, not {m}")
-        model = get_browsing_model(m["C"])
+        model = m.browsing_model
         params = m.model_params()
         key = (model.name, tuple(params[k] for k in model.params), m["tail"])
         if key not in browsed:
