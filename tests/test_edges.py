@@ -1,0 +1,126 @@
+"""The edges of issue 33 ("Other edges"): each unusual input gets a clear answer, before any work where it can.
+
+Small TREC files are written per test; the commands run in-process (:func:`ir_cwla.app.cli.main`)
+unless a test needs a process of its own (stdin, resource limits).
+"""
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from ir_cwla.app.cli import main
+from ir_cwla.app.commands import compare as compare_command
+from ir_cwla.app.commands import meta as meta_command
+from ir_cwla.errors import DataError, ParameterError
+from ir_cwla.meta import topic_set_size as tss
+
+
+def _main(capsys, *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> Path:
+    """``qrels.txt`` and three runs (``runs/run_a.txt`` ...) over 10 topics of 20 documents."""
+    rng = random.Random(1)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 d{d} {rng.choice([0, 0, 1, 2])}\n"
+                                                for q in range(1, 11) for d in range(20)))
+    (tmp_path / "runs").mkdir()
+    for name in "abc":
+        lines = []
+        for q in range(1, 11):
+            docs = list(range(20))
+            rng.shuffle(docs)
+            lines += [f"{q} Q0 d{d} {r} {100 - r} {name}\n" for r, d in enumerate(docs, 1)]
+        (tmp_path / "runs" / f"run_{name}.txt").write_text("".join(lines))
+    return tmp_path
+
+
+def _no_work(monkeypatch, module) -> None:
+    def boom(plan):     # noqa: ARG001
+        raise AssertionError("the command started its work")
+
+    monkeypatch.setattr(module, "execute", boom)
+
+
+# -- Monte-Carlo counts and seeds: bounded before any work ------------------------------------------
+
+@pytest.mark.parametrize("option", ["--trials", "--resamples", "--max-trials", "--max-resamples"])
+def test_compare_bounds_its_counts_before_any_work(capsys, monkeypatch, files, option):
+    _no_work(monkeypatch, compare_command)
+    code, out, err = _main(capsys, "compare", files / "qrels.txt", files / "runs/run_a.txt", files / "runs/run_b.txt",
+                           option, "1000000000000")
+    assert (code, out) == (1, "")
+    assert err == (f"ir-cwla compare: error: {option} must be at most 1,000,000,000 "
+                   "(ir_cwla.analysis.streams.MAX_TRIALS), got 1,000,000,000,000\n")
+
+
+@pytest.mark.parametrize("option", ["--trials", "--test-trials", "--fraction-trials", "--alt-bootstrap"])
+def test_meta_bounds_its_counts_before_any_work(capsys, monkeypatch, files, option):
+    _no_work(monkeypatch, meta_command)
+    code, out, err = _main(capsys, "meta", files / "qrels.txt", files / "runs", "--alt-qrels", files / "qrels.txt",
+                           option, "1000000000000")
+    assert (code, out) == (1, "")
+    assert err.endswith(f"ir-cwla meta: error: {option} must be at most 1,000,000,000 "
+                        "(ir_cwla.analysis.streams.MAX_TRIALS), got 1,000,000,000,000\n"), err
+
+
+def test_meta_fraction_trials_1_says_why_it_is_too_few(capsys, monkeypatch, files):
+    _no_work(monkeypatch, meta_command)
+    code, out, err = _main(capsys, "meta", files / "qrels.txt", files / "runs", "--fraction-trials", "1")
+    assert code == 1 and "topics" not in err
+    assert err.endswith("ir-cwla meta: error: --fraction-trials must be >= 2: the randomised Tukey HSD test compares "
+                        "the measures over the trials (paired by trial), got 1\n"), err
+
+
+@pytest.mark.parametrize("command", ["meta", "compare", "leaderboard", "demo"])
+def test_a_negative_seed_is_refused_before_any_work(capsys, command):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "x", "y", "--seed", "-1"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"ir-cwla {command}: error: argument --seed: expected a seed, an int >= 0, got '-1'" in err
+
+
+# -- topic set size: no overflow ------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [dict(min_d=1e-9), dict(min_d=1e-200), dict(min_d=0.1, beta=1e-300)])
+def test_a_design_beyond_max_topics_is_a_clear_error(kwargs):
+    for design in (lambda: tss.topics_for_t_test(0.01, **kwargs),
+                   lambda: tss.topics_for_anova(0.01, m=5, **kwargs)):
+        with pytest.raises(DataError, match=r"more than 10,000,000 topics would be needed"):
+            design()
+    if "beta" not in kwargs:
+        with pytest.raises(DataError, match=r"an interval of expected width .*more than 10,000,000 topics"):
+            tss.topics_for_ci(0.01, width=kwargs["min_d"])
+
+
+def test_designs_below_max_topics_are_unchanged():
+    # the normal approximation's n for the t-test (z_a + z_b)^2 / minDt^2 + z_a^2 / 2, searched exactly
+    n = tss.topics_for_t_test(0.01, 0.01)
+    z = 1.959963984540054 + 0.8416212335729143
+    approx = (z / (0.01 / math.sqrt(0.02))) ** 2 + 1.959963984540054 ** 2 / 2
+    assert abs(n - approx) <= 2 and tss.t_test_power(n, 0.01 / math.sqrt(0.02), 0.05) >= 0.8 \
+        > tss.t_test_power(n - 1, 0.01 / math.sqrt(0.02), 0.05)
+
+
+def test_meta_min_diff_tiny_is_one_line(capsys, files):
+    code, out, err = _main(capsys, "meta", files / "qrels.txt", files / "runs", "-m", "RBP_ERG@10", "P@10",
+                           "--criteria", "topic_set_size", "--min-diff", "1e-9", "--out", files / "report")
+    assert code == 1, err
+    assert err.splitlines()[-1] == ("ir-cwla meta: error: a paired t-test detecting minD = 1e-09 at alpha = 0.05 "
+                                    "with power 1 - 0.2: more than 10,000,000 topics would be needed "
+                                    "(ir_cwla.meta.topic_set_size.MAX_TOPICS)")
+
+
+def test_check_trials_in_the_api():
+    from ir_cwla.analysis import streams
+
+    assert streams.check_trials(streams.MAX_TRIALS) == 10 ** 9
+    with pytest.raises(ParameterError, match="at most 1,000,000,000"):
+        streams.check_trials(streams.MAX_TRIALS + 1)
