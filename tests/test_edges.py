@@ -6,8 +6,12 @@ unless a test needs a process of its own (stdin, resource limits).
 from __future__ import annotations
 
 import math
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +20,8 @@ from ir_cwla.app.commands import compare as compare_command
 from ir_cwla.app.commands import meta as meta_command
 from ir_cwla.errors import DataError, ParameterError
 from ir_cwla.meta import topic_set_size as tss
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _main(capsys, *argv: object) -> tuple[int, str, str]:
@@ -124,3 +130,39 @@ def test_check_trials_in_the_api():
     assert streams.check_trials(streams.MAX_TRIALS) == 10 ** 9
     with pytest.raises(ParameterError, match="at most 1,000,000,000"):
         streams.check_trials(streams.MAX_TRIALS + 1)
+
+
+# -- standard input: read once, whatever its name; closed -----------------------------------------
+
+def _command(*args: object, cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), IR_CWLA_NO_PLUGINS="1")
+    return subprocess.run([sys.executable, "-m", "ir_cwla", *map(str, args)], cwd=cwd, env=env, capture_output=True,
+                          timeout=600, **kwargs)
+
+
+@pytest.mark.parametrize("names", [("/dev/fd/0", "/proc/self/fd/0"), ("-", "link"), ("/dev/stdin", "/dev/fd/0"),
+                                   ("-", "/proc/self/fd/0")])
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_stdin_is_read_once_whatever_it_is_called(files, names, command):
+    (files / "link").symlink_to("/dev/stdin")
+    done = _command(command, *names, "runs/run_b.txt", cwd=files, input=(files / "qrels.txt").read_bytes())
+    assert done.returncode == 1 and done.stdout == b"", done.stderr
+    assert done.stderr.decode() == (f"ir-cwla {command}: error: standard input can be read only once, but 2 "
+                                    f"arguments read it ({names[0]}, {names[1]})\n")
+
+
+def test_a_regular_file_as_stdin_may_also_be_named(files):
+    with open(files / "runs/run_a.txt", "rb") as stdin:
+        done = _command("eval", "qrels.txt", "-", "runs/run_a.txt", cwd=files, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdin", "/dev/fd/0"])
+def test_a_closed_stdin_is_named(files, name):
+    code = ("import os, sys; os.close(0); sys.stdin = None; from ir_cwla.app.cli import main; "
+            f"sys.exit(main(['eval', 'qrels.txt', {name!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=files, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 1 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("ir-cwla eval: error: run ") and "standard input is closed" in line, line

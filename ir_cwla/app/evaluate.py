@@ -62,8 +62,12 @@ def _missing(spec: str, what: str) -> FileNotFoundError:
 
 
 def _absent(spec: str) -> bool:
-    """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
-    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec)
+    """True if ``spec`` names no file (and no dangling link, FIFO, stdin, file descriptor, named source).
+
+    (A file descriptor this process lacks, ``/dev/fd/0`` with stdin closed, is the reader's to explain.)
+    """
+    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec) \
+        and not os.path.realpath(spec).startswith(("/proc/self/fd/", f"/proc/{os.getpid()}/fd/"))
 
 
 def command_line_measures(texts: Sequence[str]) -> list:
@@ -76,9 +80,39 @@ def command_line_measures(texts: Sequence[str]) -> list:
     return parse_measures(list(texts))
 
 
+#: The names of standard input (file descriptor 0) as a path.
+STDIN_PATHS = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+
+
+def reads_stdin(spec: str) -> bool:
+    """True if reading ``spec`` reads standard input.
+
+    ``-``; a name of file descriptor 0 (:data:`STDIN_PATHS`, ``/proc/PID/fd/0`` of this
+    process), or a symbolic link to one; or a path to what standard input is when that is a
+    pipe, a socket or a terminal (the same file, which can be read once; a regular file given
+    as standard input can be read again by its name).
+    """
+    if spec == STDIN:
+        return True
+    names = {*STDIN_PATHS, f"/proc/{os.getpid()}/fd/0"}
+    path = spec
+    for _ in range(40):                 # a chain of links to /dev/stdin (without following /dev/stdin's own)
+        if os.path.normpath(os.path.abspath(path)) in names:
+            return True
+        try:
+            path = os.path.join(os.path.dirname(path), os.readlink(path))
+        except (OSError, ValueError):
+            break
+    try:
+        own, given = os.fstat(0), os.stat(spec)
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(own.st_mode) and os.path.samestat(own, given)
+
+
 def check_stdin_once(specs: Sequence[str]) -> None:
-    """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
-    stdin = [s for s in specs if s in (STDIN, "/dev/stdin")]
+    """Standard input can be read once: at most one argument may read it (:func:`reads_stdin`)."""
+    stdin = [s for s in specs if reads_stdin(s)]
     if len(stdin) > 1:
         raise ParameterError(f"standard input can be read only once, but {len(stdin)} arguments read it "
                          f"({', '.join(stdin)})")
