@@ -166,3 +166,26 @@ def test_a_closed_stdin_is_named(files, name):
     assert done.returncode == 1 and done.stdout == ""
     [line] = done.stderr.splitlines()
     assert line.startswith("ir-cwla eval: error: run ") and "standard input is closed" in line, line
+
+
+# -- compare: --out checked before any work; its coverage warning --------------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_compare_out_where_no_directory_can_be_made_is_refused_before_any_work(capsys, monkeypatch, files):
+    _no_work(monkeypatch, compare_command)
+    code, out, err = _main(capsys, "compare", files / "qrels.txt", files / "runs/run_a.txt", files / "runs/run_b.txt",
+                           "--out", "/proc/report")
+    assert (code, out) == (1, "")
+    assert err.startswith("ir-cwla compare: error: --out /proc/report: cannot create a directory in /proc ("), err
+
+
+def test_compare_says_what_a_missing_topic_means_there(capsys, files):
+    run = files / "runs/run_b.txt"
+    (files / "b9.txt").write_text("".join(line for line in run.read_text().splitlines(True)
+                                          if not line.startswith("10 ")))
+    code, out, err = _main(capsys, "compare", files / "qrels.txt", files / "runs/run_a.txt", files / "b9.txt",
+                           "-m", "RBP_ERG@10")
+    assert code == 0, err
+    assert err == ("ir-cwla compare: warning: run b9 answers 9 of the 10 qrels topics; the other 1 (10) score 0 on "
+                   "every measure\n")
+    assert "--answered-only" not in err

@@ -351,15 +351,20 @@ def keep_judged(run: Any, qrels: Any) -> Any:
     return out
 
 
-def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
+def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False,
+                 means: bool = True) -> None:
     """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate` applies too).
 
     An empty run, or one that shares no topic with the qrels, is an error; one that misses some
     qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how the means
-    of ``ir-cwla eval`` treat them.
+    of ``ir-cwla eval`` treat them (``means=False``: no means are printed, e.g. ``ir-cwla
+    compare``, which compares the per-topic scores: those topics score 0).
     """
-    how = ("are left out of the means (averaging over answered topics)" if answered_only else
-           "count as 0 in the means (--answered-only averages over the answered topics)")
+    if not means:
+        how = "score 0 on every measure"
+    else:
+        how = ("are left out of the means (averaging over answered topics)" if answered_only else
+               "count as 0 in the means (--answered-only averages over the answered topics)")
     columns.check_topics(name, run, qrels, how, stacklevel=2)
 
 
@@ -402,7 +407,8 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
                  for name, run in runs.items()}
     for name, run in runs.items():
         if isinstance(run, Shards):
-            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
+            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only,
+                         summary)
     answered = {name: set(map(str, topics_of[name])) for name in runs} if answered_only else None
     return results_frame(result_rows(list(scores[["name", "qid", "measure", "value"]].itertuples(index=False, name=None)),
                                      list(runs), list(measures), per_query, summary, answered))

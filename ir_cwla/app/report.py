@@ -212,6 +212,10 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"--out {out}: cannot create a directory in {parent}")
+    try:            # (os.access says yes to root, and on a read-only file system or /proc: try)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".probe", dir=parent))
+    except OSError as ex:
+        raise OutputError(f"--out {out}: cannot create a directory in {parent} ({ex.strerror or ex})") from None
     return out
 
 

@@ -291,7 +291,7 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
         runs = {name: io.top_ranked(run, plan.depth, plan.ties) for name, run in runs.items()}
     if not plan.on_workers:
         for name, run in runs.items():
-            check_topics(name, run, qrels, plan.answered_only)
+            check_topics(name, run, qrels, plan.answered_only, means=plan.summary)
     if plan.judged_only:            # trec_eval's -J, after -M: every measure sees the judged documents only
         runs = {name: keep_judged(run, qrels) for name, run in runs.items()}
     if all(isinstance(run, RunColumns) for run in runs.values()):
