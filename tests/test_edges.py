@@ -189,3 +189,64 @@ def test_compare_says_what_a_missing_topic_means_there(capsys, files):
     assert err == ("ir-cwla compare: warning: run b9 answers 9 of the 10 qrels topics; the other 1 (10) score 0 on "
                    "every measure\n")
     assert "--answered-only" not in err
+
+
+# -- leaderboard: extreme latencies, names with newlines, a directory, a bad environment.json -------
+
+BOARD = "name,nDCG@10,latency_ms,usd_per_1M\n"
+
+
+@pytest.mark.parametrize("latencies", [(1e-300, 1e300, 5.0), (1e-300, 1e-299, 1e-298), (0.0, 1e300, 5.0)])
+def test_leaderboard_out_draws_latencies_at_the_floats_ends(capsys, tmp_path, latencies):
+    (tmp_path / "board.csv").write_text(BOARD + "".join(f"{n},{a},{lat!r},{c}\n" for n, a, lat, c in
+                                                        zip("abc", (0.5, 0.6, 0.4), latencies, (1, 2, 3))))
+    code, out, err = _main(capsys, "leaderboard", tmp_path / "board.csv", "--accuracy", "nDCG@10", "--latency",
+                           "latency_ms", "--cost", "usd_per_1M", "--out", tmp_path / "report")
+    assert code == 0, err
+    assert all(line.startswith("report: ") for line in err.splitlines()), err      # no overflow warning either
+    assert (tmp_path / "report" / "frontier.png").stat().st_size > 1000
+
+
+def test_a_frontier_keeps_every_point_inside_finite_limits():
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from ir_cwla.leaderboard import plots
+
+    for xs in ([1e-300, 1e300, 5.0], [1.0, 2.0, 3.0], [1e307, 1.7e308, 1e308]):
+        ax = plots.plot_frontier(pd.DataFrame({"latency": xs, "accuracy": [0.5, 0.6, 0.4]}, index=list("abc")))
+        lo, hi = ax.get_xlim()
+        assert math.isfinite(lo) and math.isfinite(hi) and lo < min(xs) and max(xs) <= hi
+        plt.close(ax.figure)
+
+
+def test_a_newline_in_a_system_name_stays_on_its_row(capsys, tmp_path):
+    (tmp_path / "board.csv").write_text(BOARD + '"a\nx",0.5,3,1\nb,0.6,1,2\n"c\td",0.4,2,2\n')
+    code, out, err = _main(capsys, "leaderboard", tmp_path / "board.csv", "--accuracy", "nDCG@10", "--latency",
+                           "latency_ms", "--cost", "usd_per_1M")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 4 and lines[0].startswith("system")
+    assert {line.split()[0] for line in lines[1:]} == {"b", "a\\nx", "c\\td"}
+
+
+def test_a_directory_given_to_leaderboard_is_named_so(capsys, tmp_path):
+    code, out, err = _main(capsys, "leaderboard", tmp_path)
+    assert (code, out) == (1, "") and err == f"ir-cwla leaderboard: error: {tmp_path} is a directory, not a CSV file\n"
+    (tmp_path / "results.csv").write_text(BOARD + "a,0.5,3,1\n")
+    code, out, err = _main(capsys, "leaderboard", tmp_path)
+    assert err == (f"ir-cwla leaderboard: error: {tmp_path} is a directory, not a CSV file (board.save() wrote "
+                   "results.csv inside it: give that)\n")
+
+
+@pytest.mark.parametrize("content, says", [
+    (b"[1, 2]", "holds a JSON list, not an object"), (b'{"columns": "x"}', "'columns' must map roles to column names"),
+    (b'{"per_query": 3}', "'per_query' must be a file name"), (b"{bad", "is not JSON ("),
+    (b"\xe9", "is not UTF-8 text (byte 0xe9 at offset 0)")])
+def test_a_bad_environment_json_says_what_is_wrong(capsys, tmp_path, content, says):
+    (tmp_path / "results.csv").write_text(BOARD + "a,0.5,3,1\nb,0.6,1,2\n")
+    (tmp_path / "environment.json").write_bytes(content)
+    code, out, err = _main(capsys, "leaderboard", tmp_path / "results.csv", "--accuracy", "nDCG@10")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"ir-cwla leaderboard: error: {tmp_path / 'environment.json'}") and says in err, err
+    assert err.rstrip().endswith("expected what Leaderboard.save() writes beside results.csv; fix it or move it away")

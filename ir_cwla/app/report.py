@@ -124,16 +124,22 @@ def _formatters(df: pd.DataFrame, precision: Precision) -> list[Callable[[Any], 
 
 
 def text_table(df: pd.DataFrame, precision: Precision = 4, index: bool = True) -> str:
-    """``df`` as aligned plain text for the terminal, numbers formatted as in the HTML tables."""
+    r"""``df`` as aligned plain text for the terminal, numbers formatted as in the HTML tables.
+
+    Control characters of a cell, a label or a column name (a newline in a system name) are
+    written as escapes (``a\nb``, :func:`ir_cwla._text.escape_name`): one row stays one line.
+    """
+    from ir_cwla._text import escape_name
+
     formats = _formatters(df, precision)
-    cells = [[fmt(v) for fmt, v in zip(formats, row)] for row in df.itertuples(index=False, name=None)]
-    head = [str(c) for c in df.columns]
+    cells = [[escape_name(fmt(v)) for fmt, v in zip(formats, row)] for row in df.itertuples(index=False, name=None)]
+    head = [escape_name(str(c)) for c in df.columns]
     right = [any(_is_number(v) and not isinstance(v, (bool, np.bool_)) for v in df.iloc[:, k])
              for k in range(df.shape[1])]
     columns = list(zip(*cells)) if cells else [()] * len(head)
     if index:
-        head = [str(df.index.name or "")] + head
-        columns = [tuple(str(v) for v in df.index)] + columns
+        head = [escape_name(str(df.index.name or ""))] + head
+        columns = [tuple(escape_name(str(v)) for v in df.index)] + columns
         right = [False] + right
     widths = [max([len(h)] + [len(v) for v in col]) for h, col in zip(head, columns)]
 
@@ -175,7 +181,8 @@ def figure_png(fig: Any, dpi: int = 110) -> bytes:
     """The PNG bytes of a matplotlib Figure (or of the Figure of an Axes)."""
     fig = getattr(fig, "figure", fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    with np.errstate(over="ignore"):        # matplotlib's log transforms near the floats' ends (1e300)
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return buf.getvalue()
 
 
