@@ -6,6 +6,7 @@ unless a test needs a process of its own (stdin, resource limits).
 from __future__ import annotations
 
 import math
+import re
 import os
 import random
 import subprocess
@@ -250,3 +251,82 @@ def test_a_bad_environment_json_says_what_is_wrong(capsys, tmp_path, content, sa
     assert (code, out) == (1, "")
     assert err.startswith(f"ir-cwla leaderboard: error: {tmp_path / 'environment.json'}") and says in err, err
     assert err.rstrip().endswith("expected what Leaderboard.save() writes beside results.csv; fix it or move it away")
+
+
+# -- the API: cost.instance(None), a run of plain tuples ---------------------------------------------
+
+@pytest.mark.parametrize("name", [None, 3, ""])
+def test_instance_takes_a_name(name):
+    from ir_cwla.leaderboard import cost
+
+    with pytest.raises(ParameterError, match=r"instance takes the name of an instance type \(a string"):
+        cost.instance(name)
+
+
+def test_a_run_of_plain_tuples_says_how_to_name_its_fields():
+    import ir_measures
+
+    from ir_cwla import io
+    from ir_cwla.errors import InputError
+
+    with pytest.raises(InputError, match=r"run record 0 lacks the fields query_id, doc_id, score: \('1', 'd1', 1.0\) "
+                                         r"\(a plain tuple has no field names: make each record a namedtuple such as "
+                                         r"ir_measures.ScoredDoc"):
+        io.as_run_frame([("1", "d1", 1.0)])
+    with pytest.raises(InputError, match=r"qrels record 1 lacks the fields .* ir_measures.Qrel"):
+        io.as_qrels_frame([ir_measures.Qrel("1", "d1", 1), ("1", "d2", 0)])
+    named = io.as_run_frame([ir_measures.ScoredDoc("1", "d1", 1.0), {"query_id": "1", "doc_id": "d2", "score": 0.5}])
+    assert named[["query_id", "doc_id", "score"]].values.tolist() == [["1", "d1", 1.0], ["1", "d2", 0.5]]
+
+
+# -- eval: -m Judged@10 --judged 10 ---------------------------------------------------------------
+
+def test_judged_named_twice_is_one_row(capsys, files):
+    code, out, err = _main(capsys, "eval", files / "qrels.txt", files / "runs/run_a.txt", "-m", "Judged@10", "P@5",
+                           "--judged", "10", "--judged", "5")
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()] == ["runid", "Judged@10", "P@5", "Judged@5"]
+
+
+# -- cwl: --max_depth, -b DIR before the table -----------------------------------------------------
+
+@pytest.fixture()
+def cwl_files(files) -> Path:
+    lines = (files / "qrels.txt").read_text().split("\n")
+    (files / "gains.txt").write_text("".join(f"{q} 0 {d} {min(int(g), 1)}\n" for q, _, d, g in
+                                             (line.split() for line in lines if line)))
+    return files
+
+
+def test_cwl_bounds_max_depth(capsys, cwl_files):
+    code, out, err = _main(capsys, "cwl", cwl_files / "gains.txt", cwl_files / "runs/run_a.txt", "--max_depth",
+                           "1000000000")
+    assert (code, out) == (1, "")
+    assert err == ("ir-cwla cwl: error: --max_depth must be at most 10,000,000 (every ranking is padded to it; "
+                   "ir_cwla.app.cwl.MAX_DEPTH), got 1,000,000,000\n")
+
+
+@pytest.mark.parametrize("where, says", [("dir", "is a directory; give the file to write the BibTeX to"),
+                                         ("nowhere/x.bib", "there is no directory")])
+def test_cwl_bib_file_is_checked_before_the_table(capsys, cwl_files, where, says):
+    (cwl_files / "dir").mkdir()
+    code, out, err = _main(capsys, "cwl", cwl_files / "gains.txt", cwl_files / "runs/run_a.txt", "-b",
+                           cwl_files / where)
+    assert (code, out) == (1, "")                   # no table first
+    assert err.startswith(f"ir-cwla cwl: error: -b {cwl_files / where}") and says in err, err
+
+
+# -- grade costs: each key a grade, once -----------------------------------------------------------
+
+@pytest.mark.parametrize("table, says", [("0:1;1:2;1:3", "grade 1 is priced twice"),
+                                         ("0:1;1:2;1.0:3", "grade 1.0 is priced twice"),
+                                         ("0:1;-1:2", "grade -1 is not a grade: grades are integers >= 0"),
+                                         ("0:1;1.5:2", "grade 1.5 is not a grade"),
+                                         ("0:1;inf:2", "grade inf is not a grade")])
+def test_grade_cost_keys_are_grades_once(table, says):
+    from ir_cwla.errors import MeasureError
+    from ir_cwla.measures import CostSpec
+
+    with pytest.raises(MeasureError, match=re.escape(says)):
+        CostSpec.parse(f"grade:{table}")
+    assert CostSpec.parse("grade:0:1;1.0:2;2:4").table == ((0.0, 1.0), (1.0, 2.0), (2.0, 4.0))

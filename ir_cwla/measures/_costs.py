@@ -42,6 +42,7 @@ cost file names the file, the line and what is wrong, never the line's content.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -156,6 +157,12 @@ class CostSpec:
                 sep = ""
             if not sep:
                 raise MeasureError(f"costs={text!r}: expected GRADE:COST pairs separated by ';', got {part!r}")
+            if not (math.isfinite(value) and value >= 0 and value == int(value)):
+                # (a key no grade has would price nothing: grades are integers, a negative one counts as 0)
+                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is not a grade: grades are integers >= 0 "
+                                   "(a negative grade counts as grade 0)")
+            if any(value == g for g, _ in pairs):
+                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is priced twice")
             pairs.append((value, cost_value(cost, f"costs={text!r}: grade {grade}")))
         if not pairs:
             raise MeasureError(f"costs={text!r}: no GRADE:COST pair")
