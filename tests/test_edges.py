@@ -6,9 +6,9 @@ unless a test needs a process of its own (stdin, resource limits).
 from __future__ import annotations
 
 import math
-import re
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path

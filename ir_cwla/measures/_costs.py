@@ -148,7 +148,7 @@ class CostSpec:
                              "the measure's short name); rename the file")
         if kind != "grade":
             return CostSpec(kind, path=rest)
-        pairs = []
+        pairs: list[tuple[float, float]] = []
         for part in filter(None, (p.strip() for p in rest.split(";"))):
             grade, sep, cost = part.partition(":")
             try:
