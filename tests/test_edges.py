@@ -330,3 +330,30 @@ def test_grade_cost_keys_are_grades_once(table, says):
     with pytest.raises(MeasureError, match=re.escape(says)):
         CostSpec.parse(f"grade:{table}")
     assert CostSpec.parse("grade:0:1;1.0:2;2:4").table == ((0.0, 1.0), (1.0, 2.0), (2.0, 4.0))
+
+
+# -- a non-UTF-8 per-query file; a 5000-digit cutoff -------------------------------------------------
+
+@pytest.mark.parametrize("command", ["meta", "compare"])
+def test_a_per_query_file_not_in_utf8_is_named_with_its_line(capsys, files, command):
+    assert main(["eval", str(files / "qrels.txt"), str(files / "runs/run_a.txt"), str(files / "runs/run_b.txt"),
+                 "-q", "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    (files / "pq.csv").write_bytes(text.encode() + "caf\xe9,1,RBP_ERG@10,0.5\n".encode("latin-1"))
+    code, out, err = _main(capsys, command, files / "pq.csv")
+    line = text.count("\n") + 1
+    assert (code, out) == (1, "")
+    assert err.splitlines()[-1] == (f"ir-cwla {command}: error: per-query file {files / 'pq.csv'}:{line}: not UTF-8 "
+                                    "(byte 0xe9); write it with ir-cwla eval -q --format csv, or convert it to UTF-8")
+
+
+@pytest.mark.parametrize("name", ["P@", "RBP_ERG@", "CWLA(C='RBP')@", "nDCG(judged_only=True)@"])
+def test_a_cutoff_of_thousands_of_digits_is_one_short_line(name):
+    import ir_cwla
+    from ir_cwla.errors import MeasureSyntaxError
+
+    with pytest.raises(MeasureSyntaxError) as raised:
+        ir_cwla.parse_measure(name + "9" * 5000)
+    assert str(raised.value).endswith("the cutoff @999999... (5,000 digits) exceeds 2^62, the largest cutoff")
+    assert len(str(raised.value)) < 150
+    assert str(ir_cwla.parse_measure("P@" + "9" * 19)) == "P@" + "9" * 19       # ir-measures' P takes it

@@ -573,7 +573,13 @@ def read_per_query(path: str) -> pd.DataFrame:
     from ir_cwla.analysis.frame import long_frame
 
     with io.open_input(path, "per-query") as (stream, name, _):
-        text = stream.read().decode("utf-8")
+        data = stream.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        line = data.count(b"\n", 0, ex.start) + 1
+        raise InputError(f"per-query file {name}:{line}: not UTF-8 (byte {data[ex.start]:#x}); write it with "
+                         "ir-cwla eval -q --format csv, or convert it to UTF-8") from None
     head = text.lstrip()[:1]
     try:
         if head == "[":
