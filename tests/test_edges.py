@@ -11,6 +11,7 @@ import random
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -357,3 +358,45 @@ def test_a_cutoff_of_thousands_of_digits_is_one_short_line(name):
     assert str(raised.value).endswith("the cutoff @999999... (5,000 digits) exceeds 2^62, the largest cutoff")
     assert len(str(raised.value)) < 150
     assert str(ir_cwla.parse_measure("P@" + "9" * 19)) == "P@" + "9" * 19       # ir-measures' P takes it
+
+
+# -- --out LINK: the report where the link points, the link kept ------------------------------------
+
+def test_out_a_link_to_an_empty_directory_writes_there_and_keeps_the_link(capsys, files, recwarn):
+    (files / "target").mkdir()
+    (files / "link").symlink_to(files / "target", target_is_directory=True)
+    for _ in range(2):                          # new, then rewritten
+        code, out, err = _main(capsys, "compare", files / "qrels.txt", files / "runs/run_a.txt",
+                               files / "runs/run_b.txt", "-m", "RBP_ERG@10", "--out", files / "link")
+        assert code == 0 and "warning" not in err, err
+        assert (files / "link").is_symlink() and (files / "target" / "index.html").is_file()
+    assert sorted(p.name for p in files.iterdir()) == ["link", "qrels.txt", "runs", "target"]   # nothing left beside
+
+
+# -- label_agreement(...).table(): the alphas its docstring promises ----------------------------------
+
+def test_label_agreement_table_has_every_alpha_with_its_interval():
+    import pandas as pd
+
+    from ir_cwla import meta
+    from ir_cwla.errors import UndefinedStatisticWarning
+
+    ref = pd.DataFrame({"query_id": list("1111222233"), "doc_id": list("abcdabcdab"),
+                        "relevance": [0, 1, 2, 1, 0, 0, 2, 1, 1, 0]})
+    other = ref.assign(relevance=[0, 1, 1, 1, 0, 2, 2, 1, 0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)     # (a replicate of one grade: left out)
+        result = meta.label_agreement(ref, other, trials=200)
+    table = result.table()
+    for s in ("alpha_ordinal", "alpha_interval", "alpha_nominal"):
+        assert {s, f"{s}_low", f"{s}_high"} <= set(table.columns)
+        assert table[f"{s}_low"].iloc[0] <= table[s].iloc[0] <= table[f"{s}_high"].iloc[0]
+    pd.testing.assert_frame_equal(table, result.table("all"))
+    # nominal alpha, by hand (Krippendorff 2011): 1 - D_o / D_e over the 10 pairs' coincidence matrix
+    a, b = ref["relevance"].to_numpy(), other["relevance"].to_numpy()
+    values = list(a) + list(b)
+    n = len(values)
+    d_o = sum(x != y for x, y in zip(a, b)) * 2 / n
+    counts = {v: values.count(v) for v in set(values)}
+    d_e = (n * n - sum(c * c for c in counts.values())) / (n * (n - 1))
+    assert table["alpha_nominal"].iloc[0] == pytest.approx(1 - d_o / d_e)

@@ -329,9 +329,12 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
     there (a user's file, a file changed since, another report written inside it) is moved
     into the new report as it was. If such a thing has the name of a file of the new report,
     nothing is replaced (:class:`OutputError`). On an error (or Ctrl-C) the temporary directory
-    is deleted and ``out`` is left as it was.
+    is deleted and ``out`` is left as it was. ``out`` a symbolic link: the report is written where
+    it points, and the link stays.
     """
     out = check_output(out, inputs)
+    if out.is_symlink():        # a link to the report's directory: the report goes there, the link stays
+        out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     umask = os.umask(0)
