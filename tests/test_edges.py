@@ -400,3 +400,19 @@ def test_label_agreement_table_has_every_alpha_with_its_interval():
     counts = {v: values.count(v) for v in set(values)}
     d_e = (n * n - sum(c * c for c in counts.values())) / (n * (n - 1))
     assert table["alpha_nominal"].iloc[0] == pytest.approx(1 - d_o / d_e)
+
+
+# -- meta --alt-qrels with ids written differently: the error first, no wrong warning ----------------
+
+def test_alt_qrels_with_differently_written_ids_is_one_error_without_a_wrong_warning(capsys, files):
+    (files / "alt.txt").write_text("".join("0" + line + "\n" for line in (files / "qrels.txt").read_text().split("\n")
+                                           if line))
+    code, out, err = _main(capsys, "meta", files / "qrels.txt", files / "runs", "-m", "RBP_ERG@10", "P@10",
+                           "--alt-qrels", files / "alt.txt", "--criteria", "assessor_variation", "--out",
+                           files / "report")
+    assert code == 1
+    assert "warning" not in err, err                # (it said each run answers 10 of 20 qrels topics)
+    assert err.splitlines()[-1] == (
+        "ir-cwla meta: error: qrels reference and alt share no judged (topic, doc_id) pair: there is nothing to "
+        "compare (their topic ids are written differently: '1' in reference, '01' in alt; map them with "
+        "--alt-topic-map)")
