@@ -416,3 +416,29 @@ def test_alt_qrels_with_differently_written_ids_is_one_error_without_a_wrong_war
         "ir-cwla meta: error: qrels reference and alt share no judged (topic, doc_id) pair: there is nothing to "
         "compare (their topic ids are written differently: '1' in reference, '01' in alt; map them with "
         "--alt-topic-map)")
+
+
+# -- a report's staging directory left by a process that died --------------------------------------
+
+def test_a_staging_directory_left_by_a_dead_process_goes_with_the_next_report(capsys, files):
+    import warnings as warnings_
+
+    from ir_cwla.app import report
+    from ir_cwla.errors import OutputWarning
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)                              # (ended: no process has that id now, or hardly)
+    left = files / f".report.{pid}.abc123.tmp"
+    left.mkdir()
+    (left / "index.html").write_text("half a report")
+    alive = files / f".report.{os.getpid()}.def456.tmp"            # this process's: kept
+    alive.mkdir()
+    with warnings_.catch_warnings(record=True) as caught:
+        warnings_.simplefilter("always")
+        with report.staged(files / "report") as directory:
+            (directory / "index.html").write_text("a report")
+    assert not left.exists() and alive.is_dir() and (files / "report" / "index.html").read_text() == "a report"
+    [warning] = [w for w in caught if issubclass(w.category, OutputWarning)]
+    assert str(warning.message) == (f"removed {left}, the staging directory of a report to {files / 'report'} whose "
+                                    f"process (pid {pid}) ended without finishing it")
+    assert sorted(p.name for p in files.iterdir() if p.name.startswith(".")) == [alive.name]

@@ -336,7 +336,8 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
     if out.is_symlink():        # a link to the report's directory: the report goes there, the link stays
         out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    _remove_stale_staging(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".tmp", dir=out.parent))
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)                 # mkdtemp's 0700 is for secrets, not reports
@@ -381,6 +382,34 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
                 os.replace(target, source)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _remove_stale_staging(out: Path) -> None:
+    """Deletes the staging directories of ``out`` that a process which ended without cleaning up left.
+
+    A process killed while it writes a report (SIGKILL, a crash inside a library under
+    ``ulimit -v``) cannot delete its staging directory ``.NAME.PID.*.tmp``; the next report
+    written to ``out`` deletes those whose process is gone, with an :class:`OutputWarning`.
+    """
+    import re
+
+    pattern = re.compile(re.escape(f".{out.name}.") + r"(\d+)\.[^/]*\.tmp")
+    with contextlib.suppress(OSError):
+        for entry in out.parent.iterdir():
+            found = pattern.fullmatch(entry.name)
+            if not found or not entry.is_dir() or entry.is_symlink():
+                continue
+            pid = int(found.group(1))
+            try:
+                os.kill(pid, 0)
+                continue                        # its process still runs (or another of that id)
+            except ProcessLookupError:
+                pass
+            except (PermissionError, OverflowError, OSError):
+                continue
+            shutil.rmtree(entry, ignore_errors=True)
+            warnings.warn(f"removed {entry}, the staging directory of a report to {out} whose process (pid {pid}) "
+                          "ended without finishing it", OutputWarning, stacklevel=4)
 
 
 def _remove_owned(root: Path, owned: set[str]) -> None:
