@@ -164,7 +164,7 @@ def _load_all(command: bool) -> None:
             except KeyboardInterrupt:
                 if command:         # Ctrl-C while plugins load: as during the command
                     print(f"ir-cwla: interrupted (loading {where})", file=sys.stderr)
-                    raise SystemExit(130) from None
+                    sys.exit(130)
                 raise
             except BaseException as ex:   # noqa: BLE001   a broken plugin is skipped, never a crash (SystemExit too)
                 failed = ex

@@ -319,8 +319,8 @@ def test_cwl_bib_file_is_checked_before_the_table(capsys, cwl_files, where, says
 
 # -- grade costs: each key a grade, once -----------------------------------------------------------
 
-@pytest.mark.parametrize("table, says", [("0:1;1:2;1:3", "grade 1 is priced twice"),
-                                         ("0:1;1:2;1.0:3", "grade 1.0 is priced twice"),
+@pytest.mark.parametrize("table, says", [("0:1;1:2;1:3", "grade 1 is priced twice, 2 and 3"),
+                                         ("0:1;1:2;1.0:3", "grade 1.0 is priced twice, 2 and 3"),
                                          ("0:1;-1:2", "grade -1 is not a grade: grades are integers >= 0"),
                                          ("0:1;1.5:2", "grade 1.5 is not a grade"),
                                          ("0:1;inf:2", "grade inf is not a grade")])
@@ -330,7 +330,7 @@ def test_grade_cost_keys_are_grades_once(table, says):
 
     with pytest.raises(MeasureError, match=re.escape(says)):
         CostSpec.parse(f"grade:{table}")
-    assert CostSpec.parse("grade:0:1;1.0:2;2:4").table == ((0.0, 1.0), (1.0, 2.0), (2.0, 4.0))
+    assert CostSpec.parse("grade:0:1;1.0:2;2:4;1:2").table == ((0.0, 1.0), (1.0, 2.0), (2.0, 4.0))   # same price twice
 
 
 # -- a non-UTF-8 per-query file; a 5000-digit cutoff -------------------------------------------------

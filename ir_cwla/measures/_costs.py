@@ -161,9 +161,12 @@ class CostSpec:
                 # (a key no grade has would price nothing: grades are integers, a negative one counts as 0)
                 raise MeasureError(f"costs={text!r}: grade {grade.strip()} is not a grade: grades are integers >= 0 "
                                    "(a negative grade counts as grade 0)")
-            if any(value == g for g, _ in pairs):
-                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is priced twice")
-            pairs.append((value, cost_value(cost, f"costs={text!r}: grade {grade}")))
+            price = cost_value(cost, f"costs={text!r}: grade {grade}")
+            twice = [c for g, c in pairs if g == value and c != price]
+            if twice:           # (the same price twice is no contradiction)
+                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is priced twice, {_fmt(twice[0])} and "
+                                   f"{_fmt(price)}")
+            pairs.append((value, price))
         if not pairs:
             raise MeasureError(f"costs={text!r}: no GRADE:COST pair")
         return CostSpec("grade", tuple(sorted(dict(pairs).items())))
