@@ -339,11 +339,13 @@ def small_frame():
 def test_consistency_refuses_trials_whose_taus_would_not_fit_saying_how_many_would(small_frame):
     from ir_cwla.analysis import montecarlo
 
-    with pytest.raises(ParameterError, match=r"consistency: 1,000,000,000,000 trials would keep about 65.5 TiB of "
+    with pytest.raises(ParameterError, match=r"consistency: 1,000,000,000 trials would keep about 67.1 GiB of "
                                              r"taus .* pass at most 29,826,161 trials"):
-        meta.consistency(small_frame, trials=10 ** 12, progress=False)
-    with pytest.raises(ParameterError, match="MAX_RESULT_BYTES"):
         meta.consistency(small_frame, trials=10 ** 9, progress=False)
+    with pytest.raises(ParameterError, match="MAX_RESULT_BYTES"):
+        meta.consistency(small_frame, trials=10 ** 8, progress=False)
+    with pytest.raises(ParameterError, match=r"trials must be at most 1,000,000,000 \(ir_cwla.analysis.streams.MAX_TRIALS\)"):
+        meta.consistency(small_frame, trials=10 ** 12, progress=False)      # (issue 33: any count, before any work)
     assert montecarlo.MAX_RESULT_BYTES == 2 ** 31
 
 
@@ -363,8 +365,8 @@ def test_incompleteness_refuses_too_many_trials_and_estimates_its_time(monkeypat
     runs = {k: coll.runs[k] for k in ("graded", "ties", "short")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ir_cwla.IrCwlaWarning)
-        with pytest.raises(ParameterError, match="incompleteness: 1,000,000,000,000 trials would keep"):
-            meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=10 ** 12, progress=False)
+        with pytest.raises(ParameterError, match="incompleteness: 1,000,000,000 trials would keep"):
+            meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=10 ** 9, progress=False)
         quiet = meta.incompleteness(runs, coll.qrels, ["RBP_ERG@10", "P_ERG@10"], trials=3, seed=1, progress=False)
     monkeypatch.setattr(montecarlo, "WARN_AFTER_SECONDS", 0.0)
     with warnings.catch_warnings(record=True) as caught:
@@ -380,8 +382,8 @@ def test_incompleteness_refuses_too_many_trials_and_estimates_its_time(monkeypat
 def test_label_agreement_refuses_a_bootstrap_that_would_not_fit():
     ref = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": list("abab"), "relevance": [1, 0, 2, 1]})
     other = ref.assign(relevance=[1, 1, 2, 0])
-    with pytest.raises(ParameterError, match="label_agreement: 1,000,000,000,000 trials would keep"):
-        meta.label_agreement(ref, other, trials=10 ** 12)
+    with pytest.raises(ParameterError, match="label_agreement: 1,000,000,000 trials would keep"):
+        meta.label_agreement(ref, other, trials=10 ** 9)
 
 
 def test_the_command_line_refuses_them_in_one_line(small_frame, tmp_path, capsys):
@@ -389,9 +391,9 @@ def test_the_command_line_refuses_them_in_one_line(small_frame, tmp_path, capsys
 
     path = tmp_path / "per_query.csv"
     small_frame.to_csv(path, index=False)
-    assert cli.main(["meta", str(path), "--criteria", "consistency", "--trials", "1000000000000",
+    assert cli.main(["meta", str(path), "--criteria", "consistency", "--trials", "1000000000",
                      "--out", str(tmp_path / "report")]) == 1
     lines = capsys.readouterr().err.splitlines()
     errors = [line for line in lines if "error:" in line]      # the others: meta's step lines
     assert len(errors) == 1 and lines[-1] == errors[0]
-    assert errors[0].startswith("ir-cwla meta: error: consistency: 1,000,000,000,000 trials would keep about")
+    assert errors[0].startswith("ir-cwla meta: error: consistency: 1,000,000,000 trials would keep about")

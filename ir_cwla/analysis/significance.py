@@ -53,6 +53,7 @@ import numpy as np
 
 from ir_cwla.analysis import anova, oneway, paired, pairwise, pvalues, tukey
 from ir_cwla.errors import ArgumentTypeError, DataError, ParameterError, RegistrationError
+from ir_cwla.measures import _registry as registry
 
 Kind = Literal["paired", "all-pairs", "omnibus"]
 KINDS: tuple[str, ...] = ("paired", "all-pairs", "omnibus")
@@ -185,6 +186,8 @@ def register_test(test: StatisticalTest, replace: bool = False) -> StatisticalTe
                                 f"got {test.name!r}")
     if test.name in TESTS and not replace:
         raise RegistrationError(f"statistical test {test.name!r} is already registered (pass replace=True)")
+    if registry.refused(TESTS, "statistical test", test.name, replace):     # a plugin never bends a built-in
+        return TESTS[test.name]
     names = [_key(test.name)] + [_key(a) for a in test.aliases]
     if len(set(names)) != len(names):
         raise RegistrationError(f"test {test.name!r} lists a name twice among its aliases: {list(test.aliases)}")

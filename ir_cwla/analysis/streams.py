@@ -79,13 +79,30 @@ def derive(seed: Seed, *key: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(base.entropy, spawn_key=tuple(base.spawn_key) + tuple(key))
 
 
-def check_trials(trials: int, what: str = "trials") -> int:
-    """``trials`` checked as an int >= 1; a :class:`ParameterError` otherwise."""
+#: The most trials (permutations, resamples, splits, subsets) of any Monte-Carlo count: a bound checked
+#: before any work (:func:`check_trials`); what the trials keep is bounded apart
+#: (:func:`ir_cwla.analysis.montecarlo.check_result_memory`).
+MAX_TRIALS = 10 ** 9
+
+
+def check_trials(trials: int, what: str = "trials", least: int = 1) -> int:
+    """``trials`` checked as an int in ``[least, MAX_TRIALS]``; a :class:`ParameterError` otherwise."""
     if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)):
-        raise ParameterError(f"{what} must be an int >= 1, got {shown(trials)}")
-    if trials < 1:
-        raise ParameterError(f"{what} must be >= 1, got {trials}")
+        raise ParameterError(f"{what} must be an int >= {least}, got {shown(trials)}")
+    if trials < least:
+        raise ParameterError(f"{what} must be >= {least}, got {trials}")
+    if trials > MAX_TRIALS:
+        raise ParameterError(f"{what} must be at most {MAX_TRIALS:,} (ir_cwla.analysis.streams.MAX_TRIALS), "
+                             f"got {int(trials):,}")
     return int(trials)
+
+
+def check_tested_trials(trials: int, what: str = "trials") -> int:
+    """The trials of an experiment whose measures a randomised Tukey HSD test compares over them: an int >= 2."""
+    if isinstance(trials, (int, np.integer)) and not isinstance(trials, (bool, np.bool_)) and trials == 1:
+        raise ParameterError(f"{what} must be >= 2: the randomised Tukey HSD test compares the measures over "
+                             f"the trials (paired by trial), got 1")
+    return check_trials(trials, what)
 
 
 def trial_chunk(cells: int) -> int:

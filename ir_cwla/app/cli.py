@@ -74,6 +74,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
                                                 "leaderboards for ir-measures and PyTerrier.")
     parser.add_argument("--traceback", action="store_true",
                         help="show the full traceback of an error (accepted anywhere on the line)")
+    parser.add_argument("--no-plugins", action="store_true",
+                        help="start without plugins (before the command; the environment variable "
+                             "IR_CWLA_NO_PLUGINS=1 does the same, for programs too)")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
@@ -126,6 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from ir_cwla.app import trec_eval_cli
 
         argv = trec_eval_cli.measure_words(argv)
+    _plugin_warnings(f"ir-cwla {command}" if command else "ir-cwla", argv)
     parser = build_parser(command)
     args = parser.parse_args(argv)
     prog = f"ir-cwla {args.command}"
@@ -144,6 +148,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"{prog}: error: {_one_line(ex)}", file=sys.stderr)
         return 1
+
+
+def _plugin_warnings(prog: str, argv: Sequence[str]) -> None:
+    """Shows the warnings of loading the plugins (:data:`ir_cwla.plugins.PENDING`), each on one line.
+
+    And says so if ``--no-plugins`` comes too late: the plugins were loaded when this process
+    imported ir_cwla (a program that calls :func:`main`).
+    """
+    from ir_cwla import plugins
+
+    pending, plugins.PENDING[:] = list(plugins.PENDING), []
+    if plugins.NO_PLUGINS_OPTION in plugins.global_options(argv) and plugins.LOADED:
+        pending.append(f"{plugins.NO_PLUGINS_OPTION} comes too late for this process, which loaded the plugins "
+                           f"{', '.join(map(str, plugins.LOADED))} when it imported ir_cwla; set "
+                           f"{plugins.DISABLE_ENV}=1 before it starts")
+    for text in pending:
+        print(f"{prog}: warning: {' '.join(text.split())}", file=sys.stderr)
 
 
 def _command(argv: Sequence[str]) -> Optional[str]:

@@ -115,6 +115,9 @@ RESIDUAL_HEADER = "\t" + "\t".join(f"Res{q}" for q in QUANTITIES)
 ORDERS = ("file", "trec")
 #: Rankings evaluated at once: about this many cells (rankings x --max_depth) per matrix.
 CHUNK_CELLS = 1 << 20
+#: The deepest ``--max_depth``: every ranking is padded to it, a few float64 matrices of one ranking
+#: x ``--max_depth`` at a time (10^7: some 80 MB each).
+MAX_DEPTH = 10 ** 7
 
 
 @dataclass(frozen=True)
@@ -391,6 +394,9 @@ def check_limits(max_gain: float, min_gain: float, max_cost: float, min_cost: fl
             raise InputError(f"{option} {value:g}: {problem}")
     if max_depth < 1:
         raise InputError(f"--max_depth must be >= 1 (got {max_depth})")
+    if max_depth > MAX_DEPTH:
+        raise InputError(f"--max_depth must be at most {MAX_DEPTH:,} (every ranking is padded to it; "
+                         f"ir_cwla.app.cwl.MAX_DEPTH), got {max_depth:,}")
 
 
 class _Rankings:

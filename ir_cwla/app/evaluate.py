@@ -62,8 +62,12 @@ def _missing(spec: str, what: str) -> FileNotFoundError:
 
 
 def _absent(spec: str) -> bool:
-    """True if ``spec`` names no file (and no dangling link, FIFO, stdin, named source)."""
-    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec)
+    """True if ``spec`` names no file (and no dangling link, FIFO, stdin, file descriptor, named source).
+
+    (A file descriptor this process lacks, ``/dev/fd/0`` with stdin closed, is the reader's to explain.)
+    """
+    return spec != STDIN and not is_named_source(spec) and not os.path.lexists(spec) \
+        and not os.path.realpath(spec).startswith(("/proc/self/fd/", f"/proc/{os.getpid()}/fd/"))
 
 
 def command_line_measures(texts: Sequence[str]) -> list:
@@ -76,9 +80,39 @@ def command_line_measures(texts: Sequence[str]) -> list:
     return parse_measures(list(texts))
 
 
+#: The names of standard input (file descriptor 0) as a path.
+STDIN_PATHS = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+
+
+def reads_stdin(spec: str) -> bool:
+    """True if reading ``spec`` reads standard input.
+
+    ``-``; a name of file descriptor 0 (:data:`STDIN_PATHS`, ``/proc/PID/fd/0`` of this
+    process), or a symbolic link to one; or a path to what standard input is when that is a
+    pipe, a socket or a terminal (the same file, which can be read once; a regular file given
+    as standard input can be read again by its name).
+    """
+    if spec == STDIN:
+        return True
+    names = {*STDIN_PATHS, f"/proc/{os.getpid()}/fd/0"}
+    path = spec
+    for _ in range(40):                 # a chain of links to /dev/stdin (without following /dev/stdin's own)
+        if os.path.normpath(os.path.abspath(path)) in names:
+            return True
+        try:
+            path = os.path.join(os.path.dirname(path), os.readlink(path))
+        except (OSError, ValueError):
+            break
+    try:
+        own, given = os.fstat(0), os.stat(spec)
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(own.st_mode) and os.path.samestat(own, given)
+
+
 def check_stdin_once(specs: Sequence[str]) -> None:
-    """Standard input can be read once: at most one argument may be ``-`` or ``/dev/stdin``."""
-    stdin = [s for s in specs if s in (STDIN, "/dev/stdin")]
+    """Standard input can be read once: at most one argument may read it (:func:`reads_stdin`)."""
+    stdin = [s for s in specs if reads_stdin(s)]
     if len(stdin) > 1:
         raise ParameterError(f"standard input can be read only once, but {len(stdin)} arguments read it "
                          f"({', '.join(stdin)})")
@@ -317,15 +351,20 @@ def keep_judged(run: Any, qrels: Any) -> Any:
     return out
 
 
-def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False) -> None:
+def check_topics(name: str, run: pd.DataFrame, qrels: pd.DataFrame, answered_only: bool = False,
+                 means: bool = True) -> None:
     """No silent zero (:func:`ir_cwla.io.topic_coverage`, the rule :func:`ir_cwla.meta.evaluate` applies too).
 
     An empty run, or one that shares no topic with the qrels, is an error; one that misses some
     qrels topics gets one :class:`MissingTopicsWarning` with the count, which says how the means
-    of ``ir-cwla eval`` treat them.
+    of ``ir-cwla eval`` treat them (``means=False``: no means are printed, e.g. ``ir-cwla
+    compare``, which compares the per-topic scores: those topics score 0).
     """
-    how = ("are left out of the means (averaging over answered topics)" if answered_only else
-           "count as 0 in the means (--answered-only averages over the answered topics)")
+    if not means:
+        how = "score 0 on every measure"
+    else:
+        how = ("are left out of the means (averaging over answered topics)" if answered_only else
+               "count as 0 in the means (--answered-only averages over the answered topics)")
     columns.check_topics(name, run, qrels, how, stacklevel=2)
 
 
@@ -368,7 +407,8 @@ def evaluate_runs(runs: Mapping[str, Any], qrels: pd.DataFrame, measures: Sequen
                  for name, run in runs.items()}
     for name, run in runs.items():
         if isinstance(run, Shards):
-            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only)
+            check_topics(name, pd.DataFrame({"query_id": topics_of[name]}, dtype=object), qrels, answered_only,
+                         summary)
     answered = {name: set(map(str, topics_of[name])) for name in runs} if answered_only else None
     return results_frame(result_rows(list(scores[["name", "qid", "measure", "value"]].itertuples(index=False, name=None)),
                                      list(runs), list(measures), per_query, summary, answered))
@@ -533,7 +573,13 @@ def read_per_query(path: str) -> pd.DataFrame:
     from ir_cwla.analysis.frame import long_frame
 
     with io.open_input(path, "per-query") as (stream, name, _):
-        text = stream.read().decode("utf-8")
+        data = stream.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        line = data.count(b"\n", 0, ex.start) + 1
+        raise InputError(f"per-query file {name}:{line}: not UTF-8 (byte {data[ex.start]:#x}); write it with "
+                         "ir-cwla eval -q --format csv, or convert it to UTF-8") from None
     head = text.lstrip()[:1]
     try:
         if head == "[":

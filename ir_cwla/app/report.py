@@ -124,16 +124,22 @@ def _formatters(df: pd.DataFrame, precision: Precision) -> list[Callable[[Any], 
 
 
 def text_table(df: pd.DataFrame, precision: Precision = 4, index: bool = True) -> str:
-    """``df`` as aligned plain text for the terminal, numbers formatted as in the HTML tables."""
+    r"""``df`` as aligned plain text for the terminal, numbers formatted as in the HTML tables.
+
+    Control characters of a cell, a label or a column name (a newline in a system name) are
+    written as escapes (``a\nb``, :func:`ir_cwla._text.escape_name`): one row stays one line.
+    """
+    from ir_cwla._text import escape_name
+
     formats = _formatters(df, precision)
-    cells = [[fmt(v) for fmt, v in zip(formats, row)] for row in df.itertuples(index=False, name=None)]
-    head = [str(c) for c in df.columns]
+    cells = [[escape_name(fmt(v)) for fmt, v in zip(formats, row)] for row in df.itertuples(index=False, name=None)]
+    head = [escape_name(str(c)) for c in df.columns]
     right = [any(_is_number(v) and not isinstance(v, (bool, np.bool_)) for v in df.iloc[:, k])
              for k in range(df.shape[1])]
     columns = list(zip(*cells)) if cells else [()] * len(head)
     if index:
-        head = [str(df.index.name or "")] + head
-        columns = [tuple(str(v) for v in df.index)] + columns
+        head = [escape_name(str(df.index.name or ""))] + head
+        columns = [tuple(escape_name(str(v)) for v in df.index)] + columns
         right = [False] + right
     widths = [max([len(h)] + [len(v) for v in col]) for h, col in zip(head, columns)]
 
@@ -175,7 +181,8 @@ def figure_png(fig: Any, dpi: int = 110) -> bytes:
     """The PNG bytes of a matplotlib Figure (or of the Figure of an Axes)."""
     fig = getattr(fig, "figure", fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    with np.errstate(over="ignore"):        # matplotlib's log transforms near the floats' ends (1e300)
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return buf.getvalue()
 
 
@@ -212,6 +219,10 @@ def check_output(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ())
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"--out {out}: cannot create a directory in {parent}")
+    try:            # (os.access says yes to root, and on a read-only file system or /proc: try)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".probe", dir=parent))
+    except OSError as ex:
+        raise OutputError(f"--out {out}: cannot create a directory in {parent} ({ex.strerror or ex})") from None
     return out
 
 
@@ -318,11 +329,15 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
     there (a user's file, a file changed since, another report written inside it) is moved
     into the new report as it was. If such a thing has the name of a file of the new report,
     nothing is replaced (:class:`OutputError`). On an error (or Ctrl-C) the temporary directory
-    is deleted and ``out`` is left as it was.
+    is deleted and ``out`` is left as it was. ``out`` a symbolic link: the report is written where
+    it points, and the link stays.
     """
     out = check_output(out, inputs)
+    if out.is_symlink():        # a link to the report's directory: the report goes there, the link stays
+        out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    _remove_stale_staging(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".tmp", dir=out.parent))
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)                 # mkdtemp's 0700 is for secrets, not reports
@@ -367,6 +382,34 @@ def staged(out: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> It
                 os.replace(target, source)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _remove_stale_staging(out: Path) -> None:
+    """Deletes the staging directories of ``out`` that a process which ended without cleaning up left.
+
+    A process killed while it writes a report (SIGKILL, a crash inside a library under
+    ``ulimit -v``) cannot delete its staging directory ``.NAME.PID.*.tmp``; the next report
+    written to ``out`` deletes those whose process is gone, with an :class:`OutputWarning`.
+    """
+    import re
+
+    pattern = re.compile(re.escape(f".{out.name}.") + r"(\d+)\.[^/]*\.tmp")
+    with contextlib.suppress(OSError):
+        for entry in out.parent.iterdir():
+            found = pattern.fullmatch(entry.name)
+            if not found or not entry.is_dir() or entry.is_symlink():
+                continue
+            pid = int(found.group(1))
+            try:
+                os.kill(pid, 0)
+                continue                        # its process still runs (or another of that id)
+            except ProcessLookupError:
+                pass
+            except (PermissionError, OverflowError, OSError):
+                continue
+            shutil.rmtree(entry, ignore_errors=True)
+            warnings.warn(f"removed {entry}, the staging directory of a report to {out} whose process (pid {pid}) "
+                          "ended without finishing it", OutputWarning, stacklevel=4)
 
 
 def _remove_owned(root: Path, owned: set[str]) -> None:

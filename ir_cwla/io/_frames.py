@@ -836,13 +836,25 @@ def is_checked_frame(frame: Any) -> bool:
 
 # ------------------------------------------------------------------------- conversion of any input
 
-def _from_records(records: Iterable[Any], columns: tuple[str, ...]) -> pd.DataFrame:
+def _from_records(records: Iterable[Any], columns: tuple[str, ...], kind: str = "run") -> pd.DataFrame:
+    """Records (namedtuples, objects or dicts with the fields ``columns``) as a frame.
+
+    A record without one of them (a plain tuple, whose fields have no names) is an
+    :class:`InputError` naming it and the fields, as ir-measures reads records by name.
+    """
     rows = []
-    for rec in records:
-        if isinstance(rec, Mapping):
-            rows.append(tuple(rec[c] for c in columns))
-        else:
-            rows.append(tuple(getattr(rec, c) for c in columns))
+    for i, rec in enumerate(records):
+        try:
+            if isinstance(rec, Mapping):
+                rows.append(tuple(rec[c] for c in columns))
+            else:
+                rows.append(tuple(getattr(rec, c) for c in columns))
+        except (KeyError, AttributeError):
+            shown = repr(rec) if len(repr(rec)) <= 80 else repr(rec)[:77] + "..."
+            hint = (f" (a plain {type(rec).__name__} has no field names: make each record a namedtuple such as "
+                    f"ir_measures.{'ScoredDoc' if kind == 'run' else 'Qrel'}, a dict, or pass a DataFrame)"
+                    if isinstance(rec, (tuple, list)) and not hasattr(rec, "_fields") else "")
+            raise InputError(f"{kind} record {i} lacks the fields {', '.join(columns)}: {shown}{hint}") from None
     return pd.DataFrame.from_records(rows, columns=list(columns))
 
 
@@ -884,7 +896,7 @@ def _as_frame(obj: Any, columns: tuple[str, ...], kind: str, element_type: bool 
     elif isinstance(obj, Mapping):
         df = _normalise_frame(_from_dict_of_dict(obj, columns), columns, kind)
     elif isinstance(obj, Iterable):
-        df = _normalise_frame(_from_records(obj, columns), columns, kind)
+        df = _normalise_frame(_from_records(obj, columns, kind), columns, kind)
     else:
         raise InputError(f"cannot read {kind} from {type(obj).__name__}")
     return df, False

@@ -164,6 +164,10 @@ class _Gunzip:
 
 def _open_error(ex: OSError, path: str, kind: str) -> Exception:
     if isinstance(ex, FileNotFoundError):
+        real = os.path.realpath(path)
+        if real.startswith(("/proc/self/fd/", f"/proc/{os.getpid()}/fd/")):
+            closed = "standard input is closed" if real.endswith("/fd/0") else "it is not open"
+            return InputError(f"{kind} file {path} names a file descriptor of this process ({real}), but {closed}")
         if os.path.islink(path):
             return InputError(f"{kind} file {path} is a broken symbolic link (to {os.readlink(path)})")
         return FileNotFoundError(f"{kind} file not found: {path}")
@@ -185,7 +189,9 @@ def open_input(spec: Any, kind: str = "input") -> Iterator[tuple[BinaryIO, str, 
     name = input_name(spec)
     close = None
     if spec == STDIN:
-        raw = sys.stdin.buffer
+        raw = getattr(sys.stdin, "buffer", None)
+        if raw is None:         # `ir-cwla eval qrels - <&-`: no file descriptor 0
+            raise InputError(f"{kind} is - (standard input), but standard input is closed")
     elif hasattr(spec, "read"):
         raw, name = getattr(spec, "buffer", spec), str(getattr(spec, "name", "<stream>"))
         if isinstance(spec, io.TextIOBase) and raw is spec:

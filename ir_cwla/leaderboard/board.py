@@ -136,6 +136,34 @@ def _measures(accuracy: Any) -> list[Any]:
     return measures
 
 
+def _read_environment(meta: Path) -> tuple[dict, Optional[str]]:
+    """The roles' columns and the per-topic file that :meth:`Leaderboard.save` named in ``environment.json``.
+
+    A file that is not what ``save()`` writes (not UTF-8 JSON, not an object, ``columns`` not a
+    mapping of roles to column names, ``per_query`` not a file name) is an :class:`InputError`
+    that says which.
+    """
+    why = "what Leaderboard.save() writes beside results.csv; fix it or move it away"
+    try:
+        written = json.loads(meta.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as ex:
+        raise InputError(f"{meta} is not UTF-8 text (byte {ex.object[ex.start]:#x} at offset {ex.start}): "
+                         f"expected {why}") from None
+    except ValueError as ex:
+        raise InputError(f"{meta} is not JSON ({' '.join(str(ex).split())}): expected {why}") from None
+    if not isinstance(written, dict):
+        raise InputError(f"{meta} holds a JSON {type(written).__name__}, not an object: expected {why}")
+    columns = written.get("columns") or {}
+    if not isinstance(columns, dict) or not all(isinstance(k, str) and isinstance(v, (str, type(None)))
+                                                for k, v in columns.items()):
+        raise InputError(f"{meta}: 'columns' must map roles to column names, got {json.dumps(columns)[:80]}: "
+                         f"expected {why}")
+    scores = written.get("per_query")
+    if scores is not None and not isinstance(scores, str):
+        raise InputError(f"{meta}: 'per_query' must be a file name, got {json.dumps(scores)[:80]}: expected {why}")
+    return dict(columns), scores
+
+
 def _read_saved_per_query(path: Path) -> pd.DataFrame:
     """The ``per_query.csv`` that :meth:`Leaderboard.save` wrote (names, topics and measures as text)."""
     try:
@@ -409,6 +437,9 @@ class Leaderboard:
             in ``environment.json``) are read, and kept if they hold the accuracy measure.
         """
         path = Path(path)
+        if path.is_dir():
+            inside = " (board.save() wrote results.csv inside it: give that)" if (path / "results.csv").is_file() else ""
+            raise InputError(f"{path} is a directory, not a CSV file{inside}")
         if not path.is_file():
             raise MissingFileError(2, "CSV file not found", str(path))
         try:
@@ -432,12 +463,7 @@ class Leaderboard:
         saved_scores: Optional[str] = None
         meta = path.with_name("environment.json")
         if meta.is_file():
-            try:
-                written = json.loads(meta.read_text())
-                saved = dict(written.get("columns") or {})
-                saved_scores = written.get("per_query")
-            except (ValueError, AttributeError) as ex:
-                raise InputError(f"malformed {meta}: {ex}") from None
+            saved, saved_scores = _read_environment(meta)
         found: dict[str, Any] = {"accuracy": accuracy, "latency": latency, "cost": cost}
         defaults = {"latency": [LATENCY_STATS["p50"], "latency_ms"], "cost": [COST_BASES["throughput"], "usd"]}
         known = set(LATENCY_STATS.values()) | set(COST_BASES.values()) | {"qps", "usd_per_hour", name}

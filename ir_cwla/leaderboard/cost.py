@@ -100,6 +100,11 @@ def instance(name: str, prices: Union[pd.DataFrame, str, os.PathLike, None] = No
     ``prices`` may be a DataFrame or the path of a CSV with the columns of
     :func:`price_table`. When a name is listed for several regions, pass ``region``.
     """
+    if not isinstance(name, str) or not name.strip():
+        raise ParameterError(f"instance takes the name of an instance type (a string such as 'm5.xlarge'), "
+                             f"got {name!r}")
+    if region is not None and not isinstance(region, str):
+        raise ParameterError(f"region must be a region's name (a string) or None, got {region!r}")
     if isinstance(prices, pd.DataFrame):
         table = _check_table(prices)
     else:

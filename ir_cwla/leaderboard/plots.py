@@ -79,10 +79,34 @@ def _x_scale(ax: Any, xs: np.ndarray, logx: Union[bool, str]) -> None:
         logx = positive and xs.max() >= LOG_SPAN * xs.min()
     if logx and positive:
         ax.set_xscale("log")
-        decades = np.log10(xs.max() / xs.min())
+        decades = np.log10(xs.max()) - np.log10(xs.min())       # (a ratio overflows for 1e-300 .. 1e300)
         ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades < 2.5 else (1.0,)))
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(_plain_number))
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _finite_xlim(ax: Any, xs: np.ndarray, margin: float) -> None:
+    """The x limits with their ``margin`` (a share of the span, in log space on a log axis), kept finite.
+
+    Matplotlib's own margins overflow for values far apart (latencies 1e-300 and 1e300 on a
+    log axis: ten to the 372nd; 1e308 on a linear one), and "Axis limits cannot be NaN or Inf".
+    """
+    xs = xs[np.isfinite(xs)]
+    if not len(xs):
+        return
+    lo, hi = float(xs.min()), float(xs.max())
+    tiny, huge = np.finfo(float).tiny, np.finfo(float).max
+    ax.set_autoscalex_on(False)             # (else matplotlib's pending margins are applied first, and overflow)
+    if ax.get_xscale() == "log":
+        a, b = np.log10(lo), np.log10(hi)
+        pad = margin * (b - a) if b > a else 0.5
+        with np.errstate(over="ignore", under="ignore"):
+            low, high = float(np.power(10.0, a - pad)), float(np.power(10.0, b + pad))
+        ax.set_xlim(low if low > 0 else min(lo, tiny), high if np.isfinite(high) else huge)
+        return
+    span = (hi - lo) if np.isfinite(hi - lo) else huge
+    pad = margin * span if span > 0 else max(abs(lo) * margin, 0.5)
+    ax.set_xlim(max(lo - pad, -huge), min(hi + pad, huge))
 
 
 def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", ax: Any = None,
@@ -103,6 +127,12 @@ def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", 
     matplotlib.axes.Axes
         The Axes drawn on.
     """
+    with np.errstate(over="ignore"):        # matplotlib's log transforms near the floats' ends (1e300)
+        return _plot_frontier(table, x, y, ax, logx, xlabel, ylabel, title, max_labels)
+
+
+def _plot_frontier(table: pd.DataFrame, x: str, y: str, ax: Any, logx: Union[bool, str], xlabel: Optional[str],
+                   ylabel: Optional[str], title: Optional[str], max_labels: int) -> Any:
     ax = _axes(ax, (6.4, 4.6))
     xs = table[x].to_numpy(dtype=float)
     ys = table[y].to_numpy(dtype=float)
@@ -115,6 +145,7 @@ def plot_frontier(table: pd.DataFrame, x: str = "latency", y: str = "accuracy", 
     ax.plot(stairs[:, 0], stairs[:, 1], color="C3", lw=1.2, zorder=2)
     _x_scale(ax, xs, logx)
     ax.margins(x=0.12, y=0.1)
+    _finite_xlim(ax, xs, 0.12)
     ax.set_xlabel(plain(xlabel or x))
     ax.set_ylabel(plain(ylabel or y))
     if title:

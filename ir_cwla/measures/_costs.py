@@ -42,6 +42,7 @@ cost file names the file, the line and what is wrong, never the line's content.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -147,7 +148,7 @@ class CostSpec:
                              "the measure's short name); rename the file")
         if kind != "grade":
             return CostSpec(kind, path=rest)
-        pairs = []
+        pairs: list[tuple[float, float]] = []
         for part in filter(None, (p.strip() for p in rest.split(";"))):
             grade, sep, cost = part.partition(":")
             try:
@@ -156,7 +157,16 @@ class CostSpec:
                 sep = ""
             if not sep:
                 raise MeasureError(f"costs={text!r}: expected GRADE:COST pairs separated by ';', got {part!r}")
-            pairs.append((value, cost_value(cost, f"costs={text!r}: grade {grade}")))
+            if not (math.isfinite(value) and value >= 0 and value == int(value)):
+                # (a key no grade has would price nothing: grades are integers, a negative one counts as 0)
+                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is not a grade: grades are integers >= 0 "
+                                   "(a negative grade counts as grade 0)")
+            price = cost_value(cost, f"costs={text!r}: grade {grade}")
+            twice = [c for g, c in pairs if g == value and c != price]
+            if twice:           # (the same price twice is no contradiction)
+                raise MeasureError(f"costs={text!r}: grade {grade.strip()} is priced twice, {_fmt(twice[0])} and "
+                                   f"{_fmt(price)}")
+            pairs.append((value, price))
         if not pairs:
             raise MeasureError(f"costs={text!r}: no GRADE:COST pair")
         return CostSpec("grade", tuple(sorted(dict(pairs).items())))

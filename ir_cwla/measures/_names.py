@@ -421,6 +421,11 @@ def _parse_all(text: MeasureLike) -> list[Measure]:
     if not isinstance(text, str):
         raise ArgumentTypeError(f"a measure is a string or an ir-measures Measure, got {type(text).__name__}")
     token = text.strip()
+    huge = re.search(r"@\s*\+?(\d{20,})", token)         # (MAX_CUTOFF = 2^62 has 19 digits)
+    if huge:
+        digits = huge.group(1)
+        raise MeasureSyntaxError(f"measure {token[:huge.start()][:60]!r}: the cutoff @{digits[:6]}... "
+                                 f"({len(digits):,} digits) exceeds 2^62, the largest cutoff")
     given = _check_literals(token)
     short_error: Optional[MeasureSyntaxError] = None
     try:

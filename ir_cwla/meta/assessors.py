@@ -508,6 +508,26 @@ def _check_ranking(means: np.ndarray, measures: Sequence[str], reference: str, a
                         f"of {alternative}: there is no ranking to compare; drop them")
 
 
+def _check_shared_pairs(reference: pd.DataFrame, other: pd.DataFrame, ref_name: str, name: str,
+                        judged_only: bool = False) -> None:
+    """A :class:`DataError` if the two qrels list no (topic, doc_id) pair in common (``judged_only``: none at all).
+
+    It says so when their topic ids differ only in how they are written (``01`` and ``1``).
+    """
+    def pairs(frame: pd.DataFrame) -> pd.MultiIndex:
+        return pd.MultiIndex.from_arrays([frame["query_id"].astype(str), frame["doc_id"].astype(str)])
+
+    if not judged_only and len(pairs(reference).intersection(pairs(other))):
+        return
+    hint = "are they qrels of the same topics and documents?"
+    ours, theirs = set(reference["query_id"].astype(str)), set(other["query_id"].astype(str))
+    if not ours & theirs and {t.lstrip("0") for t in ours} & {t.lstrip("0") for t in theirs}:
+        hint = (f"their topic ids are written differently: {min(ours)!r} in {ref_name}, {min(theirs)!r} in {name}; "
+                "map them with --alt-topic-map")
+    raise DataError(f"qrels {ref_name} and {name} share no judged (topic, doc_id) pair: there is nothing to "
+                    f"compare ({hint})")
+
+
 def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequence[Any], *,
                        judged: str = "shared", test_trials: int = 2000, splits: int = 200, bootstrap: int = 500,
                        seed: streams.Seed = 0, alpha: float = 0.05, persistence: float = agreement.PERSISTENCE,
@@ -554,6 +574,7 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
     others = check_scales(reference, others, grade_map, sources, ref_name, say_narrower=False)
     for name, frame in others.items():
         check_grades_for_backends(frame, parsed, name)
+        _check_shared_pairs(reference, frame, ref_name, name)       # before the runs are scored (and warned about)
     collection = rescoring.prepare(runs, _union([reference, *others.values()]), measures)
     n_s = len(collection.systems)
     if n_s < 2:
@@ -589,8 +610,7 @@ def assessor_variation(runs: Runs, qrels: Any, alternatives: Any, measures: Sequ
         judged_alt = np.bincount(topic_of[mask], minlength=n_topics)
         judged_both = np.bincount(topic_of[both], minlength=n_topics)
         if not both.any():
-            raise DataError(f"qrels {ref_name} and {name} share no judged (topic, doc_id) pair: there is nothing to "
-                            "compare (are they qrels of the same topics and documents?)")
+            _check_shared_pairs(reference, frame, ref_name, name, judged_only=True)
         if judged == "shared":
             compared = np.flatnonzero(judged_both > 0)
         else:

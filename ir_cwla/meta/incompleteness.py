@@ -386,7 +386,7 @@ CRITERION = criteria.register_criterion(criteria.Criterion(
     options=(criteria.Option("fractions", FRACTIONS, "shares of each topic's judgments kept",
                              parse=criteria.numbers(float), check=lambda v, what: check_fractions(v), metavar="F,F,..."),
              criteria.Option("trials", 20, "random subsets per share of judgments", cli="fraction_trials",
-                             check=streams.check_trials),
+                             check=streams.check_tested_trials),
              criteria.Option("depths", DEPTHS, "pool depths of the depth-pooled variant", cli="pool_depths",
                              parse=criteria.numbers(int), check=robustness.check_depths,
                              metavar="D,D,..."),

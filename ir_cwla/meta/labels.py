@@ -77,8 +77,10 @@ from ir_cwla.meta.grades import GradeMap, check_scales
 #: Every statistic, in the order of the columns of :meth:`LabelAgreement.table`.
 STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal", "alpha_interval",
               "alpha_nominal")
-#: The statistics :meth:`LabelAgreement.table` shows unless asked otherwise.
-DEFAULT_STATISTICS = ("exact", "kappa", "kappa_linear", "kappa_quadratic", "alpha_ordinal")
+DEFAULT_STATISTICS = STATISTICS
+"""What :meth:`LabelAgreement.table` shows by default: every statistic (Krippendorff's alpha for
+interval and nominal data included, as :func:`label_agreement` promises; until issue 33 the
+table left those two out)."""
 KAPPA_WEIGHTS = (None, "linear", "quadratic")
 ALPHA_METRICS = ("ordinal", "interval", "nominal")
 #: The topic id of the overall rows (as trec_eval's summary rows).
@@ -319,7 +321,8 @@ class LabelAgreement:
         The pairs judged by each qrels and by both, then each statistic with its
         interval (``kappa, kappa_low, kappa_high``, ...).
 
-        ``statistics``: names of :data:`STATISTICS` or ``'all'``. Per-topic rows cover every
+        ``statistics``: names of :data:`STATISTICS` or ``'all'`` (the default: every one,
+        :data:`DEFAULT_STATISTICS`). Per-topic rows cover every
         topic either qrels judged; topics with no shared pair have NaN statistics.
         """
         names = list(STATISTICS) if statistics == "all" else \

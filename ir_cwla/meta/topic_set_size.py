@@ -86,12 +86,17 @@ def _check(alpha: float, beta: Optional[float], method: str, positive: dict[str,
             raise ParameterError(f"{name} must be a positive number, got {shown(value)}")
 
 
-def _smallest(ok, start: int, low: int = 2) -> int:
+def _smallest(ok, start: float, what: str, low: int = 2) -> int:
     """The smallest ``n >= low`` with ``ok(n)`` (``ok`` monotone in ``n``), searched from ``start``.
 
-    Doubling steps away from it, then bisection.
+    Doubling steps away from it, then bisection. Beyond :data:`MAX_TOPICS` (a start estimate
+    above it, even infinite, or a search past it) a :class:`DataError` saying so, ``what`` naming
+    the design.
     """
-    n = max(low, int(start))
+    if not start <= MAX_TOPICS:                 # (NaN and infinity too: minD tiny, beta close to 0)
+        raise DataError(f"{what}: more than {MAX_TOPICS:,} topics would be needed "
+                        "(ir_cwla.meta.topic_set_size.MAX_TOPICS)")
+    n = max(low, math.ceil(start))
     if ok(n):
         hi, step = n, 1
         while hi - step >= low and ok(hi - step):
@@ -102,7 +107,8 @@ def _smallest(ok, start: int, low: int = 2) -> int:
         while not ok(lo + step):
             lo, step = lo + step, step * 2
             if lo > MAX_TOPICS:
-                raise DataError(f"more than {MAX_TOPICS:,} topics would be needed")
+                raise DataError(f"{what}: more than {MAX_TOPICS:,} topics would be needed "
+                                "(ir_cwla.meta.topic_set_size.MAX_TOPICS)")
         hi = lo + step
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -145,8 +151,10 @@ def topics_for_t_test(sigma2: float, min_d: float, alpha: float = 0.05, beta: fl
     sigma_t = math.sqrt(2.0 * sigma2 if paired_variance else sigma2)
     min_dt = min_d / sigma_t
     z_a, z_b = stats.norm.ppf(1.0 - alpha / 2.0), stats.norm.ppf(1.0 - beta)
-    start = math.ceil(((z_a + z_b) / min_dt) ** 2 + z_a ** 2 / 2.0)
-    return _smallest(lambda n: t_test_power(n, min_dt, alpha, method) >= 1.0 - beta, start)
+    ratio, z_a = float((z_a + z_b) / min_dt), float(z_a)
+    start = ratio * ratio + z_a * z_a / 2.0       # (a product: infinity where ** would overflow)
+    return _smallest(lambda n: t_test_power(n, min_dt, alpha, method) >= 1.0 - beta, start,
+                     f"a paired t-test detecting minD = {min_d:g} at alpha = {alpha:g} with power 1 - {beta:g}")
 
 
 def anova_power(n: int, m: int, min_d: float, sigma2: float, alpha: float, method: Method = "exact") -> float:
@@ -178,8 +186,9 @@ def topics_for_anova(sigma2: float, min_d: float, m: int, alpha: float = 0.05, b
         lam0 = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(1 - beta)) ** 2 + 2.0 * math.sqrt(m - 1)
     else:
         lam0 = constants[0] + constants[1] * math.sqrt(m - 1)
-    start = math.ceil(lam0 / delta)
-    return _smallest(lambda n: anova_power(n, int(m), min_d, sigma2, alpha, method) >= 1.0 - beta, start)
+    start = float(lam0) / delta if delta > 0 else math.inf
+    return _smallest(lambda n: anova_power(n, int(m), min_d, sigma2, alpha, method) >= 1.0 - beta, start,
+                     f"a one-way ANOVA detecting minD = {min_d:g} at alpha = {alpha:g} with power 1 - {beta:g}")
 
 
 def ci_half_width(n: int, sigma2: float, alpha: float, paired_variance: bool = True) -> float:
@@ -197,8 +206,9 @@ def topics_for_ci(sigma2: float, width: float, alpha: float = 0.05, *, paired_va
     from scipy import stats
 
     sigma_t2 = 2.0 * sigma2 if paired_variance else sigma2
-    start = math.ceil(4.0 * stats.norm.ppf(1.0 - alpha / 2.0) ** 2 * sigma_t2 / width ** 2)
-    return _smallest(lambda n: 2.0 * ci_half_width(n, sigma2, alpha, paired_variance) <= width, start)
+    start = 4.0 * float(stats.norm.ppf(1.0 - alpha / 2.0)) ** 2 * sigma_t2 / width ** 2 if width ** 2 > 0 else math.inf
+    return _smallest(lambda n: 2.0 * ci_half_width(n, sigma2, alpha, paired_variance) <= width, start,
+                     f"an interval of expected width {width:g} at level {1 - alpha:g}")
 
 
 def topic_set_sizes(per_query: pd.DataFrame, min_d: float = 0.10, *, m: Optional[int] = None,

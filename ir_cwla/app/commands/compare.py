@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from ir_cwla.app.commands import eval as eval_command
+from ir_cwla.app.commands import options
 from ir_cwla.app.commands.options import check_report, measures_arg
 
 NAME = "compare"
@@ -61,7 +62,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, default=10000,
                    help="permutations / resamples of the randomised tests and of MaxT (default 10000)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the intervals (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=options.seed, default=0, help="random seed (default 0)")
     p.add_argument("--topics", default="strict", choices=("strict", "intersection"),
                    help="systems scored on different topics: an error (strict), or keep the common ones")
     p.add_argument("--max-trials", type=int, metavar="N",
@@ -138,6 +139,12 @@ def plan(args: argparse.Namespace) -> Plan:
     from ir_cwla.errors import UsageError
 
     check_report(args.out, args.inputs)
+    from ir_cwla.analysis import streams
+
+    for flag, value in (("--trials", args.trials), ("--resamples", args.resamples), ("--max-trials", args.max_trials),
+                        ("--max-resamples", args.max_resamples)):
+        if value is not None:           # (before any work: scoring the runs can take long)
+            streams.check_trials(value, flag)
     common = dict(baselines=tuple(args.baselines) if args.baselines else None, test=args.test,
                   correction=args.correction, family=args.family, alpha=args.alpha, level=args.level,
                   trials=args.trials, resamples=args.resamples, seed=args.seed, topics=args.topics,

@@ -78,11 +78,29 @@ def plan(args: argparse.Namespace) -> Plan:
     from ir_cwla.app.evaluate import check_stdin_once
 
     check_stdin_once([s for s in (args.gain_file, args.result_file, args.cost_file, args.metrics_file) if s])
+    cwl.check_limits(args.max_gain, args.min_gain, args.max_cost, args.min_cost, args.max_depth)
+    if args.bib_file is not None:   # (before the table is printed)
+        check_bib_file(args.bib_file)
     metrics = cwl.read_metrics_file(args.metrics_file) if args.metrics_file else cwl.DEFAULT_METRICS
     return Plan(gain_file=args.gain_file, result_file=args.result_file, metrics=tuple(metrics),
                 cost_file=args.cost_file, bib_file=args.bib_file, colnames=args.colnames, residuals=args.residuals,
                 max_gain=args.max_gain, min_gain=args.min_gain, max_cost=args.max_cost, min_cost=args.min_cost,
                 max_depth=args.max_depth, order=args.order)
+
+
+def check_bib_file(path: str) -> None:
+    """``-b FILE`` checked before any work: a file (new or not) in a directory that exists."""
+    import os
+
+    from ir_cwla.errors import OutputError
+
+    if os.path.isdir(path):
+        raise OutputError(f"-b {path} is a directory; give the file to write the BibTeX to")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise OutputError(f"-b {path}: there is no directory {folder}")
+    if (os.path.exists(path) and not os.access(path, os.W_OK)) or not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"-b {path}: cannot write there")
 
 
 def execute(plan: Plan) -> int:

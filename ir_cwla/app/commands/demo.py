@@ -11,6 +11,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ir_cwla.app.commands import options
+
 NAME = "demo"
 
 
@@ -29,7 +31,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=3, help="timed passes over the topics per system (default 3)")
     p.add_argument("--warmup", type=int, default=10, help="untimed queries before timing (default 10)")
     p.add_argument("--instance", default="m5.large", help="cloud instance that prices the cost (default m5.large)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=options.seed, default=0, help="random seed (default 0)")
     p.add_argument("--save-runs", action="store_true", help="also keep the TREC run files in REPORT/runs "
                                                              "(about 9 MB per system)")
     p.add_argument("--quiet", action="store_true", help="no progress output")

@@ -214,9 +214,12 @@ def plan(args: argparse.Namespace) -> Plan:
             if is_stream(spec) or not os.path.exists(spec):
                 raise UsageError(f"--scheduler/--n-jobs read runs from files or directories the workers can read: "
                                  f"{spec}")
+    # --judged K adds Judged@K, ir-measures' measure: one row where -m names it too (the same value)
+    asked = {str(m) for m in chosen.measures}
+    judged = tuple(k for k in dict.fromkeys(args.judged or ()) if f"Judged@{k}" not in asked)
     return Plan(qrels=args.qrels, runs=tuple(args.runs), names=tuple(names), measures=tuple(chosen.measures),
                 per_query=args.per_query, summary=not args.no_summary, answered_only=args.answered_only,
-                depth=args.depth, judged=tuple(args.judged or ()), judged_only=args.judged_only, ties=ties,
+                depth=args.depth, judged=judged, judged_only=args.judged_only, ties=ties,
                 trec_eval=version, level=args.level, chosen=chosen, runid=args.runid,
                 format=args.format, places=args.places, n_jobs=args.n_jobs, scheduler=args.scheduler,
                 progress=(len(args.runs) > 1 or on_workers) and sys.stderr.isatty())
@@ -291,7 +294,7 @@ def score(plan: Plan, qrels: Any, runs: Mapping[str, Any]) -> list[Row]:
         runs = {name: io.top_ranked(run, plan.depth, plan.ties) for name, run in runs.items()}
     if not plan.on_workers:
         for name, run in runs.items():
-            check_topics(name, run, qrels, plan.answered_only)
+            check_topics(name, run, qrels, plan.answered_only, means=plan.summary)
     if plan.judged_only:            # trec_eval's -J, after -M: every measure sees the judged documents only
         runs = {name: keep_judged(run, qrels) for name, run in runs.items()}
     if all(isinstance(run, RunColumns) for run in runs.values()):

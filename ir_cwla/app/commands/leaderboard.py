@@ -11,6 +11,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ir_cwla.app.commands import options
 from ir_cwla.app.commands.options import check_report
 
 NAME = "leaderboard"
@@ -42,7 +43,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--level", type=float, help="level of the rank intervals (default 0.95)")
     p.add_argument("--resamples", type=int, help="bootstrap resamples of the topics for the rank intervals "
                                                  "(default 2000)")
-    p.add_argument("--seed", type=int, help="random seed of the rank intervals (default 0)")
+    p.add_argument("--seed", type=options.seed, help="random seed of the rank intervals (default 0)")
     p.add_argument("--out", metavar="REPORT", help="write an HTML report with figures to this directory")
     p.set_defaults(plan=plan, execute=execute)
     return p

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from ir_cwla.app.commands import options
 from ir_cwla.app.commands.options import check_report, measures_arg
 
 NAME = "meta"
@@ -58,7 +59,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     judge_inputs.add_arguments(p)
     user_study.add_arguments(p)
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=options.seed, default=0, help="random seed (default 0)")
     _add_criteria_options(p)
     p.add_argument("--out", default="meta-report", metavar="REPORT", help="output directory (default meta-report)")
     p.set_defaults(plan=plan, execute=execute)

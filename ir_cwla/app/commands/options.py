@@ -42,6 +42,19 @@ def places(text: str) -> int:
     return value
 
 
+def seed(text: str) -> int:
+    """``--seed``: a seed of :mod:`ir_cwla.analysis.streams` (an int >= 0), checked before any work."""
+    from ir_cwla.analysis import streams
+    from ir_cwla.errors import ParameterError
+
+    try:
+        value = int(text)
+        streams.as_seed_sequence(value)
+        return value
+    except (ValueError, ParameterError):
+        raise argparse.ArgumentTypeError(f"expected a seed, an int >= 0, got {text!r}") from None
+
+
 def measures_arg(texts: Optional[Sequence[str]], default: Sequence[Any]) -> list[Any]:
     """Measures from ``-m`` arguments, or ``default`` if there are none.
 
