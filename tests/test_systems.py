@@ -164,3 +164,22 @@ def test_bm25s_retriever_on_real_tokens(probe):
     assert set(res.docno) <= set(docnos) and res.groupby("qid").size().max() <= 50
     empty = retriever(topics.iloc[:0])
     assert list(empty.columns) == ["qid", "query", "docno", "score", "rank"] and len(empty) == 0
+
+
+def test_bm25s_retriever_cuts_ties_in_trec_evals_order():
+    """Documents tied at the k-th score: the first k in trec_eval's order (score desc, docno desc), not bm25s' pick.
+
+    Six copies of one text tie; with num_results=4 the retriever keeps the one better document and
+    the three copies with the largest docnos, whatever order the index holds them in.
+    """
+    import bm25s
+
+    texts = {"d1": "wing lift", "d2": "wing", "d3": "wing", "d4": "wing", "d5": "wing", "d6": "wing",
+             "d7": "wing", "d8": "body drag"}
+    for order in (list(texts), list(reversed(texts)), ["d4", "d8", "d2", "d7", "d1", "d6", "d3", "d5"]):
+        model = bm25s.BM25()
+        model.index([texts[d].split() for d in order], show_progress=False)
+        retriever = systems.BM25sRetriever(model, order, str.split, num_results=4)
+        res = retriever(pd.DataFrame({"qid": ["q"], "query": ["wing lift"]}))
+        assert res["docno"].tolist() == ["d1", "d7", "d6", "d5"], order
+        assert res["rank"].tolist() == [0, 1, 2, 3]

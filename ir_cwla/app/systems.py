@@ -12,6 +12,10 @@ cased and split by PISA's tokenizer, without the English stopwords of bm25s, and
 with PISA's Porter2 stemmer unless the system name ends in ``-nostem``. Both engines use one
 thread and return at most ``num_results`` (default 1000) documents per query; bm25s rows with
 a score of 0 (documents that match no query term) are left out, as PISA leaves them out.
+Where documents tie at the ``num_results``-th score, bm25s keeps whichever its top-k selection
+(numpy's partition or numba's) happens to return, which changes with their versions:
+:class:`BM25sRetriever` scores every document and keeps the first ``num_results`` in
+trec_eval's order (score descending, then docno descending), so a run is the same everywhere.
 
 Install with ``pip install ir-cwla[systems]`` (pyterrier-pisa, bm25s).
 """
@@ -23,7 +27,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -145,6 +149,7 @@ class BM25sRetriever(pt.Transformer):
         self.tokenize = tokenize
         self.num_results = num_results
         self.name = name
+        self._docno_order: Optional[np.ndarray] = None     # each document's place in docno order
 
     def __repr__(self) -> str:
         return f"BM25sRetriever({self.name!r}, num_results={self.num_results})"
@@ -157,7 +162,13 @@ class BM25sRetriever(pt.Transformer):
             return topics.assign(docno=pd.Series(dtype=object), score=pd.Series(dtype=float),
                                  rank=pd.Series(dtype=int))
         tokens = [self.tokenize(q) for q in topics["query"]]
-        docs, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        # every document scored, then the first k in trec_eval's order (score descending, docno
+        # descending): bm25s' own top-k keeps an arbitrary subset of the documents tied at the k-th score
+        every, scores = self.model.retrieve(tokens, k=len(self.docnos), show_progress=False, n_threads=1)
+        if self._docno_order is None:
+            self._docno_order = np.argsort(np.argsort(self.docnos.astype(str), kind="stable"), kind="stable")
+        order = np.lexsort((-self._docno_order[every], -scores.astype(np.float64)), axis=1)[:, :k]
+        docs, scores = np.take_along_axis(every, order, axis=1), np.take_along_axis(scores, order, axis=1)
         keep = scores > 0
         rows = np.repeat(np.arange(len(topics)), k).reshape(docs.shape)[keep]
         out = topics.iloc[rows].reset_index(drop=True)
