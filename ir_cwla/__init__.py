@@ -26,6 +26,21 @@ Data flows one way through the package, and the tree shows it:
 The exact semantics of every measure are in ``docs/semantics.md``.
 """
 import gc as _gc
+import os as _os
+
+try:
+    import resource as _resource
+except ImportError:          # (not on Windows)
+    _resource = None  # type: ignore[assignment]
+
+# Under an address-space limit (``ulimit -v``) OpenBLAS's worker threads cannot map their
+# buffers, and a BLAS call then waits for them for ever (issue 33: ``ir-cwla meta --out`` hung at
+# the topic set size step). With such a limit and no thread count chosen by the user, BLAS runs
+# in the calling thread; a limit that is then too small is a clear out-of-memory error instead.
+# (Set before numpy is first imported, which is when OpenBLAS reads it.)
+if _resource is not None and _resource.getrlimit(_resource.RLIMIT_AS)[0] != _resource.RLIM_INFINITY:
+    for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        _os.environ.setdefault(_threads, "1")
 
 # Importing the engine and ir-measures makes some 10^5 objects and no garbage, which the
 # collector would traverse some fifty times (15-25 ms of every command): it is paused meanwhile

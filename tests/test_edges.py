@@ -442,3 +442,31 @@ def test_a_staging_directory_left_by_a_dead_process_goes_with_the_next_report(ca
     assert str(warning.message) == (f"removed {left}, the staging directory of a report to {files / 'report'} whose "
                                     f"process (pid {pid}) ended without finishing it")
     assert sorted(p.name for p in files.iterdir() if p.name.startswith(".")) == [alive.name]
+
+
+def test_under_an_address_space_limit_blas_runs_in_one_thread_and_memory_errors_say_so():
+    """``ulimit -v``: OpenBLAS's threads hung ``meta --out``; ir_cwla asks BLAS for one thread then (unless set).
+
+    And the command line says "out of memory" naming the limit, not a bare ``MemoryError:``.
+    """
+    import resource
+    import subprocess
+    import sys
+
+    code = "import os, ir_cwla; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    free = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    capped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, preexec_fn=limited)
+    chosen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**env, "OPENBLAS_NUM_THREADS": "2"}, preexec_fn=limited)
+    assert (free.stdout.strip(), capped.stdout.strip(), chosen.stdout.strip()) == ("None", "1", "2"), \
+        (free.stderr, capped.stderr, chosen.stderr)
+    from ir_cwla.app import cli
+
+    assert cli._one_line(MemoryError()).startswith("out of memory: the process could not get the memory it needed")
+    mapped = ImportError("/x/_rotation.so: failed to map segment from shared object")
+    assert cli._one_line(mapped).endswith("ImportError: /x/_rotation.so: failed to map segment from shared object")

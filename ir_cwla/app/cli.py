@@ -180,6 +180,13 @@ def _command(argv: Sequence[str]) -> Optional[str]:
 
 
 def _one_line(ex: BaseException) -> str:
+    if isinstance(ex, MemoryError) or (isinstance(ex, ImportError) and "failed to map segment" in str(ex)):
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        where = "" if limit == resource.RLIM_INFINITY else f" (its address space is limited to {limit // 2**20:,} MiB: ulimit -v)"
+        detail = f"; {type(ex).__name__}: {ex}" if str(ex) else ""
+        return " ".join(f"out of memory: the process could not get the memory it needed{where}{detail}".split())
     if isinstance(ex, (IrCwlaError, ValueError, OSError, KeyError)):
         text = ex.args[0] if isinstance(ex, KeyError) and ex.args else str(ex)
         if isinstance(ex, OSError) and ex.filename and ex.strerror:
