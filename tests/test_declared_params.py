@@ -44,12 +44,7 @@ def _register():
 
 
 def _unregister(name="Half", table=None):
-    table = ir_cwla.BROWSING_MODELS if table is None else table
-    if name in table:
-        del table[name]
-        registry.generation += 1
-        for listener in list(registry._LISTENERS):
-            listener()
+    registry.remove(ir_cwla.BROWSING_MODELS if table is None else table, name)
 
 
 @pytest.fixture

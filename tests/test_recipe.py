@@ -33,12 +33,6 @@ def recipe_code() -> str:
     return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
 
 
-def _unregister(table, name):
-    if name in table:
-        del table[name]
-        registry.generation += 1
-        for listener in list(registry._LISTENERS):
-            listener()
 
 
 @pytest.fixture
@@ -48,8 +42,8 @@ def recipe(capsys):
         exec(compile(recipe_code(), "docs/measures.md", "exec"), namespace)
         yield capsys.readouterr().out
     finally:
-        _unregister(ir_cwla.BROWSING_MODELS, "HalfRBP")
-        _unregister(ir_cwla.AGGREGATIONS, "sq")
+        registry.remove(ir_cwla.BROWSING_MODELS, "HalfRBP")
+        registry.remove(ir_cwla.AGGREGATIONS, "sq")
 
 
 def test_the_recipes_model_passes_the_registry_tests(recipe):

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Union
 
 import numpy as np
 import pandas as pd
@@ -149,7 +149,8 @@ class BM25sRetriever(pt.Transformer):
         self.tokenize = tokenize
         self.num_results = num_results
         self.name = name
-        self._docno_order: Optional[np.ndarray] = None     # each document's place in docno order
+        # each document's place in docno order: the tie-break of the cut (transform)
+        self._docno_order = np.argsort(np.argsort(self.docnos.astype(str), kind="stable"), kind="stable")
 
     def __repr__(self) -> str:
         return f"BM25sRetriever({self.name!r}, num_results={self.num_results})"
@@ -165,8 +166,6 @@ class BM25sRetriever(pt.Transformer):
         # every document scored, then the first k in trec_eval's order (score descending, docno
         # descending): bm25s' own top-k keeps an arbitrary subset of the documents tied at the k-th score
         every, scores = self.model.retrieve(tokens, k=len(self.docnos), show_progress=False, n_threads=1)
-        if self._docno_order is None:
-            self._docno_order = np.argsort(np.argsort(self.docnos.astype(str), kind="stable"), kind="stable")
         order = np.lexsort((-self._docno_order[every], -scores.astype(np.float64)), axis=1)[:, :k]
         docs, scores = np.take_along_axis(every, order, axis=1), np.take_along_axis(scores, order, axis=1)
         keep = scores > 0

@@ -116,14 +116,30 @@ def add(table: MutableMapping[str, T], kind: str, name: str, entry: T, replace: 
             listener()
     except Exception:
         if previous is _ABSENT:
-            del table[name]
+            remove(table, name)
         else:
             table[name] = previous
-        generation += 1
-        for listener in list(_LISTENERS):
-            listener()
+            _changed()
         raise
     return entry
+
+
+def remove(table: MutableMapping[str, Any], name: str) -> None:
+    """Takes ``name`` out of ``table`` (if it is there) and tells the listeners, as :func:`add` does.
+
+    What :func:`add` undoes with, and what a test that registered an entry of its own cleans up with.
+    """
+    if name in table:
+        del table[name]
+        _changed()
+
+
+def _changed() -> None:
+    """A table changed: a new :data:`generation`, and every listener runs."""
+    global generation
+    generation += 1
+    for listener in list(_LISTENERS):
+        listener()
 
 
 _ABSENT = object()
