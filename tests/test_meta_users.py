@@ -195,18 +195,21 @@ def test_comparisons_p_values_and_holm(synthetic_study):
 
 
 def test_williams_finds_no_difference_between_a_measure_and_itself():
-    """Scores alike on every unit (P_ERG and P_avg at a cutoff) are the same correlation: t = 0, p = 1.
+    """Scores alike, or a positive affine map of each other (P_ETG = 10 P_ERG), are t = 0, p = 1.
 
     Without that rule rounding makes Williams' t a ratio of two ~1e-16 quantities: a measure and
-    a copy of it that differs in the last bit were "significantly" different (p < 1e-4).
+    a copy of it that differs in the last bit were "significantly" different (p < 1e-4), and so
+    were P_ERG@10 and P_ETG@10 on the image-search pages on one machine and not on another (the
+    users page's Holm-adjusted p-values moved by one rank between two installs).
     """
     rng = np.random.default_rng(3)
     y = rng.integers(1, 6, 500).astype(float)
     a = np.clip(y / 5 + rng.normal(0, 0.3, 500), 0, 1)
     other = np.clip(y / 5 + rng.normal(0, 0.5, 500), 0, 1)
     # the same scores but for rounding (for Spearman's r a copy with the same ranks: ties kept)
-    copies = {"pearson": a * (1 + 1e-16) + 1e-17 * (np.arange(500) % 3), "spearman": a * (1 + 1e-16)}
-    for statistic, copy in copies.items():
+    copies = [("pearson", a * (1 + 1e-16) + 1e-17 * (np.arange(500) % 3)), ("spearman", a * (1 + 1e-16)),
+              ("pearson", 10 * a + 0.1), ("pearson", a / 7.3), ("spearman", a ** 3)]
+    for statistic, copy in copies:
         scores = np.column_stack([a, copy, other])
         t, p = satisfaction.williams(scores, y, np.array([0, 0]), np.array([1, 2]), statistic)
         assert t[0] == 0.0 and p[0] == 1.0

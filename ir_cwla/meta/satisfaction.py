@@ -120,13 +120,13 @@ def williams(scores: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, st
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.corrcoef(data, rowvar=False)
     t, p = correlation.williams_t(r[0, a + 1], r[0, b + 1], r[a + 1, b + 1], len(y))
-    # Two measures that score every unit alike (P_ERG and P_avg) have the same correlation: their
+    # Two measures whose scores are a positive affine map of each other (P_ERG = P_avg = P_ETG / 10
+    # at a cutoff; RBP_ERG = RBP_ETG / V+) have the same correlation with the ratings: their
     # difference is 0 exactly, but rounding leaves r_a - r_b and Williams' denominator (|R| and
     # 1 - r_ab, both 0) at ~1e-16, and their ratio would be any t at all (a "significant"
     # difference between one measure and itself, changing with the BLAS and numpy's summation).
-    x = data[:, 1:]
-    scale = np.maximum(np.abs(x[:, a]).max(axis=0, initial=0.0), np.abs(x[:, b]).max(axis=0, initial=0.0))
-    alike = np.all(np.abs(x[:, a] - x[:, b]) <= 1e-12 * np.maximum(scale, 1.0), axis=0)
+    # Such a pair has r_ab = 1 (on the ranks for Spearman's), which is what is tested.
+    alike = r[a + 1, b + 1] >= 1 - 1e-12
     return np.where(alike, 0.0, t), np.where(alike, 1.0, p)
 
 
