@@ -285,6 +285,7 @@ def test_executor_and_row_order_do_not_change_anything(dl19):
 
 @pytest.fixture(scope="module")
 def pyterrier_runs(dl19_dir):
+    import ir_measures
     import pyterrier as pt
 
     paths = sorted((dl19_dir / "runs").glob("input.*.gz"))
@@ -292,7 +293,14 @@ def pyterrier_runs(dl19_dir):
     qrels = pt.io.read_qrels(str(dl19_dir / "qrels.dl19-passage.txt"))
     topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": "unused"})
     names = [meta.run_name(p) for p in paths]
-    return runs, topics, qrels, names
+    order = np.argsort(names, kind="stable")
+    base = names.index(BASELINE)
+    runs = [runs[base]] + [runs[i] for i in order if i != base]
+    names = [names[base]] + [names[i] for i in order if i != base]
+    metrics = [ir_measures.nDCG @ 10, ir_measures.AP(rel=2)]
+    # the per-query frame is the same for every test and correction: PyTerrier computes it once
+    per_query = pt.Experiment(runs, topics, qrels, eval_metrics=metrics, names=names, perquery=True)
+    return runs, topics, qrels, names, metrics, per_query
 
 
 @pytest.mark.slow
@@ -303,16 +311,9 @@ def test_p_values_are_pyterriers(pyterrier_runs, test, correction):
     pt.Experiment(baseline=0, test=..., correction=...) and ir_cwla.compare on its own per-query
     frame give the same p-values and corrected p-values (PyTerrier adjusts per measure).
     """
-    import ir_measures
     import pyterrier as pt
 
-    runs, topics, qrels, names = pyterrier_runs
-    order = np.argsort(names, kind="stable")
-    base = names.index(BASELINE)
-    runs = [runs[base]] + [runs[i] for i in order if i != base]
-    names = [names[base]] + [names[i] for i in order if i != base]
-    metrics = [ir_measures.nDCG @ 10, ir_measures.AP(rel=2)]
-    per_query = pt.Experiment(runs, topics, qrels, eval_metrics=metrics, names=names, perquery=True)
+    runs, topics, qrels, names, metrics, per_query = pyterrier_runs
     table = pt.Experiment(runs, topics, qrels, eval_metrics=metrics, names=names, baseline=0, test=test,
                           correction=correction)
     ours = quiet(ir_cwla.compare, per_query, baseline=BASELINE, test=test, correction=correction,

@@ -27,3 +27,15 @@ def test_tests_parametrised_with_real_data_are_marked(request):
         [item.nodeid for item in real if not item.get_closest_marker("realdata")]
     synthetic = [item for item in items if re.search(r"\[synthetic", item.name)]
     assert not [item.nodeid for item in synthetic if item.get_closest_marker("realdata")]
+
+
+def test_the_schedule_names_test_files_that_exist(request):
+    """The files conftest schedules first (and splits) exist, each once, and come first in the run's order."""
+    from tests.conftest import SCHEDULE_FIRST, SPLIT_FILES
+
+    assert len(set(SCHEDULE_FIRST)) == len(SCHEDULE_FIRST)
+    missing = [name for name in (*SCHEDULE_FIRST, *SPLIT_FILES) if not (HERE / name).is_file()]
+    assert not missing, f"tests/conftest.py schedules test files that do not exist: {missing}"
+    order = [item.path.name for item in request.config.stash[COLLECTED]]
+    ranks = [SCHEDULE_FIRST.index(n) if n in SCHEDULE_FIRST else len(SCHEDULE_FIRST) for n in order]
+    assert ranks == sorted(ranks)
