@@ -1,5 +1,7 @@
-"""One shape for extension (issue 30): every browsing model is ``continuation(BrowsingInput, params)``,
-and an aggregation registered without a closed-form tail is summed past the ranking numerically.
+"""One shape for extension (issue 30): one signature per model, numeric tails for aggregations.
+
+Every browsing model is ``continuation(BrowsingInput, params)``, and an aggregation registered
+without a closed-form tail is summed past the ranking numerically.
 
 The reference for the numeric aggregation tail is the closed form itself: a copy of each built-in
 aggregation registered without ``tail=`` must score as the original, under ``tail='pad'`` and

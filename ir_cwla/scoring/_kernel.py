@@ -11,7 +11,8 @@ share one :class:`Browsing` (see :mod:`ir_cwla.provider`).
 infinite sum: the part within D plus the model's closed-form tail sums
 (:class:`ir_cwla.measures.TailSums`) times the aggregation's tail A(i) = const + coef / i.
 A matrix need not be as wide as the cutoff: ranks past its width W hold zero gains, and
-the tail sums cover them too (a finite stretch up to D under 'stop').
+the tail sums cover them too (a finite stretch up to D under 'stop'). An aggregation without
+a closed-form tail has those ranks summed numerically (:func:`_numeric_aggregation_tail`).
 """
 from __future__ import annotations
 
@@ -187,7 +188,7 @@ AGG_TAIL_CHECK = 1e-9
 
 
 def _numeric_aggregation_tail(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray],
-                              vplus: Optional[np.ndarray]) -> np.ndarray:
+                              vplus: Optional[np.ndarray], pad_cost: float = 1.0) -> np.ndarray:
     """sum_{i>E} L(i) A(i) per topic, for an aggregation registered without a closed-form tail.
 
     Each row is extended with zero-gain ranks (costing ``pad_cost``; 1024 of them, doubling)
@@ -227,8 +228,8 @@ def _numeric_aggregation_tail(b: Browsing, agg: Aggregation, params: Params, cos
         step = max(1, AGG_TAIL_CELLS // width)
         for lo in range(0, len(pending), step):
             rows = pending[lo:lo + step]
-            part, l_sum, l_inv, converged = _extend(b, agg, params, costs, vplus, rows, end[rows], horizon[rows],
-                                                    extra_now)
+            part, l_sum, l_inv, converged = _extend(b, agg, params, costs, vplus, pad_cost, rows, end[rows],
+                                                    horizon[rows], extra_now)
             out[rows[converged]] = part[converged]
             check_stop[rows[converged]] = l_sum[converged]
             check_inv[rows[converged]] = l_inv[converged]
@@ -252,7 +253,7 @@ def _numeric_aggregation_tail(b: Browsing, agg: Aggregation, params: Params, cos
 
 
 def _extend(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray],
-            vplus: Optional[np.ndarray], rows: np.ndarray, end: np.ndarray, horizon: np.ndarray,
+            vplus: Optional[np.ndarray], pad_cost: float, rows: np.ndarray, end: np.ndarray, horizon: np.ndarray,
             extra: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One try of :func:`_numeric_aggregation_tail` for some rows: extended by ``extra`` zero-gain ranks.
 
@@ -283,9 +284,9 @@ def _extend(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.nd
     lv[~looked] = 0.0
     agg_costs = cc = None
     if agg.needs_costs:
-        agg_costs = np.full((k, width), b.pad_cost)
+        agg_costs = np.full((k, width), pad_cost)         # the aggregation's costs: pad_cost past E
         agg_costs[:, :w] = 1.0 if costs is None else costs[rows]
-        agg_costs[past] = b.pad_cost
+        agg_costs[past] = pad_cost
         cc = np.cumsum(agg_costs, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = agg.fn(AggregationInput(gains, ranks=col, vplus=None if vplus is None else vplus[rows], costs=agg_costs,
@@ -326,7 +327,7 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     del weighted
     if b.tail_sums is not None:
         if agg.tail is None:
-            return m + _numeric_aggregation_tail(b, agg, params, costs, vplus)
+            return m + _numeric_aggregation_tail(b, agg, params, costs, vplus, pad_cost)
         cg_d = b.cg[:, -1] if w else np.zeros(n)
         # the last column of the running max is the row's max: no matrix for it unless one exists
         running = b.__dict__.get("running_max")
