@@ -32,9 +32,9 @@ from ir_cwla.measures import _registry as registry
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def half(gains, params):
+def half(inp, params):
     """Half: C(i) = q, RBP's continuation with a persistence of its own."""
-    return np.full(gains.shape, float(params["q"]))
+    return np.full(inp.gains.shape, float(params["q"]))
 
 
 def _register():
@@ -187,9 +187,9 @@ import numpy as np
 import ir_cwla
 
 
-def half(gains, params):
+def half(inp, params):
     """Half: C(i) = q."""
-    return np.full(gains.shape, float(params["q"]))
+    return np.full(inp.gains.shape, float(params["q"]))
 
 
 def register():

@@ -96,7 +96,7 @@ def test_invalid_continuation_is_reported_with_topic():
     run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["a", "x", "y"], "score": [3.0, 2.0, 1.0]})
     with pytest.raises(ValueError, match=r"C='INST': T=0.1 lets C\(i\) exceed 1 \(INST needs T >= 0.25\)"):
         calc(CWLA(C="INST", A="ERG", T=0.1)@3, run)
-    ir_cwla.register_browsing_model("too_eager", lambda g, params: 1.0 + g)
+    ir_cwla.register_browsing_model("too_eager", lambda inp, params: 1.0 + inp.gains)
     try:
         with pytest.raises(ValueError, match=r"'too_eager' gives C\(1\) = .* for topic '1'; continuation "
                                              r"probabilities must lie in \[0, 1\]"):

@@ -123,9 +123,10 @@ def test_reference_comparison_catches_a_wrong_formula(synthetic_files, monkeypat
     """The comparison has teeth: INST with T_i = T - CG(i-1) instead of T - CG(i) is caught."""
     inst = ir_cwla.BROWSING_MODELS["INST"]
 
-    def off_by_one(gains, params):
+    def off_by_one(inp, params):
+        gains = inp.gains
         shifted = np.concatenate([np.zeros((gains.shape[0], 1)), gains[:, :-1]], axis=1)
-        return inst.continuation(shifted, params)
+        return inst.continuation(ir_cwla.BrowsingInput(shifted), params)
 
     monkeypatch.setitem(ir_cwla.BROWSING_MODELS, "INST", dataclasses.replace(inst, continuation=off_by_one))
     with pytest.raises(AssertionError, match="INST_"):

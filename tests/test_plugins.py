@@ -65,7 +65,7 @@ import ir_cwla
 
 
 def register():
-    ir_cwla.register_browsing_model("Half", lambda gains, params: np.full(gains.shape, 0.5), gain_dependent=False)
+    ir_cwla.register_browsing_model("Half", lambda inp, params: np.full(inp.gains.shape, 0.5), gain_dependent=False)
 '''
 
 
@@ -122,14 +122,14 @@ from ir_cwla.analysis import significance
 
 
 def register():
-    ir_cwla.register_browsing_model("RBP", lambda gains, params: np.full(gains.shape, 0.99), params=["p"],
+    ir_cwla.register_browsing_model("RBP", lambda inp, params: np.full(inp.gains.shape, 0.99), params=["p"],
                                     replace=True)
     ir_cwla.register_aggregation("ERG", lambda inp, params: inp.cg, replace=True)
     ir_cwla.BROWSING_MODELS["INST"] = ir_cwla.BROWSING_MODELS["RBP"]      # behind the registry's back
     t = significance.TESTS["t"]
     significance.register_test(type(t)(**{**t.__dict__, "fn": lambda *a, **k: None}), replace=True)
-    ir_cwla.register_browsing_model("Mine", lambda gains, params: np.full(gains.shape, 0.5), gain_dependent=False)
-    ir_cwla.register_browsing_model("Mine", lambda gains, params: np.full(gains.shape, 0.25), gain_dependent=False,
+    ir_cwla.register_browsing_model("Mine", lambda inp, params: np.full(inp.gains.shape, 0.5), gain_dependent=False)
+    ir_cwla.register_browsing_model("Mine", lambda inp, params: np.full(inp.gains.shape, 0.25), gain_dependent=False,
                                     replace=True)                           # its own: replaced
 '''
 

@@ -118,7 +118,7 @@ def test_property_tests_can_fail(monkeypatch):
     def forgets_to_stop(gains, depth, model, params, tail="stop", total_gain=None, topics=None):
         """A kernel that forgot C(D) := 0 under 'stop': L(D) uses the model's own C(D)."""
         b = real_browse(gains, depth, model, params, tail, total_gain, topics)
-        c = np.asarray(model.continuation(np.asarray(gains, dtype=np.float64), params))
+        c = np.asarray(model.continuation(ir_cwla.BrowsingInput(np.asarray(gains, dtype=np.float64)), params))
         return dataclasses.replace(b, L=b.V * (1 - c)) if tail == "stop" else b
 
     with monkeypatch.context() as m:

@@ -165,9 +165,9 @@ def test_table1_and_names():
 
 def test_register_a_new_browsing_model_and_aggregation(data):
     """A user-registered model and aggregation work through ir-measures like built-ins."""
-    def half_rbp(gains, params):
+    def half_rbp(inp, params):
         """C(i) = p / 2."""
-        return np.full(gains.shape, params["p"] / 2)
+        return np.full(inp.gains.shape, params["p"] / 2)
 
     def squared(inp, params):
         """A(i) = CG(i)^2 / i^2."""

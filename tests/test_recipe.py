@@ -87,5 +87,34 @@ def test_the_recipes_aggregation_without_a_closed_form(recipe):
     for topic, g in gains.items():
         assert got[topic] == pytest.approx(sq_reference(g, 0.45, 10), rel=1e-12)
     assert recipe.split()[-1] == f"{np.mean([sq_reference(g, 0.45, 10) for g in gains.values()]):.4f}"
-    with pytest.raises(MeasureError, match=r"aggregation 'sq' defines no tail"):     # 'pad' needs one
-        ir_measures.calc_aggregate([CWLA(C="HalfRBP", A="sq", q=0.9, tail="pad")], QRELS, RUN)
+
+
+def sq_pad_reference(gains, p, cutoff=None, ranks=10**5):
+    """sum_i L(i) (CG(i)/i)^2 under RBP(p), tail='pad', by a plain loop over ``ranks`` ranks.
+
+    The ranking (cut at ``cutoff``) is followed by zero gains; C(i) = p on every rank, so the
+    loop's truncation error is below p^ranks.
+    """
+    r = list(gains)[:cutoff] if cutoff is not None else list(gains)
+    reach, total, cg = 1.0, 0.0, 0.0
+    for i in range(ranks):
+        cg += r[i] if i < len(r) else 0.0
+        total += reach * (1 - p) * (cg / (i + 1)) ** 2
+        reach *= p
+    return total
+
+
+@pytest.mark.parametrize("cutoff", [None, 2, 3, 10, 10**6])
+def test_the_recipes_aggregation_without_a_closed_form_under_pad(recipe, cutoff):
+    """The aggregation sq has no tail=: under tail='pad' it is summed past the ranking numerically (issue 30)."""
+    gains = {"1": [0.5, 0.0, 1.0, 0.0], "2": [0.0, 0.5]}
+    m = CWLA(C="HalfRBP", A="sq", q=0.9, tail="pad")
+    m = m @ cutoff if cutoff is not None else m
+    got = {x.query_id: x.value for x in ir_measures.iter_calc([m], QRELS, RUN)}
+    for topic, g in gains.items():
+        assert got[topic] == pytest.approx(sq_pad_reference(g, 0.45, cutoff), rel=1e-12, abs=1e-15)
+        # the tail counts: the users who stop past a short depth add far more than the tolerance
+        # (at 10^6 ranks 'pad' and 'stop' agree: 0.45^(10^6) is 0)
+        depth = len(g) if cutoff is None else cutoff
+        if depth <= 10:
+            assert abs(got[topic] - sq_reference(g, 0.45, depth)) > 1e-8

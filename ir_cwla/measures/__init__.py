@@ -31,6 +31,7 @@ from ir_cwla.measures._names import family, parse_measure, parse_measures, short
 from ir_cwla.measures._params import MEASURE_PARAMS, Param
 from ir_cwla.measures._table1 import MeasureList, canonical, is_canonical, table1
 from ir_cwla.measures._tails import (
+    BrowsingInput,
     TailInput,
     TailSums,
     ap_like_tail,
@@ -48,7 +49,7 @@ __all__ = [
     # the paper's Table 1
     "table1", "canonical", "is_canonical", "MeasureList",
     # browsing models and aggregations, and what they declare
-    "register_browsing_model", "BROWSING_MODELS", "BrowsingModel", "TailInput", "TailSums",
+    "register_browsing_model", "BROWSING_MODELS", "BrowsingModel", "BrowsingInput", "TailInput", "TailSums",
     # the closed forms of the zero-gain tails, for a model's own tail= (ir_cwla.measures._tails)
     "rbp_tail", "lerch_phi_1", "flat_tail", "precision_tail", "never_stopping_tail", "ap_like_tail", "range_sum",
     "register_aggregation", "AGGREGATIONS", "Aggregation", "AggregationInput", "AggregationTailInput",

@@ -17,7 +17,12 @@ name      A(i)                                        past the ranking (r = 0)
 
 The last column is each aggregation's *tail*: for i > D, A(i) = const + coef / i, which is
 what ``tail='pad'`` needs to sum the infinite ranking exactly. Add your own with
-:func:`register_aggregation`.
+:func:`register_aggregation`; one registered without ``tail=`` is summed past the ranking
+numerically (:func:`ir_cwla.scoring._kernel.aggregate`): each topic's row extended with zero
+gains, C from the model's own continuation, A from ``fn``, until V(next) <= 1e-13 (at most 2^20
+ranks, else a :class:`~ir_cwla.errors.KernelError`; models whose tail reads R, AP and TrAP, are
+refused, and the extension is checked against the model's closed-form tail; docs/semantics.md,
+section 6).
 
 The other expectations cwl_eval reports (Azzopardi, Thomas & Moffat 2019; Moffat et al.
 2013, "Users versus models") are aggregations too, over the document costs c_i
@@ -191,9 +196,14 @@ def register_aggregation(name: str, fn: Callable[[AggregationInput, Params], np.
         ``fn(inp, params)`` receives an :class:`AggregationInput` and the measure's parameters
         and returns A(i) for every cell.
     tail : callable, optional
-        Needed for ``tail='pad'`` and cutoffs deeper than the ranking:
+        The closed form past the ranking (``tail='pad'``, cutoffs deeper than the ranking):
         ``tail(AggregationTailInput, params)`` returns an :class:`AggregationTail`, the arrays
-        over topics with A(i) = const + coef / i + slope i for the ranks past the end.
+        over topics with A(i) = const + coef / i + slope i for the ranks past the end. Without
+        it those ranks are summed numerically: each topic's row is extended with zero gains,
+        the browsing model's own continuation gives L there and ``fn`` A, until V <= 1e-13;
+        a model whose users have not stopped within 2^20 ranks (INST, INSQ, NERR11, IFTgoal),
+        whose tail reads R (AP, TrAP), or whose continuation disagrees with its closed-form
+        tail is refused with a message. A scorer pads the matrix to a cutoff instead.
     params : mapping of str to Param, or sequence of str
         The parameters ``fn`` reads, each declared as :class:`ir_cwla.Param`; a name already
         declared by a registered aggregation may be given alone.

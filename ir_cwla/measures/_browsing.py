@@ -5,7 +5,9 @@ i+1. From C follow V(i) = prod_{j<i} C(j) (the chance of reaching rank i) and
 L(i) = (1 - C(i)) V(i) (the chance of stopping at rank i), which the kernel of
 :mod:`ir_cwla.scoring` computes.
 
-Every model is a pure function over the topics x ranks gain matrix (Moffat et al. 2022;
+Every model is a pure function ``continuation(inp, params) -> C`` over a
+:class:`BrowsingInput` (the topics x ranks gain matrix, the ranks and, read only by the models
+registered with ``uses_costs``, the document costs; Moffat et al. 2022;
 Chen & Sakai, "A Meta-Evaluation of C/W/L/A Metrics", Eqs. 3-8; exact details in
 ``docs/semantics.md``). Under ``tail='pad'`` a model also says what happens past the last
 ranked document (where every gain is 0): its :class:`TailSums`. Add your own with
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Optional, Union
+from typing import Any, Callable, Literal, Optional, Union
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from ir_cwla.errors import MeasureError, RegistrationError
 from ir_cwla.measures import _registry as registry
 from ir_cwla.measures._params import Param, Params, as_declarations
 from ir_cwla.measures._tails import (
+    BrowsingInput,
     TailInput,
     TailSums,
     ap_tail,
@@ -37,7 +40,6 @@ from ir_cwla.measures._tails import (
     inst_tail,
     never_stopping_tail,
     precision_tail,
-    ranks,
     rbp_tail,
 )
 
@@ -49,17 +51,16 @@ at the latest (C(D) := 0); ``'pad'``, non-relevant documents follow forever (the
 #: the topic's judged documents (True), or their number with a gain > 0 ('count').
 ReadsTotal = Literal[False, True, "count"]
 
-#: ``continuation(gains, params) -> C`` (or ``continuation(gains, params, costs)`` for a model
-#: registered with ``uses_costs=True``): the (topics x ranks) matrix of C(i).
-Continuation = Callable[..., np.ndarray]
+#: ``continuation(inp, params) -> C``: the (topics x ranks) matrix of C(i) from a :class:`BrowsingInput`.
+Continuation = Callable[[BrowsingInput, Params], np.ndarray]
 
 
 @dataclass(frozen=True)
 class BrowsingModel:
     """A registered browsing model (see :func:`register_browsing_model` for every field).
 
-    ``continuation(gains, params) -> C`` maps the (topics x ranks) gain matrix to the
-    matrix of C(i); ``params`` declares the parameters it reads (:class:`ir_cwla.Param`).
+    ``continuation(inp, params) -> C`` maps a :class:`BrowsingInput` (gains, ranks, costs) to the
+    (topics x ranks) matrix of C(i); ``params`` declares the parameters it reads (:class:`ir_cwla.Param`).
     ``gain_dependent=False`` marks models whose C ignores the gains (A = ERR is then a
     constant and rejected); ``never_stops_on_zero`` marks models with C = 1 on zero gains
     (V+ infinite under 'pad', so A = ERG is rejected there); ``reads_total`` models whose
@@ -106,9 +107,13 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     name : str
         The model's name (an identifier): ``CWLA(C=name)``, short names ``name_ERG@10``.
     continuation : callable
-        ``continuation(gains, params)`` receives the (topics x ranks) float matrix of gains
-        in [0, 1] and the measure's parameters (:data:`ir_cwla.measures._params.Params`: those declared
-        here and by the aggregation, and ``cutoff``) and returns C(i) for every cell, in [0, 1].
+        ``continuation(inp, params)`` receives a :class:`BrowsingInput` (``inp.gains``, the
+        (topics x ranks) float matrix of gains in [0, 1]; ``inp.ranks``, 1..W; ``inp.costs``, the
+        document costs) and the measure's parameters (:data:`ir_cwla.measures._params.Params`: those
+        declared here and by the aggregation, and ``cutoff``) and returns C(i) for every cell, in
+        [0, 1]. A function of the old form ``continuation(gains, params)`` (or ``(gains, params,
+        costs)`` with ``uses_costs``) is recognised by one call on a 1 x 3 input, wrapped, and
+        warned about (:class:`~ir_cwla.errors.IrCwlaDeprecationWarning`).
     params : mapping of str to Param, or sequence of str
         The parameters the model reads, each declared as :class:`ir_cwla.Param` (default,
         bounds, doc); a name already declared by a registered model may be given alone.
@@ -125,7 +130,9 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     tail : callable, optional
         ``tail(TailInput, params) -> TailSums``: the sums over the zero-gain ranks past the
         ranking. Without it, ``tail='pad'`` sums the zero-gain tail numerically (exact for
-        geometrically decaying V).
+        geometrically decaying V). The continuation over zero gains must agree with it: an
+        aggregation registered without a tail is summed past the ranking with ``continuation``
+        itself, checked against these sums.
     finite_tail : bool
         ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``),
         which lets a cutoff deeper than the ranking cost nothing; without it such a ranking
@@ -138,9 +145,10 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         documents (``'count'``: their number with a gain > 0), which ``unjudged='max'`` raises
         by the gain of (by one for) every unjudged document ranked.
     uses_costs : bool
-        The kernel calls ``continuation(gains, params, costs)`` with the (topics x ranks)
-        matrix of document costs (:mod:`ir_cwla.measures._costs`; 1 per document unless the measure
-        names ``costs=``), and passes them to ``tail`` in :attr:`TailInput.costs`.
+        ``continuation`` reads ``inp.costs``, the (topics x ranks) matrix of document costs
+        (:mod:`ir_cwla.measures._costs`; 1 per document unless the measure names ``costs=``):
+        ``costs=`` is accepted for the model, its browsing is cached per costs, and ``tail``
+        receives them in :attr:`TailInput.costs`. The call is the same either way.
     doc : str, optional
         What the model is, for the reference tables (default: ``continuation``'s docstring).
     replace : bool
@@ -155,10 +163,76 @@ def register_browsing_model(name: str, continuation: Continuation, *,
         raise RegistrationError(f"browsing model {name!r}: reads_total must be False, True or 'count', "
                                 f"got {reads_total!r}")
     declared = as_declarations(f"browsing model {name!r}", params, [BROWSING_MODELS])
+    continuation = _current_form(name, continuation, declared, uses_costs)
     model = BrowsingModel(name, continuation, declared, requires_cutoff, gain_dependent, default_gain,
                           never_stops_on_zero, tail, finite_tail, check, reads_total, uses_costs,
                           continuation.__doc__ or "" if doc is None else doc)
     return registry.add(BROWSING_MODELS, "browsing model", name, model, replace)
+
+
+def _probe_params(declared: Mapping[str, Param]) -> dict:
+    return {**{k: p.default for k, p in declared.items()}, "cutoff": 3}
+
+
+def _shaped(result: object) -> bool:
+    try:
+        return np.asarray(result, dtype=np.float64).shape == (1, 3)
+    except (TypeError, ValueError):
+        return False
+
+
+def _current_form(name: str, continuation: Callable[..., Any], declared: Mapping[str, Param],
+                  uses_costs: bool) -> Continuation:
+    """``continuation`` itself, or an adapter for a function of the old form.
+
+    ``continuation`` itself, or, for a function of the form of before (``continuation(gains,
+    params)``, or ``(gains, params, costs)`` with ``uses_costs``), an adapter to the current
+    one, with an :class:`~ir_cwla.errors.IrCwlaDeprecationWarning`. Told apart by one call of
+    each form on a 1 x 3 input with the declared defaults (and cutoff 3), not by names: the
+    old form is taken only when the current call fails or returns no 1 x 3 matrix and the old
+    call succeeds; when neither works the function is kept as given (scoring then says what
+    is wrong, as it would have). The built-in models (defined in ``ir_cwla.measures``, all of
+    the current form, as tests/test_extension_shape.py checks) are not probed, so that
+    ``import ir_cwla`` calls none of them (IFT's would load scipy).
+    """
+    if (getattr(continuation, "__module__", None) or "").startswith("ir_cwla.measures."):
+        return continuation
+    gains = np.array([[1.0, 0.5, 0.0]])
+    costs = np.ones_like(gains)
+    params = _probe_params(declared)
+    with np.errstate(all="ignore"):
+        try:
+            if _shaped(continuation(BrowsingInput(gains, costs), params)):
+                return continuation
+        except Exception:          # the probe is only a probe: whatever the call raises
+            pass
+        try:
+            old = continuation(gains.copy(), params, costs.copy()) if uses_costs else \
+                continuation(gains.copy(), params)
+            if not _shaped(old):
+                return continuation
+        except Exception:
+            return continuation
+    import functools
+    import warnings
+
+    from ir_cwla.errors import IrCwlaDeprecationWarning
+
+    third = ", costs" if uses_costs else ""
+    warnings.warn(f"browsing model {name!r}: continuation(gains, params{third}) is the signature of before; "
+                  "write it continuation(inp, params) with inp an ir_cwla.BrowsingInput (inp.gains, inp.ranks, "
+                  "inp.costs); it is adapted for now", IrCwlaDeprecationWarning, stacklevel=3)
+    old_form = continuation
+
+    if uses_costs:
+        @functools.wraps(old_form)
+        def adapted(inp: BrowsingInput, params: Params) -> np.ndarray:
+            return old_form(inp.gains, params, inp.costs)
+    else:
+        @functools.wraps(old_form)
+        def adapted(inp: BrowsingInput, params: Params) -> np.ndarray:
+            return old_form(inp.gains, params)
+    return adapted
 
 
 #: How models and aggregations of one's own are found (the end of every "unknown ..." message).
@@ -179,37 +253,37 @@ def get_browsing_model(name: str) -> BrowsingModel:
 # ---------------------------------------------------------------------------------------------
 # The built-in models
 
-def precision(gains: np.ndarray, params: Params) -> np.ndarray:
+def precision(inp: BrowsingInput, params: Params) -> np.ndarray:
     """Precision@k (Eq. 3): C(i) = 1 for i < k, else 0."""
     k = int(params["cutoff"])
-    return np.broadcast_to((ranks(gains.shape[1]) < k).astype(np.float64), gains.shape).copy()
+    return np.broadcast_to((inp.ranks < k).astype(np.float64), inp.gains.shape).copy()
 
 
-def dcg(gains: np.ndarray, params: Params) -> np.ndarray:
+def dcg(inp: BrowsingInput, params: Params) -> np.ndarray:
     """DCG@k (Järvelin & Kekäläinen 2002; Eq. 4).
 
     C(i) = log2(i+1) / log2(i+2) for i < k, else 0, so V(i) = 1 / log2(i+1), the
     DCG discount.
     """
     k = int(params["cutoff"])
-    i = ranks(gains.shape[1])
+    i = inp.ranks
     c = np.where(i < k, np.log2(i + 1) / np.log2(i + 2), 0.0)
-    return np.broadcast_to(c, gains.shape).copy()
+    return np.broadcast_to(c, inp.gains.shape).copy()
 
 
-def rbp(gains: np.ndarray, params: Params) -> np.ndarray:
+def rbp(inp: BrowsingInput, params: Params) -> np.ndarray:
     """RBP (Moffat & Zobel 2008; Eq. 5): C(i) = p."""
-    return np.full(gains.shape, float(params["p"]))
+    return np.full(inp.gains.shape, float(params["p"]))
 
 
-def inst(gains: np.ndarray, params: Params) -> np.ndarray:
+def inst(inp: BrowsingInput, params: Params) -> np.ndarray:
     """INST (Bailey et al. 2015; Moffat et al. 2015; Eq. 6).
 
     C(i) = ((i - 1 + T + T_i) / (i + T + T_i))^2 with T_i = T - sum_{j<=i} r_j.
     """
     T = float(params["T"])
-    i = ranks(gains.shape[1])[None, :]
-    a = np.cumsum(gains, axis=1)
+    i = inp.ranks[None, :]
+    a = np.cumsum(inp.gains, axis=1)
     np.subtract(2 * T, a, out=a)                        # a = T + T_i = 2T - CG(i)
     c = (i - 1) + a
     c /= np.add(i, a, out=a)
@@ -217,35 +291,35 @@ def inst(gains: np.ndarray, params: Params) -> np.ndarray:
     return c
 
 
-def insq(gains: np.ndarray, params: Params) -> np.ndarray:
+def insq(inp: BrowsingInput, params: Params) -> np.ndarray:
     """INSQ (Moffat et al. 2012): C(i) = ((i + 2T - 1) / (i + 2T))^2."""
     T = float(params["T"])
-    i = ranks(gains.shape[1])
-    return np.broadcast_to(((i + 2 * T - 1) / (i + 2 * T)) ** 2, gains.shape).copy()
+    i = inp.ranks
+    return np.broadcast_to(((i + 2 * T - 1) / (i + 2 * T)) ** 2, inp.gains.shape).copy()
 
 
-def average_precision(gains: np.ndarray, params: Params) -> np.ndarray:
+def average_precision(inp: BrowsingInput, params: Params) -> np.ndarray:
     """AP (Moffat et al. 2017; Eq. 7).
 
     C(i) = sum_{j>i} r_j/j / sum_{j>=i} r_j/j over the ranked documents (0 where the
     denominator is 0), so V(i) = S_i / S_1 and the user stops at the last relevant document
     retrieved.
     """
-    s = gains / ranks(gains.shape[1])[None, :]
+    s = inp.gains / inp.ranks[None, :]
     s = np.cumsum(s[:, ::-1], axis=1)[:, ::-1]          # S_i = sum_{j>=i} r_j / j
     c = np.zeros_like(s)                                # C(i) = S_{i+1} / S_i, 0 at the last rank
     np.divide(s[:, 1:], s[:, :-1], out=c[:, :-1], where=s[:, :-1] > 0)
     return c
 
 
-def expected_reciprocal_rank(gains: np.ndarray, params: Params) -> np.ndarray:
+def expected_reciprocal_rank(inp: BrowsingInput, params: Params) -> np.ndarray:
     """ERR (Chapelle et al. 2009; Eq. 8): C(i) = 1 - r_i."""
-    return 1.0 - gains
+    return 1.0 - inp.gains
 
 
-def reciprocal_rank(gains: np.ndarray, params: Params) -> np.ndarray:
+def reciprocal_rank(inp: BrowsingInput, params: Params) -> np.ndarray:
     """RR: C(i) = 1 if r_i = 0, else 0 (the user stops at the first document with gain)."""
-    return (gains == 0).astype(np.float64)
+    return (inp.gains == 0).astype(np.float64)
 
 
 register_browsing_model("P", precision, requires_cutoff=True, gain_dependent=False,

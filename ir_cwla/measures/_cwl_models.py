@@ -71,6 +71,7 @@ from ir_cwla.errors import KernelError
 from ir_cwla.measures._browsing import MAX_T, TARGET, register_browsing_model
 from ir_cwla.measures._params import Param, Params
 from ir_cwla.measures._tails import (
+    BrowsingInput,
     TailInput,
     TailSums,
     ap_like_tail,
@@ -438,36 +439,41 @@ def _ift_tail(inp: TailInput, params: Params, goal: bool) -> TailSums:
 
 # ------------------------------------------------------------------------------ gain-only models
 
-def npv(gains: np.ndarray, params: Params) -> np.ndarray:
+def npv(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NPV (cwl_eval).
 
     C(i) = 1 / (1 + discount), the net present value of a list whose future is
     discounted at that rate; RBP with p = 1 / (1 + discount).
     """
+    gains = inp.gains
     return np.full(gains.shape, 1.0 / (1.0 + float(params["discount"])))
 
 
-def nerr8(gains: np.ndarray, params: Params) -> np.ndarray:
+def nerr8(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 8 (Azzopardi, Mackenzie & Moffat, "ERR is not C/W/L", ICTIR 2021).
 
     C(i) = 1 - r_i for i < k, else 0.
     """
+    gains = inp.gains
     return np.where(_cutoff_mask(gains, params), 1.0 - gains, 0.0)
 
 
-def nerr9(gains: np.ndarray, params: Params) -> np.ndarray:
+def nerr9(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 9: C(i) = i / (i + 1) (1 - r_i) for i < k, else 0."""
+    gains = inp.gains
     i = ranks(gains.shape[1])[None, :]
     return np.where(_cutoff_mask(gains, params), i / (i + 1.0) * (1.0 - gains), 0.0)
 
 
-def nerr10(gains: np.ndarray, params: Params) -> np.ndarray:
+def nerr10(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 10: C(i) = phi (1 - r_i), to full depth (akin to RBP)."""
+    gains = inp.gains
     return float(params["phi"]) * (1.0 - gains)
 
 
-def nerr11(gains: np.ndarray, params: Params) -> np.ndarray:
+def nerr11(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - r_i), to full depth (akin to INSQ)."""
+    gains = inp.gains
     T = float(params["T"])
     i = ranks(gains.shape[1])[None, :]
     return ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1.0 - gains)
@@ -477,12 +483,13 @@ def _set_weight(i: np.ndarray, e: float) -> np.ndarray:
     return (i + 1.0) ** e - i ** e
 
 
-def search_economic(gains: np.ndarray, params: Params) -> np.ndarray:
+def search_economic(inp: BrowsingInput, params: Params) -> np.ndarray:
     """SET (Azzopardi 2014, economic models of search; cwl_eval).
 
     C(i) = w(i+1) / w(i) for i < k, else 0, with w(i) = (i+1)^e - i^e, so V(i) = w(i) /
     w(1): diminishing returns of exponent e (e = 1 is P@k).
     """
+    gains = inp.gains
     e = float(params["exponent"])
     i = ranks(gains.shape[1])
     c = np.where(i < int(params["cutoff"]), _set_weight(i + 1, e) / _set_weight(i, e), 0.0)
@@ -496,12 +503,13 @@ def _logistic(x: np.ndarray) -> np.ndarray:
     return special.expit(x)
 
 
-def ift_goal(gains: np.ndarray, params: Params) -> np.ndarray:
+def ift_goal(inp: BrowsingInput, params: Params) -> np.ndarray:
     """IFT, goal (C1; Azzopardi, Thomas & Craswell, SIGIR 2018).
 
     C(i) = 1 - 1 / (1 + b1 e^{R1 (T - CG(i))}), the user goes on while the gain gathered is
     below the goal T (R1: how strictly; b1: the intercept).
     """
+    gains = inp.gains
     x = float(params["R1"]) * (float(params["T"]) - np.cumsum(gains, axis=1)) + math.log(float(params["b1"]))
     return _logistic(x)
 
@@ -532,27 +540,31 @@ def _rate_term(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarr
     return _logistic(-(float(params["R2"]) * (float(params["rate"]) - rate) + math.log(float(params["b2"]))))
 
 
-def ift_rate(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def ift_rate(inp: BrowsingInput, params: Params) -> np.ndarray:
     """IFT, rate (C2).
 
     C(i) = 1 / (1 + b2 e^{R2 (rate - CG(i)/CC(i))}), the user goes on while the
     rate of gain per unit of cost stays above ``rate``.
     """
+    gains = inp.gains
+    costs = inp.costs
     return _rate_term(gains, params, costs)
 
 
-def ift(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def ift(inp: BrowsingInput, params: Params) -> np.ndarray:
     """IFT, goal and rate (C1 C2; the most accurate variant in Azzopardi et al. 2018)."""
-    return ift_goal(gains, params) * _rate_term(gains, params, costs)
+    gains = inp.gains
+    costs = inp.costs
+    return ift_goal(inp, params) * _rate_term(gains, params, costs)
 
 
-def time_biased_gain(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def time_biased_gain(inp: BrowsingInput, params: Params) -> np.ndarray:
     """TBG (Smucker & Clarke 2012).
 
     The chance of still reading decays with the time spent, V(i) = 2^(-CC(i-1) / H), so
     C(i) = 2^(-c_i / H) (H: the half-life, in the costs' unit).
     """
-    return np.exp2(-costs / float(params["halflife"]))
+    return np.exp2(-inp.costs / float(params["halflife"]))
 
 
 def _tbg_tail(inp: TailInput, params: Params) -> TailSums:
@@ -560,13 +572,14 @@ def _tbg_tail(inp: TailInput, params: Params) -> TailSums:
     return rbp_tail(inp, {"p": 2.0 ** (-inp.pad_cost / float(params["halflife"]))})
 
 
-def u_measure(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def u_measure(inp: BrowsingInput, params: Params) -> np.ndarray:
     """U-measure (Sakai & Dou 2013).
 
     A document starting at position CC(i-1) of the text read is reached with weight
     u(CC(i-1)) = max(0, 1 - CC(i-1)/L), so C(i) = u(CC(i)) / u(CC(i-1)) (0 once the
     weight is 0). Costs are lengths (characters) or reading times.
     """
+    costs = inp.costs
     L = float(params["L"])
     cc = np.cumsum(costs, axis=1)
     after = np.maximum(0.0, 1.0 - cc / L)
@@ -581,21 +594,25 @@ def _budgets_met(gains: np.ndarray, costs: np.ndarray, T: Union[float, np.ndarra
     return np.logical_and.accumulate(ok, axis=1).astype(np.float64)
 
 
-def bpm_static(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def bpm_static(inp: BrowsingInput, params: Params) -> np.ndarray:
     """BPM, static (Zhang et al., "Evaluating Web Search with a Bejeweled Player Model", SIGIR 2017).
 
     C(i) = 1 while the gain gathered CG(i) < T and the cost spent CC(i) < K.
     """
+    gains = inp.gains
+    costs = inp.costs
     return _budgets_met(gains, costs, float(params["T"]), float(params["K"]))
 
 
-def bpm_dynamic(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def bpm_dynamic(inp: BrowsingInput, params: Params) -> np.ndarray:
     """BPM, dynamic.
 
     As static, but each document moves both budgets by how far its gain is from ``gain_med``:
     T_{i+1} = T_i + hb (r_i - gain_med), K_{i+1} = K_i + hc (r_i - gain_med) (T_1 = T, K_1 =
     K); C(i) = 1 while CG(j) < T_j and CC(j) < K_j for every j <= i.
     """
+    gains = inp.gains
+    costs = inp.costs
     step = gains - float(params["gain_med"])
     n = gains.shape[0]
 
@@ -608,12 +625,14 @@ def bpm_dynamic(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndar
                         budget(float(params["K"]), float(params["hc"])))
 
 
-def trap(gains: np.ndarray, params: Params, costs: np.ndarray) -> np.ndarray:
+def trap(inp: BrowsingInput, params: Params) -> np.ndarray:
     """TrAP (Harman 1992, as in cwl_eval).
 
     AP's continuation with the cost spent CC(j) in place of the rank j: C(i) = S_{i+1} /
     S_i, S_i = sum_{j>=i} r_j / CC(j) (0 where S_i = 0).
     """
+    gains = inp.gains
+    costs = inp.costs
     w = gains / np.cumsum(costs, axis=1)
     s = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
     nxt = np.concatenate([s[:, 1:], np.zeros((s.shape[0], 1))], axis=1)

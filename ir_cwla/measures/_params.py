@@ -13,7 +13,7 @@ command line's help and the documentation's reference tables: nothing else lists
 Several models may declare the same name (``T`` is INST's target gain and BPM's gain
 budget), each with its own default and range.
 
-Every ``continuation(gains, params)``, tail, check and aggregation receives the measure's
+Every ``continuation(inp, params)``, tail, check and aggregation receives the measure's
 parameters as one :data:`Params` mapping (:meth:`ir_cwla.CWLA.model_params`): every
 parameter its model and its aggregation declare (the measure's value, else the declared
 default) and ``cutoff`` (an int, or None).

@@ -24,6 +24,37 @@ import numpy as np
 from ir_cwla.measures._params import Params
 
 
+class BrowsingInput:
+    """What a browsing model's continuation reads: ``continuation(inp, params) -> C``.
+
+    ``gains``: the (topics x ranks) float matrix of gains r_i in [0, 1]; ``ranks``: the ranks
+    1..W (float, shape (W,)); ``costs``: the (topics x ranks) matrix of document costs c_i
+    (:mod:`ir_cwla.measures._costs`), ones when the measure names no ``costs=`` (made only if
+    read). A model that reads ``costs`` is registered with ``uses_costs=True`` (so that
+    ``costs=`` is accepted and cached for it); the call is the same for every model.
+    """
+
+    __slots__ = ("gains", "_ranks", "_costs")
+
+    def __init__(self, gains: np.ndarray, costs: Optional[np.ndarray] = None, ranks: Optional[np.ndarray] = None):
+        self.gains = gains
+        self._costs, self._ranks = costs, ranks
+
+    @property
+    def ranks(self) -> np.ndarray:
+        """The ranks 1..W, as floats (shape (W,))."""
+        if self._ranks is None:
+            self._ranks = np.arange(1, self.gains.shape[1] + 1, dtype=np.float64)
+        return self._ranks
+
+    @property
+    def costs(self) -> np.ndarray:
+        """The document costs c_i (n x W): 1 each unless the measure names ``costs=``."""
+        if self._costs is None:
+            self._costs = np.ones_like(self.gains, dtype=np.float64)
+        return self._costs
+
+
 @dataclass(frozen=True)
 class TailInput:
     """What a tail needs about each topic at E, the last rank the gain matrix holds for it.

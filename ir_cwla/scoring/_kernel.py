@@ -11,7 +11,8 @@ share one :class:`Browsing` (see :mod:`ir_cwla.provider`).
 infinite sum: the part within D plus the model's closed-form tail sums
 (:class:`ir_cwla.measures.TailSums`) times the aggregation's tail A(i) = const + coef / i.
 A matrix need not be as wide as the cutoff: ranks past its width W hold zero gains, and
-the tail sums cover them too (a finite stretch up to D under 'stop').
+the tail sums cover them too (a finite stretch up to D under 'stop'). An aggregation without
+a closed-form tail has those ranks summed numerically (:func:`_numeric_aggregation_tail`).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from ir_cwla.errors import KernelError, MeasureError
 from ir_cwla.measures._aggregation import Aggregation, AggregationInput, AggregationTailInput
 from ir_cwla.measures._browsing import TAILS, BrowsingModel, TailInput, TailSums
 from ir_cwla.measures._params import Params
+from ir_cwla.measures._tails import BrowsingInput
 
 
 @dataclass
@@ -37,6 +39,11 @@ class Browsing:
     V: np.ndarray              # (n, W), 0 past D
     tail: str
     tail_sums: Optional[TailSums]
+    # what made it, for an aggregation without a closed-form tail (summed with the model's own C)
+    model: Optional[BrowsingModel] = None
+    params: Optional[Params] = None
+    costs: Optional[np.ndarray] = None      # the costs the model read (None: 1 each; pad_cost past D)
+    pad_cost: float = 1.0
 
     def with_gains(self, gains: np.ndarray) -> Browsing:
         """The same browsing over other gains, for a model whose C (and tail) ignore the gains."""
@@ -77,10 +84,8 @@ def _check_continuation(c: np.ndarray, model: BrowsingModel, topics: Optional[np
 
 
 def _continuation(model: BrowsingModel, gains: np.ndarray, params: Params, costs: Optional[np.ndarray]) -> np.ndarray:
-    if model.uses_costs:
-        return np.asarray(model.continuation(gains, params, np.ones_like(gains) if costs is None else costs),
-                          dtype=np.float64)
-    return np.asarray(model.continuation(gains, params), dtype=np.float64)
+    """C = ``model.continuation(BrowsingInput(gains, costs), params)`` (costs None: 1 each, made if read)."""
+    return np.asarray(model.continuation(BrowsingInput(gains, costs), params), dtype=np.float64)
 
 
 def _numeric_tail(model: BrowsingModel, gains: np.ndarray, depth: np.ndarray, params: Params,
@@ -146,7 +151,7 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
         lv = 1 - c
         del c
         lv *= v
-        return Browsing(gains, depth, lv, v, tail, None)
+        return Browsing(gains, depth, lv, v, tail, None, model, params, costs if model.uses_costs else None, pad_cost)
     end = np.minimum(depth, w)               # E: the last rank of the matrix looked at
     if tail == "stop":
         c = np.where(ranks[None, :] < depth[:, None], c, 0.0)     # C(D) := 0 where D lies within
@@ -170,7 +175,125 @@ def browse(gains: np.ndarray, depth: np.ndarray, model: BrowsingModel, params: P
                         total_gain if total_gain is not None else np.full(n, np.nan), horizon,
                         costs if model.uses_costs else None, pad_cost)
         sums = model.tail(inp, params)
-    return Browsing(gains, depth, lv, v, tail, sums)
+    return Browsing(gains, depth, lv, v, tail, sums, model, params, costs if model.uses_costs else None, pad_cost)
+
+
+#: Past E the numeric aggregation tail stops once V(next) is at most this (the rest is negligible).
+AGG_TAIL_TOL = 1e-13
+#: The most zero-gain ranks it extends a row by, and the cells it builds at once (8 bytes each).
+AGG_TAIL_LIMIT = 1 << 20
+AGG_TAIL_CELLS = 1 << 18
+#: How closely the extension's sum L and sum L / i past E must agree with the model's closed-form tail.
+AGG_TAIL_CHECK = 1e-9
+
+
+def _numeric_aggregation_tail(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray],
+                              vplus: Optional[np.ndarray], pad_cost: float = 1.0) -> np.ndarray:
+    """sum_{i>E} L(i) A(i) per topic, for an aggregation registered without a closed-form tail.
+
+    Each row is extended with zero-gain ranks (costing ``pad_cost``; 1024 of them, doubling)
+    and the model's own continuation gives C, V and L on the extended row, the aggregation's
+    ``fn`` A over it (its V+ the browsing's, tail included), until V(next) <= 1e-13 (under
+    'stop' with a cutoff D deeper than the matrix: exactly up to D, C(D) := 0) or 2^20 ranks,
+    past which the model's tail is too slow and a :class:`KernelError` says so. Models that
+    never stop on zero gains (ERR, RR) have L = 0 there: the sum is 0. The extension must be the
+    tail the model's closed form sums: models whose tail reads R (AP, TrAP: it places the
+    relevant documents never retrieved) are refused, and the extension's sum L and sum L / i
+    past E are checked against the closed form (:class:`TailSums` ``stop``, ``inverse_rank``)
+    to 1e-9. Rows are done a few at a time (at most 2^18 cells): memory stays a few MB.
+    """
+    model, s = b.model, b.tail_sums
+    assert s is not None
+    advice = "register the aggregation with tail= or use tail='stop'"
+    if model is None or b.params is None:
+        raise MeasureError(f"aggregation {agg.name!r} defines no tail and this browsing does not say which model "
+                           f"made it, so the ranks past the matrix cannot be summed; {advice}")
+    if model.reads_total:
+        raise MeasureError(f"aggregation {agg.name!r} defines no tail, and browsing model {model.name!r}'s tail past "
+                           "the ranking places the relevant documents it never retrieved (it reads R), which its "
+                           f"continuation over zero gains does not: the ranks past the matrix cannot be summed; {advice}")
+    n, w = b.gains.shape
+    out = np.zeros(n)
+    end = np.minimum(b.depth, w)
+    horizon = np.full(n, np.inf) if b.tail == "pad" else np.maximum(b.depth - end, 0).astype(np.float64)
+    pending = np.flatnonzero(horizon > 0)
+    if b.tail == "pad" and model.never_stops_on_zero:      # C = 1 on every zero gain: nobody stops past E
+        return out
+    check_stop, check_inv = np.zeros(n), np.zeros(n)
+    extra = 1024
+    while len(pending):
+        extra_now = int(min(extra, np.max(horizon[pending])))
+        width = w + extra_now
+        done = []
+        step = max(1, AGG_TAIL_CELLS // width)
+        for lo in range(0, len(pending), step):
+            rows = pending[lo:lo + step]
+            part, l_sum, l_inv, converged = _extend(b, agg, params, costs, vplus, pad_cost, rows, end[rows],
+                                                    horizon[rows], extra_now)
+            out[rows[converged]] = part[converged]
+            check_stop[rows[converged]] = l_sum[converged]
+            check_inv[rows[converged]] = l_inv[converged]
+            done.append(rows[converged])
+        pending = np.setdiff1d(pending, np.concatenate(done))
+        if len(pending):
+            if extra >= AGG_TAIL_LIMIT:
+                raise KernelError(f"aggregation {agg.name!r} defines no tail, and browsing model {model.name!r}'s "
+                                  f"users have not stopped within {AGG_TAIL_LIMIT} zero-gain ranks past the ranking "
+                                  f"(V still above {AGG_TAIL_TOL:g}), so it cannot be summed numerically; {advice}")
+            extra *= 2
+    for name, num, closed in (("sum L", check_stop, s.stop), ("sum L / i", check_inv, s.inverse_rank)):
+        bad = ~(np.abs(num - closed) <= AGG_TAIL_CHECK)
+        if bad.any():
+            t = int(np.argmax(bad))
+            raise MeasureError(f"aggregation {agg.name!r} defines no tail, and browsing model {model.name!r}'s "
+                               f"continuation over zero gains disagrees with its closed-form tail past the ranking "
+                               f"(row {t}: {name} = {num[t]!r} from the continuation, {closed[t]!r} from the tail), "
+                               f"so the ranks past the matrix cannot be summed with it; {advice}")
+    return out
+
+
+def _extend(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray],
+            vplus: Optional[np.ndarray], pad_cost: float, rows: np.ndarray, end: np.ndarray, horizon: np.ndarray,
+            extra: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One try of :func:`_numeric_aggregation_tail` for some rows: extended by ``extra`` zero-gain ranks.
+
+    Returns sum_{i>E} L(i) A(i), sum_{i>E} L(i), sum_{i>E} L(i) / i and whether each row is done
+    (V(next) <= tol, or its horizon reached).
+    """
+    assert b.model is not None and b.params is not None
+    k, w = len(rows), b.gains.shape[1]
+    width = w + extra
+    col = np.arange(1, width + 1, dtype=np.float64)
+    past = col[None, :] > end[:, None]
+    gains = np.zeros((k, width))
+    gains[:, :w] = b.gains[rows]
+    gains[past] = 0.0
+    model_costs = None
+    if b.costs is not None or b.pad_cost != 1.0:
+        model_costs = np.full((k, width), b.pad_cost)
+        model_costs[:, :w] = 1.0 if b.costs is None else b.costs[rows]
+        model_costs[past] = b.pad_cost
+    c = _continuation(b.model, gains, b.params, model_costs if b.model.uses_costs else None)
+    last = end + horizon                            # D under 'stop' (inf under 'pad')
+    c = np.where(col[None, :] >= last[:, None], 0.0, c)                # C(D) := 0
+    looked = past & (col[None, :] <= last[:, None])
+    _check_continuation(np.where(looked, c, 0.0), b.model, None)
+    v = _exclusive_cumprod(c)
+    converged = (v[:, -1] <= AGG_TAIL_TOL) | (last <= width)
+    lv = (1 - c) * v[:, :-1]
+    lv[~looked] = 0.0
+    agg_costs = cc = None
+    if agg.needs_costs:
+        agg_costs = np.full((k, width), pad_cost)         # the aggregation's costs: pad_cost past E
+        agg_costs[:, :w] = 1.0 if costs is None else costs[rows]
+        agg_costs[past] = pad_cost
+        cc = np.cumsum(agg_costs, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = agg.fn(AggregationInput(gains, ranks=col, vplus=None if vplus is None else vplus[rows], costs=agg_costs,
+                                    cc=cc), params)
+        weighted = lv * a
+    weighted[~(lv > 0)] = 0.0
+    return weighted.sum(axis=1), lv.sum(axis=1), (lv / col[None, :]).sum(axis=1), converged
 
 
 def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.ndarray] = None,
@@ -204,8 +327,7 @@ def aggregate(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.
     del weighted
     if b.tail_sums is not None:
         if agg.tail is None:
-            raise MeasureError(f"aggregation {agg.name!r} defines no tail, so it cannot sum the ranks past the "
-                             "matrix (tail='pad', or a cutoff deeper than the ranking); register it with tail=")
+            return m + _numeric_aggregation_tail(b, agg, params, costs, vplus, pad_cost)
         cg_d = b.cg[:, -1] if w else np.zeros(n)
         # the last column of the running max is the row's max: no matrix for it unless one exists
         running = b.__dict__.get("running_max")

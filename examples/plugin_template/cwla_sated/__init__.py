@@ -12,9 +12,13 @@ know the model.
 from __future__ import annotations
 
 
-def sated(gains, params):
-    """SATED: C(i) = q (1 - s r_i), a user sated by the gain collected (s = 0: RBP with p = q)."""
-    return float(params["q"]) * (1.0 - float(params["s"]) * gains)
+def sated(inp, params):
+    """SATED: C(i) = q (1 - s r_i), a user sated by the gain collected (s = 0: RBP with p = q).
+
+    ``inp`` is an ``ir_cwla.BrowsingInput``: ``inp.gains`` the (topics x ranks) gains r_i,
+    ``inp.ranks`` the ranks, ``inp.costs`` the document costs.
+    """
+    return float(params["q"]) * (1.0 - float(params["s"]) * inp.gains)
 
 
 def register():
