@@ -34,7 +34,7 @@ lint: $(VENV)/.test-installed
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup --no-loadscope-reorder --durations=15
+	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile --no-loadscope-reorder --durations=15
 
 # the tier to run while working: everything but the slow tests (mpmath tail sums, the demo,
 # Dask, PISA systems); the engine's reference and equivalence checks on the synthetic
@@ -42,7 +42,7 @@ test: $(VENV)/.test-installed
 test-fast: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup --no-loadscope-reorder -m "not slow"
+	$(BIN)/python -m pytest -q -rs -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 # the documentation site in site/: strict (any warning fails), offline (no CDN, no web fonts)
 docs: $(VENV)/.docs-installed

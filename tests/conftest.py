@@ -59,34 +59,31 @@ def _require(path: Path) -> Path:
 
 COLLECTED = pytest.StashKey[list]()
 
-# How ``make test`` shares the suite between two workers (``-n 2 --dist loadgroup
+# How ``make test`` shares the suite between two workers (``-n 2 --dist loadfile
 # --no-loadscope-reorder``): a test file is one unit of work, which keeps its module fixtures
-# (a demo run, a cluster, an index) on one worker; the files of SPLIT_FILES, whose tests share
-# nothing costly, are one unit per test; and the longest files go first, so that no worker is
-# left alone at the end with one of them (longest processing time first; the order comes from
-# ``--durations`` on two quiet cores with the real data, 2026-12-02, largest first).
+# (a demo run, a cluster, an index) on one worker, and the longest files go first, so that no
+# worker is left alone at the end with one of them (longest processing time first; xdist's
+# default order puts the files with the most tests first, whatever their length). The order comes
+# from ``--durations`` on two cores with the real data, 2026-12-02, longest first. (xdist's
+# ``loadgroup``, which could split a file, does not work with pytest 9: it renames ``_nodeid``,
+# which pytest 9 no longer reads.)
 SCHEDULE_FIRST = ("test_docs_pages.py", "test_cwl_command.py", "test_demo.py", "test_findings.py",
                   "test_docs.py", "test_compare_dl19.py", "test_kernel_reference.py", "test_costs.py",
                   "test_sharding_dask.py", "test_leaderboard_example.py", "test_cli_judges.py", "test_unjudged.py",
                   "test_reports_browser.py", "test_meta_dask.py", "test_cli_eval.py", "test_output_formats.py",
                   "test_hashseed.py", "test_readers.py", "test_meta_disjoint.py", "test_llm_judges_findings.py")
-SPLIT_FILES = frozenset({"test_docs_pages.py"})
 
 
-@pytest.hookimpl(tryfirst=True)       # before xdist reads the groups
+@pytest.hookimpl(tryfirst=True)       # before pytest and xdist read the order
 def pytest_collection_modifyitems(config, items):
     """Marks ``realdata`` every test whose fixtures (direct or indirect) include a real-data one.
 
-    And groups and orders the tests for the workers (:data:`SCHEDULE_FIRST`): an ``xdist_group``
-    per file (none in :data:`SPLIT_FILES`), the longest files first, the order within a
-    file kept.
+    And puts the longest files first (:data:`SCHEDULE_FIRST`), the order within a file kept.
     """
     first = {name: rank for rank, name in enumerate(SCHEDULE_FIRST)}
     for item in items:
         if REAL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.realdata)
-        if item.path.name not in SPLIT_FILES:       # (a test without a group is a unit of its own)
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
     items.sort(key=lambda item: first.get(item.path.name, len(first)))     # (a stable sort)
     config.stash[COLLECTED] = list(items)     # for tests/test_test_data.py
 

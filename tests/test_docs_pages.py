@@ -3,8 +3,8 @@
 Every code block of every page of the documentation and of the README runs, in page order, and
 prints what its output block shows (the rules: tests/docs_blocks.py; the helpers: tests/test_docs.py).
 
-A file of its own, whose pages the workers share one by one (tests/conftest.py, SPLIT_FILES),
-beside the site's build and browser checks.
+A file of its own so that ``pytest -n 2 --dist loadfile`` runs the pages beside the site's build
+and browser checks (the first file a worker takes: tests/conftest.py, SCHEDULE_FIRST).
 """
 from __future__ import annotations
 

@@ -30,11 +30,11 @@ def test_tests_parametrised_with_real_data_are_marked(request):
 
 
 def test_the_schedule_names_test_files_that_exist(request):
-    """The files conftest schedules first (and splits) exist, each once, and come first in the run's order."""
-    from tests.conftest import SCHEDULE_FIRST, SPLIT_FILES
+    """The files conftest schedules first exist, each once, and come first in the run's order."""
+    from tests.conftest import SCHEDULE_FIRST
 
     assert len(set(SCHEDULE_FIRST)) == len(SCHEDULE_FIRST)
-    missing = [name for name in (*SCHEDULE_FIRST, *SPLIT_FILES) if not (HERE / name).is_file()]
+    missing = [name for name in SCHEDULE_FIRST if not (HERE / name).is_file()]
     assert not missing, f"tests/conftest.py schedules test files that do not exist: {missing}"
     order = [item.path.name for item in request.config.stash[COLLECTED]]
     ranks = [SCHEDULE_FIRST.index(n) if n in SCHEDULE_FIRST else len(SCHEDULE_FIRST) for n in order]
