@@ -66,8 +66,13 @@ def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.n
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
     """
     order = np.lexsort((-scores, topics))
-    ts, ss = topics[order], scores[order]
-    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    # the sorted keys one at a time, each let go once compared (peak memory: issue 28)
+    ts = topics[order]
+    tied = ts[1:] == ts[:-1]
+    del ts
+    ss = scores[order]
+    tied &= ss[1:] == ss[:-1]
+    del ss
     if tied.any():
         in_tie = np.r_[tied, False] | np.r_[False, tied]
         pos = np.flatnonzero(in_tie)

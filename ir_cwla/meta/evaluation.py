@@ -193,7 +193,16 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
     note = io.topic_coverage(name, frame, ctx.topics)
     scorer, others = ctx.scorers(block)
-    qids, measures, values = per_topic.run_values(run_columns(frame, name), name, scorer, others, names, ctx.ties)
+    run = run_columns(frame, name)
+    del frame
+    if scorer is not None and others is None:
+        # C/W/L/A measures only: the run's columns (its doc ids are most of its memory) are let go once it
+        # is ranked, so that they are not held beside the scoring's matrices
+        ranked = scorer.rank(run, name)
+        del run
+        qids, measures, values = per_topic.ranked_values(ranked, scorer, names)
+    else:
+        qids, measures, values = per_topic.run_values(run, name, scorer, others, names, ctx.ties)
     return collection, name, qids, measures, values, note
 
 

@@ -584,4 +584,4 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
         codes, names = hashing.factorize(element_types)
         types = CellLabels(codes[order], names)
     return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
-                    judgments.astype(np.int64), qrels, labels, types)
+                    judgments, qrels, labels, types)
