@@ -235,3 +235,32 @@ def test_measures_of_one_browsing_model_browse_once(data, monkeypatch):
     assert len(calls) == len(ranked.groups(10))
     for m in measures:
         np.testing.assert_array_equal(together[m], alone[m])
+
+
+def test_evaluate_with_cwla_measures_only_scores_as_beside_other_measures(synthetic_files, monkeypatch):
+    """With C/W/L/A measures only, meta.evaluate scores as beside ir-measures' measures, to the bit.
+
+    It lets a run's columns go once ranked when only C/W/L/A measures are asked (issue 28); the
+    values are those of the path that keeps them for ir-measures' measures.
+    """
+    from ir_cwla import meta
+    from ir_cwla.provider import _per_topic
+
+    paths: list[str] = []
+    for name in ("ranked_values", "run_values"):
+        real = getattr(_per_topic, name)
+        monkeypatch.setattr(_per_topic, name, lambda *a, _real=real, _name=name, **k: paths.append(_name) or
+                            _real(*a, **k))
+    runs = dict(list(synthetic_files.runs.items())[:3])
+    measures = [CWLA(C="RBP", A="ERG"), CWLA(C="INSQ", A="ETG", T=2)]
+    alone = meta.evaluate(runs, synthetic_files.qrels, measures, n_jobs=1, progress=False, missing_topics="ignore")
+    assert paths == ["ranked_values"] * 3
+    paths.clear()
+    beside = meta.evaluate(runs, synthetic_files.qrels, measures + [AP], n_jobs=1, progress=False,
+                           missing_topics="ignore")
+    assert paths[0] == "run_values" and "run_values" in paths     # the columns kept for AP
+    beside = beside[beside["measure"] != str(AP)]
+    assert len(alone) > 0 and set(alone["measure"]) == set(beside["measure"])
+    key = ["name", "measure", "qid"]
+    pd.testing.assert_frame_equal(alone.sort_values(key).reset_index(drop=True),
+                                  beside.sort_values(key).reset_index(drop=True), check_exact=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import ir_cwla
 from tests import reference as ref
@@ -111,3 +112,21 @@ def test_files_read_back_as_the_frames(synthetic_collection, synthetic_files):
         assert by_hand == {q: dict(zip(g["doc_id"], g["score"])) for q, g in best.groupby("query_id")}
     topics = pd.read_csv(synthetic_files.topics, sep="\t", header=None, names=["qid", "query"], dtype=str)
     pd.testing.assert_frame_equal(topics, synthetic_collection.topics)
+
+
+@pytest.mark.parametrize("tie_block", [1, 2, 3, 1 << 17])
+def test_trec_order_compares_neighbours_block_by_block_as_the_reference_ranks(monkeypatch, tie_block):
+    """trec_order's tie check, a block of rows at a time (issue 28), orders as tests.reference does."""
+    from ir_cwla.io import _ordering
+
+    monkeypatch.setattr(_ordering, "TIE_BLOCK", tie_block)
+    rng = np.random.default_rng(28)
+    n = 400
+    topics = rng.integers(0, 5, n)
+    scores = rng.integers(0, 30, n) / 4.0                 # many ties, within and across topics
+    docs = np.array([f"d{i}" for i in rng.permutation(n)], dtype=object)
+    got = _ordering.trec_order(topics, _ordering.float32_scores(scores), docs)
+    want = [i for t in range(5)
+            for i in (int(d[1:]) for d in ref.trec_order({docs[j]: scores[j] for j in np.flatnonzero(topics == t)}))]
+    by_doc = {int(d[1:]): j for j, d in enumerate(docs)}
+    assert got.tolist() == [by_doc[i] for i in want]

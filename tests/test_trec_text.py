@@ -276,18 +276,22 @@ def test_every_dl19_file_is_taken_with_the_general_readers_values(dl19_run_paths
 # ------------------------------------------------------------------------- hashing: pandas' numbering
 
 @settings(max_examples=200, deadline=None)
-@given(values=st.lists(st.text(alphabet="ab01", max_size=3), max_size=40))
+@given(values=st.lists(st.text(alphabet="ab01\u00e9\x00", max_size=3), max_size=40))
 def test_factorize_and_the_index_number_values_as_pandas_does(values):
+    # an object array, a list and a fixed-width str array (each taken its own way) number alike
     array = np.array(values, dtype=object)
-    for sort in (False, True):
-        codes, uniques = hashing.factorize(array, sort=sort)
-        want_codes, want_uniques = pd.factorize(pd.Series(values, dtype=object), sort=sort)
-        assert codes.tolist() == want_codes.tolist() and uniques.tolist() == list(want_uniques)
+    for given_as in (array, list(values)):
+        for sort in (False, True):
+            codes, uniques = hashing.factorize(given_as, sort=sort)
+            want_codes, want_uniques = pd.factorize(pd.Series(values, dtype=object), sort=sort)
+            assert codes.dtype == np.int64 and uniques.dtype == object
+            assert codes.tolist() == want_codes.tolist() and uniques.tolist() == list(want_uniques)
     assert hashing.unique(array).tolist() == list(pd.unique(pd.Series(values, dtype=object)))
     index = hashing.StringIndex(hashing.unique(array))
     probe = values + ["zz", "a"]
-    assert index.get_indexer(probe).tolist() == pd.Index(pd.unique(pd.Series(values, dtype=object))) \
-        .get_indexer(probe).tolist()
+    want = pd.Index(pd.unique(pd.Series(values, dtype=object))).get_indexer(probe).tolist()
+    assert index.get_indexer(probe).tolist() == want
+    assert index.get_indexer(np.array(probe, dtype=object)).tolist() == want
 
 
 # ------------------------------------------------------------------------- the command without pandas

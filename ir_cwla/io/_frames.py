@@ -407,6 +407,8 @@ def _read_table(source: Any, fmt: _Format) -> _Read:
     numbers: dict[str, int] = {}
     columns[_CODES] = _concat([np.array([numbers.setdefault(t, len(numbers)) for t in names], dtype=np.int64)[codes]
                                for codes, names in (p[_CODES] for p in parts)]) if parts else np.zeros(0, np.int64)
+    del parts
+    release_freed_memory()      # the blocks' arrays, joined, let go: not kept by the heap beside what follows
     return _Read(columns, name, first, comments)
 
 

@@ -26,20 +26,35 @@ def factorize(values: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     sorted order (``pd.factorize(sort=True)``: the code of a value is its rank among the
     distinct values).
     """
+    if sort:
+        return _sorted_codes(values)
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     numbers: dict[Any, int] = {}
     for v in items:
         if v not in numbers:
             numbers[v] = len(numbers)
-    if sort:
-        ranked = sorted(numbers)
-        numbers = {v: i for i, v in enumerate(ranked)}
-        uniques = _objects(ranked)
-    else:
-        uniques = _objects(list(numbers))
     get = numbers.__getitem__
     codes = np.fromiter(map(get, items), dtype=np.int64, count=len(items))
-    return codes, uniques
+    return codes, _objects(list(numbers))
+
+
+def _sorted_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`factorize` with ``sort``: one sort of the values, and a value's code its rank among the distinct ones.
+
+    No hash table: the values sorted (Python's ``<``, as ``sorted``), each a new code where it differs
+    (``!=``) from the one before; of equal values the first in the input is the one kept.
+    """
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        objects = values
+    else:
+        objects = _objects(values.tolist() if isinstance(values, np.ndarray) else list(values))
+    order = np.argsort(objects, kind="stable")
+    ranked = objects[order]
+    new = np.ones(len(ranked), dtype=bool)
+    new[1:] = ranked[1:] != ranked[:-1]
+    codes = np.empty(len(ranked), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes, ranked[new]
 
 
 def unique(values: Any) -> np.ndarray:
@@ -67,7 +82,9 @@ class StringIndex:
 
     def get_indexer(self, values: Any) -> np.ndarray:
         """The position of each value (int64), -1 where it is not in the index."""
-        items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+        # an object array's own elements, not a list of them (as long as the array: peak memory, issue 28)
+        items = values if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1 else \
+            values.tolist() if isinstance(values, np.ndarray) else list(values)
         get = self._positions.get
         return np.fromiter((get(v, -1) for v in items), dtype=np.int64, count=len(items))
 

@@ -56,6 +56,10 @@ def compared_scores(scores: np.ndarray, ties: str = "float32", name: str = "run"
     return float32_scores(scores, name, warn)
 
 
+#: Rows of a ranking :func:`trec_order` compares with their neighbours at once.
+TIE_BLOCK = 1 << 17
+
+
 def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """The permutation sorting rows in trec_eval's order.
 
@@ -66,8 +70,13 @@ def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.n
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
     """
     order = np.lexsort((-scores, topics))
-    ts, ss = topics[order], scores[order]
-    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    # neighbours compared a block of rows at a time: no sorted copy of the keys as long as the run
+    # (peak memory, issue 28)
+    tied = np.empty(max(len(order) - 1, 0), dtype=bool)
+    for a in range(0, len(tied), TIE_BLOCK):
+        rows = order[a:a + TIE_BLOCK + 1]
+        ts, ss = topics[rows], scores[rows]
+        tied[a:a + len(rows) - 1] = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
     if tied.any():
         in_tie = np.r_[tied, False] | np.r_[False, tied]
         pos = np.flatnonzero(in_tie)

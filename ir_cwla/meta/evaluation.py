@@ -41,6 +41,7 @@ from ir_cwla.errors import (
     ParameterError,
 )
 from ir_cwla.io import Shards
+from ir_cwla.io._frames import release_freed_memory
 from ir_cwla.measures import is_cwla, needs_element_types
 from ir_cwla.measures._names import named_measures
 from ir_cwla.meta import sharded
@@ -193,7 +194,18 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
     note = io.topic_coverage(name, frame, ctx.topics)
     scorer, others = ctx.scorers(block)
-    qids, measures, values = per_topic.run_values(run_columns(frame, name), name, scorer, others, names, ctx.ties)
+    run = run_columns(frame, name)
+    del frame
+    release_freed_memory()          # what reading and checking the run let go, before ranking it
+    if scorer is not None and others is None:
+        # C/W/L/A measures only: the run's columns (its doc ids are most of its memory) are let go once it
+        # is ranked, so that they are not held beside the scoring's matrices
+        ranked = scorer.rank(run, name)
+        del run
+        release_freed_memory()
+        qids, measures, values = per_topic.ranked_values(ranked, scorer, names)
+    else:
+        qids, measures, values = per_topic.run_values(run, name, scorer, others, names, ctx.ties)
     return collection, name, qids, measures, values, note
 
 

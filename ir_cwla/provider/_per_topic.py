@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ir_cwla.io import _hashing as hashing
 from ir_cwla.io._columns import RunColumns, run_dict
 from ir_cwla.io._ordering import rank_score_values
+from ir_cwla.scoring._gains import Rankings
 from ir_cwla.scoring._scoring import Scorer
 
 
@@ -33,6 +34,28 @@ def backend_run(run: RunColumns, ties: str = "float32") -> dict[str, dict[str, f
     return run_dict(run)
 
 
+def ranked_values(ranked: Rankings, scorer: Scorer,
+                  names: Mapping[Any, str]) -> tuple[list[str], list[str], list[float]]:
+    """``(qids, measure names, values)`` of a run ranked by ``scorer`` (:meth:`Scorer.rank`) under its measures.
+
+    Every qrels topic: those the run answers, in the order of the qrels' topics, then the
+    others, sorted, with the measure's default (0). The C/W/L/A part of :func:`run_values`,
+    for a caller that lets the run's columns go once it is ranked (:func:`ir_cwla.meta.evaluate`
+    with C/W/L/A measures only: a run's doc ids are most of its memory, and scoring needs none).
+    """
+    qids: list[str] = []
+    measures: list[str] = []
+    values: list[float] = []
+    scores = scorer.score(ranked)
+    answered = ranked.topics.tolist()
+    missing = sorted(set(scorer.qrels.topics.tolist()) - set(answered))
+    for measure, v in scores.items():
+        qids.extend(answered + missing)
+        measures.extend([names[measure]] * (len(answered) + len(missing)))
+        values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
+    return qids, measures, values
+
+
 def run_values(run: RunColumns, name: str, scorer: Optional[Scorer], others: Any,
                names: Mapping[Any, str], ties: str = "float32") -> tuple[list[str], list[str], list[float]]:
     """``(qids, measure names, values)`` of ``run``: the C/W/L/A measures of ``scorer``, then those of ``others``.
@@ -44,13 +67,7 @@ def run_values(run: RunColumns, name: str, scorer: Optional[Scorer], others: Any
     measures: list[str] = []
     values: list[float] = []
     if scorer is not None:
-        topics, scores = scorer.score_run(run, name)
-        answered = topics.tolist()
-        missing = sorted(set(scorer.qrels.topics.tolist()) - set(answered))
-        for measure, v in scores.items():
-            qids.extend(answered + missing)
-            measures.extend([names[measure]] * (len(answered) + len(missing)))
-            values.extend(v.tolist() + [float(measure.DEFAULT)] * len(missing))
+        qids, measures, values = ranked_values(scorer.rank(run, name), scorer, names)
     if others is not None:
         for metric in others.iter_calc(backend_run(run, ties)):
             qids.append(metric.query_id)

@@ -561,10 +561,14 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
         empty = np.zeros(0, dtype=np.int64)
         return Rankings(np.array([], dtype=object), empty, empty, np.zeros(1, dtype=np.int64), empty, qrels)
     order = trec_order(t, compared_scores(scores, ties, name), docs)
-    t = t[order]
-    starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
-    counts = np.diff(np.r_[starts, len(t)])
-    topic_rows = t[starts]
+    # trec_order puts the topics in ascending order: each topic's rows are its count of them, so the
+    # ranked topic column is built from the counts once the run's own is let go (not beside it)
+    per_topic = np.bincount(t, minlength=len(qrels.topics))
+    del t
+    topic_rows = np.flatnonzero(per_topic)
+    counts = per_topic[topic_rows]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    t = np.repeat(topic_rows, counts)
     kept = counts if max_depth is None else np.minimum(counts, max_depth)
     if max_depth is not None and (kept < counts).any():
         rank = np.arange(len(t)) - np.repeat(starts, counts)
@@ -584,4 +588,4 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
         codes, names = hashing.factorize(element_types)
         types = CellLabels(codes[order], names)
     return Rankings(qrels.topics[topic_rows], topic_rows, counts.astype(np.int64), offsets,
-                    judgments.astype(np.int64), qrels, labels, types)
+                    judgments, qrels, labels, types)
