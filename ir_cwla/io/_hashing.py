@@ -19,6 +19,16 @@ import numpy as np
 from ir_cwla.errors import ParameterError
 
 
+def _items(values: Any) -> Any:
+    """The values to go through once: a 1-D object array itself, another array's ``tolist()``, else a list.
+
+    (An object array is not copied to a list as long as it: peak memory, issue 28.)
+    """
+    if isinstance(values, np.ndarray):
+        return values if values.dtype == object and values.ndim == 1 else values.tolist()
+    return list(values)
+
+
 def factorize(values: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, uniques)``: each value's number (int64) and the distinct values (object array).
 
@@ -28,7 +38,7 @@ def factorize(values: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """
     if sort:
         return _sorted_codes(values)
-    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)     # (gone through twice)
     numbers: dict[Any, int] = {}
     for v in items:
         if v not in numbers:
@@ -44,10 +54,8 @@ def _sorted_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     No hash table: the values sorted (Python's ``<``, as ``sorted``), each a new code where it differs
     (``!=``) from the one before; of equal values the first in the input is the one kept.
     """
-    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
-        objects = values
-    else:
-        objects = _objects(values.tolist() if isinstance(values, np.ndarray) else list(values))
+    items = _items(values)
+    objects = items if isinstance(items, np.ndarray) else _objects(items)
     order = np.argsort(objects, kind="stable")
     ranked = objects[order]
     new = np.ones(len(ranked), dtype=bool)
@@ -82,9 +90,7 @@ class StringIndex:
 
     def get_indexer(self, values: Any) -> np.ndarray:
         """The position of each value (int64), -1 where it is not in the index."""
-        # an object array's own elements, not a list of them (as long as the array: peak memory, issue 28)
-        items = values if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1 else \
-            values.tolist() if isinstance(values, np.ndarray) else list(values)
+        items = _items(values)
         get = self._positions.get
         return np.fromiter((get(v, -1) for v in items), dtype=np.int64, count=len(items))
 

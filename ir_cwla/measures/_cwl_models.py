@@ -461,7 +461,7 @@ def nerr8(inp: BrowsingInput, params: Params) -> np.ndarray:
 def nerr9(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 9: C(i) = i / (i + 1) (1 - r_i) for i < k, else 0."""
     gains = inp.gains
-    i = ranks(gains.shape[1])[None, :]
+    i = inp.ranks[None, :]
     return np.where(_cutoff_mask(gains, params), i / (i + 1.0) * (1.0 - gains), 0.0)
 
 
@@ -475,7 +475,7 @@ def nerr11(inp: BrowsingInput, params: Params) -> np.ndarray:
     """NERR, Eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - r_i), to full depth (akin to INSQ)."""
     gains = inp.gains
     T = float(params["T"])
-    i = ranks(gains.shape[1])[None, :]
+    i = inp.ranks[None, :]
     return ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1.0 - gains)
 
 
@@ -491,7 +491,7 @@ def search_economic(inp: BrowsingInput, params: Params) -> np.ndarray:
     """
     gains = inp.gains
     e = float(params["exponent"])
-    i = ranks(gains.shape[1])
+    i = inp.ranks
     c = np.where(i < int(params["cutoff"]), _set_weight(i + 1, e) / _set_weight(i, e), 0.0)
     return np.broadcast_to(c, gains.shape).copy()
 

@@ -88,23 +88,51 @@ def _continuation(model: BrowsingModel, gains: np.ndarray, params: Params, costs
     return np.asarray(model.continuation(BrowsingInput(gains, costs), params), dtype=np.float64)
 
 
+def _padded_costs(costs: Optional[np.ndarray], w: int, past: np.ndarray, pad_cost: float) -> np.ndarray:
+    """The costs of rows extended past their ``w`` matrix columns (the numeric tails).
+
+    ``costs`` (None: 1 each) within the matrix, ``pad_cost`` in the cells of ``past`` (past each
+    row's end) and past the matrix.
+    """
+    out = np.full(past.shape, pad_cost)
+    out[:, :w] = 1.0 if costs is None else costs
+    out[past] = pad_cost
+    return out
+
+
+def _padded_continuation(model: BrowsingModel, gains: np.ndarray, params: Params, costs: Optional[np.ndarray],
+                         pad_cost: float, end: np.ndarray, extra: int
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """C over the rows of ``gains`` extended by ``extra`` zero-gain ranks (the numeric tails).
+
+    Past ``end`` (per row) every gain is 0 and every document costs ``pad_cost``; ``costs`` (None:
+    1 each) are the model's within the matrix, read by models registered with ``uses_costs``.
+    Returns the ranks 1..W+extra (float), the cells past ``end``, the extended gains and C.
+    """
+    n, w = gains.shape
+    ranks = np.arange(1, w + extra + 1, dtype=np.float64)
+    past = ranks[None, :] > end[:, None]
+    ext = np.zeros((n, w + extra))
+    ext[:, :w] = gains
+    ext[past] = 0.0
+    ext_costs = None
+    if model.uses_costs and (costs is not None or pad_cost != 1.0):
+        ext_costs = _padded_costs(costs, w, past, pad_cost)
+    return ranks, past, ext, _continuation(model, ext, params, ext_costs)
+
+
 def _numeric_tail(model: BrowsingModel, gains: np.ndarray, depth: np.ndarray, params: Params,
                   costs: Optional[np.ndarray] = None, pad_cost: float = 1.0,
                   tol: float = 1e-13, limit: int = 1 << 20) -> TailSums:
     """Sums a model's zero-gain tail numerically, for models registered without a tail."""
-    n, w = gains.shape
     extra = 1024
     while True:
-        ext = np.concatenate([gains, np.zeros((n, extra))], axis=1)
-        ext_costs = None if costs is None else np.concatenate([costs, np.full((n, extra), pad_cost)], axis=1)
-        c = _continuation(model, ext, params, ext_costs)
+        ranks, past, _, c = _padded_continuation(model, gains, params, costs, pad_cost, depth, extra)
         _check_continuation(c, model, None)
         v = _exclusive_cumprod(c)
-        past = np.arange(1, ext.shape[1] + 1)[None, :] > depth[:, None]
         v_in, c_in = v[:, :-1], c
         if (v[:, -1] <= tol).all() or (c[:, -1] >= 1).all():
             lv = np.where(past, v_in * (1 - c_in), 0.0)
-            ranks = np.arange(1, ext.shape[1] + 1, dtype=np.float64)
             never = v[:, -1] > tol
             depth_sum = np.where(never, np.inf, np.where(past, v_in, 0.0).sum(axis=1))
             return TailSums(lv.sum(axis=1), depth_sum, (lv / ranks[None, :]).sum(axis=1),
@@ -261,19 +289,10 @@ def _extend(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.nd
     (V(next) <= tol, or its horizon reached).
     """
     assert b.model is not None and b.params is not None
-    k, w = len(rows), b.gains.shape[1]
+    w = b.gains.shape[1]
     width = w + extra
-    col = np.arange(1, width + 1, dtype=np.float64)
-    past = col[None, :] > end[:, None]
-    gains = np.zeros((k, width))
-    gains[:, :w] = b.gains[rows]
-    gains[past] = 0.0
-    model_costs = None
-    if b.costs is not None or b.pad_cost != 1.0:
-        model_costs = np.full((k, width), b.pad_cost)
-        model_costs[:, :w] = 1.0 if b.costs is None else b.costs[rows]
-        model_costs[past] = b.pad_cost
-    c = _continuation(b.model, gains, b.params, model_costs if b.model.uses_costs else None)
+    col, past, gains, c = _padded_continuation(b.model, b.gains[rows], b.params,
+                                               None if b.costs is None else b.costs[rows], b.pad_cost, end, extra)
     last = end + horizon                            # D under 'stop' (inf under 'pad')
     c = np.where(col[None, :] >= last[:, None], 0.0, c)                # C(D) := 0
     looked = past & (col[None, :] <= last[:, None])
@@ -284,9 +303,7 @@ def _extend(b: Browsing, agg: Aggregation, params: Params, costs: Optional[np.nd
     lv[~looked] = 0.0
     agg_costs = cc = None
     if agg.needs_costs:
-        agg_costs = np.full((k, width), pad_cost)         # the aggregation's costs: pad_cost past E
-        agg_costs[:, :w] = 1.0 if costs is None else costs[rows]
-        agg_costs[past] = pad_cost
+        agg_costs = _padded_costs(None if costs is None else costs[rows], w, past, pad_cost)   # pad_cost past E
         cc = np.cumsum(agg_costs, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = agg.fn(AggregationInput(gains, ranks=col, vplus=None if vplus is None else vplus[rows], costs=agg_costs,
