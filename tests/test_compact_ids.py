@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ir_cwla import CWLA, io, meta
 from ir_cwla.app import evaluate as app_evaluate
 from ir_cwla.io import _hashing as hashing
-from ir_cwla.io._columns import compacted, run_dict
+from ir_cwla.io._columns import RunColumns, compacted, run_dict
 from ir_cwla.meta import evaluation
 from ir_cwla.scoring import Qrels, Scorer, rank_run
 from ir_cwla.scoring._gains import UNJUDGED, run_columns
@@ -197,3 +197,12 @@ def test_meta_evaluate_leaves_a_given_frame_s_ids_as_they_are(monkeypatch):
     qrels = Qrels(io.as_qrels_frame(qrels_frame))
     want = Scorer(MEASURES[:1], qrels).score(rank_run(run, qrels))[MEASURES[0]]
     assert got.set_index("qid")["value"].reindex(qrels.topics).to_numpy().tobytes() == want.tobytes()
+
+
+def test_run_columns_are_built_with_doc_id_as_before_and_keep_the_form_given():
+    q, d = np.array(["1", "1"], dtype=object), np.array(["d2", "d10"], dtype=object)
+    by_keyword = RunColumns(query_id=q, doc_id=d, score=np.array([1.0, 2.0]))
+    assert by_keyword.doc_keys is d and by_keyword.attrs == {} and by_keyword.element_type is None
+    packed = compacted(by_keyword)
+    assert packed.doc_keys.dtype.kind == "S" and list(packed.doc_id) == ["d2", "d10"]
+    assert packed.query_id is q and packed.score is by_keyword.score

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
@@ -34,11 +34,12 @@ SOURCE_ATTR = "source"
 ``<stdin>``), which warnings about the run name when no other name is given (:func:`ir_cwla.io.source_name`)."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class RunColumns:
-    """A checked run: ``query_id`` (object array of str), ``doc_keys`` (its doc ids), ``score`` (float64).
+    """A checked run: ``query_id`` (object array of str), its doc ids, ``score`` (float64).
 
-    ``doc_keys`` holds the doc ids as an object array of str or, most often, compact
+    ``RunColumns(query_id, doc_id, score, element_type=None, attrs=None)``. The doc ids are kept
+    as given in :attr:`doc_keys`: an object array of str or compact
     (:func:`ir_cwla.io._hashing.compact`: an ASCII bytes array, 9 MB in place of 72 MB for a run
     of 1.1 million lines); the engine's lookups (:mod:`ir_cwla.io._hashing`) take either.
     :attr:`doc_id` gives them as str, whatever the form: what anything else reads (a
@@ -52,6 +53,12 @@ class RunColumns:
     score: np.ndarray
     element_type: Optional[np.ndarray] = None
     attrs: dict = field(default_factory=dict)
+
+    def __init__(self, query_id: np.ndarray, doc_id: np.ndarray, score: np.ndarray,
+                 element_type: Optional[np.ndarray] = None, attrs: Optional[dict] = None):
+        for name, value in (("query_id", query_id), ("doc_keys", doc_id), ("score", score),
+                            ("element_type", element_type), ("attrs", {} if attrs is None else attrs)):
+            object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
         return len(self.query_id)
@@ -82,7 +89,7 @@ def compacted(run: RunColumns) -> RunColumns:
     came from, the columns given): they are then freed, 63 MB of them for a run of 1.1 million
     lines, before the run is ranked (``benchmarks/bench_reading_memory.py``, issue 28).
     """
-    return replace(run, doc_keys=hashing.compact(run.doc_keys))
+    return RunColumns(run.query_id, hashing.compact(run.doc_keys), run.score, run.element_type, run.attrs)
 
 
 def run_dict(run: RunColumns, scores: Optional[np.ndarray] = None) -> dict[str, dict[str, float]]:
