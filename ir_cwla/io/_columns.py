@@ -19,6 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ir_cwla.errors import InputError, MissingTopicsWarning
+from ir_cwla.io import _hashing as hashing
 from ir_cwla.io._textstream import natural_key
 
 RUN_TAG_ATTR = "run_tag"
@@ -33,22 +34,39 @@ SOURCE_ATTR = "source"
 ``<stdin>``), which warnings about the run name when no other name is given (:func:`ir_cwla.io.source_name`)."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class RunColumns:
-    """A checked run: ``query_id`` and ``doc_id`` (object arrays of str), ``score`` (float64).
+    """A checked run: ``query_id`` (object array of str), its doc ids, ``score`` (float64).
 
-    ``element_type``: the run's second field (object array of str), when kept; ``attrs``: as a
-    frame's (:data:`RUN_TAG_ATTR`, :data:`METADATA_ATTR`, :data:`SOURCE_ATTR`).
+    ``RunColumns(query_id, doc_id, score, element_type=None, attrs=None)``. The doc ids are kept
+    as given in :attr:`doc_keys`: an object array of str or compact
+    (:func:`ir_cwla.io._hashing.compact`: an ASCII bytes array, 9 MB in place of 72 MB for a run
+    of 1.1 million lines); the engine's lookups (:mod:`ir_cwla.io._hashing`) take either.
+    :attr:`doc_id` gives them as str, whatever the form: what anything else reads (a
+    ``dict`` of str keys, a frame, a label). ``element_type``: the run's second field (object
+    array of str), when kept; ``attrs``: as a frame's (:data:`RUN_TAG_ATTR`,
+    :data:`METADATA_ATTR`, :data:`SOURCE_ATTR`).
     """
 
     query_id: np.ndarray
-    doc_id: np.ndarray
+    doc_keys: np.ndarray
     score: np.ndarray
     element_type: Optional[np.ndarray] = None
     attrs: dict = field(default_factory=dict)
 
+    def __init__(self, query_id: np.ndarray, doc_id: np.ndarray, score: np.ndarray,
+                 element_type: Optional[np.ndarray] = None, attrs: Optional[dict] = None):
+        for name, value in (("query_id", query_id), ("doc_keys", doc_id), ("score", score),
+                            ("element_type", element_type), ("attrs", {} if attrs is None else attrs)):
+            object.__setattr__(self, name, value)
+
     def __len__(self) -> int:
         return len(self.query_id)
+
+    @property
+    def doc_id(self) -> np.ndarray:
+        """The doc ids as an object array of str (decoded, a new array, if :attr:`doc_keys` is compact)."""
+        return hashing.strings(self.doc_keys)
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +80,16 @@ class QrelsColumns:
 
     def __len__(self) -> int:
         return len(self.query_id)
+
+
+def compacted(run: RunColumns) -> RunColumns:
+    """The run with its doc ids compact where they can be (:func:`ir_cwla.io._hashing.compact`), the rest shared.
+
+    For a caller about to let go of every other reference to the str objects (the frame they
+    came from, the columns given): they are then freed, 63 MB of them for a run of 1.1 million
+    lines, before the run is ranked (``benchmarks/bench_reading_memory.py``, issue 28).
+    """
+    return RunColumns(run.query_id, hashing.compact(run.doc_keys), run.score, run.element_type, run.attrs)
 
 
 def run_dict(run: RunColumns, scores: Optional[np.ndarray] = None) -> dict[str, dict[str, float]]:

@@ -68,6 +68,8 @@ def trec_order(topics: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.n
     default, :func:`float32_scores`; float64 as trec_eval 10).
 
     Sorts on the numbers first and compares doc_id strings only within runs of tied scores.
+    ``docs``: an object array of str or compact (:func:`ir_cwla.io._hashing.compact`), which
+    sorts as its str.
     """
     order = np.lexsort((-scores, topics))
     # neighbours compared a block of rows at a time: no sorted copy of the keys as long as the run

@@ -41,6 +41,7 @@ from ir_cwla.errors import (
     ParameterError,
 )
 from ir_cwla.io import Shards
+from ir_cwla.io._columns import compacted
 from ir_cwla.io._frames import release_freed_memory
 from ir_cwla.measures import is_cwla, needs_element_types
 from ir_cwla.measures._names import named_measures
@@ -189,6 +190,7 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     if isinstance(task, sharded.ShardTask):
         return sharded.evaluate_shard(contexts, task)
     collection, name, run, block = task
+    given_frame = isinstance(run, pd.DataFrame)       # (its str objects live on in the caller's frame)
     ctx = contexts[collection]
     names = {ctx.measures[i]: ctx.names[i] for i in block}
     frame = io.as_run_frame(run, name=name, element_type=needs_element_types(ctx.measures[i] for i in block))
@@ -196,15 +198,19 @@ def evaluate_run(contexts: Mapping[Any, EvaluationContext], task: tuple[Any, str
     scorer, others = ctx.scorers(block)
     run = run_columns(frame, name)
     del frame
-    release_freed_memory()          # what reading and checking the run let go, before ranking it
     if scorer is not None and others is None:
-        # C/W/L/A measures only: the run's columns (its doc ids are most of its memory) are let go once it
-        # is ranked, so that they are not held beside the scoring's matrices
+        # C/W/L/A measures only: a run read here is ranked with its doc ids compact (the str objects of
+        # the frame read, most of its memory, freed here; ir-measures would read them as str), and its
+        # columns are let go once it is ranked, so that they are not held beside the scoring's matrices
+        if not given_frame:
+            run = compacted(run)
+        release_freed_memory()      # what reading and checking the run let go, before ranking it
         ranked = scorer.rank(run, name)
         del run
         release_freed_memory()
         qids, measures, values = per_topic.ranked_values(ranked, scorer, names)
     else:
+        release_freed_memory()
         qids, measures, values = per_topic.run_values(run, name, scorer, others, names, ctx.ties)
     return collection, name, qids, measures, values, note
 

@@ -547,13 +547,15 @@ def rank_run(run: pd.DataFrame | RunColumns, qrels: Qrels, max_depth: Optional[i
     keeps only the first ranks (None keeps whole rankings). The cells keep their element type if
     the run has an ``element_type`` column, and their doc_id if ``doc_ids``. ``ties``: the
     precision scores are compared in, ``'float32'`` (trec_eval up to 9.0.8, ir-measures; the
-    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`.
+    default) or ``'float64'`` (trec_eval 10), :func:`ir_cwla.io.compared_scores`. Columns may hold
+    their doc ids compact (:attr:`~ir_cwla.io.RunColumns.doc_keys`): they are ordered, looked up and
+    labelled as their str (:mod:`ir_cwla.io._hashing`).
     """
     check_ties(ties)
     cols = run_columns(run, name)
     t = qrels.topic_index.get_indexer(cols.query_id)
     keep = t >= 0
-    docs, scores, element_types = cols.doc_id, cols.score, cols.element_type
+    docs, scores, element_types = cols.doc_keys, cols.score, cols.element_type
     if not keep.all():
         t, docs, scores = t[keep], docs[keep], scores[keep]
         element_types = None if element_types is None else element_types[keep]
