@@ -437,3 +437,23 @@ def test_gzip_members_padding_and_damage(tmp_path, inflater, synthetic_files):
     with pytest.raises(InputError, match=r"gzip data is truncated or corrupt after \d+ complete line\(s\) "
                                          r"\(compressed file ended"):
         cio.read_trec_run(path)
+
+
+def test_arrow_parses_in_the_calling_thread(synthetic_files, monkeypatch, arrow_only):
+    """Arrow's CSV reader runs without its thread pool.
+
+    With it, a process that exited right after a block Arrow refused was now and then aborted at
+    shutdown (exit status 134; ir_cwla/io/_frames.py, ARROW_CHUNK_BYTES).
+    """
+    import pyarrow.csv as pacsv
+
+    seen = []
+    read_csv = pacsv.read_csv
+
+    def recording(*args, read_options=None, **kwargs):
+        seen.append(read_options.use_threads)
+        return read_csv(*args, read_options=read_options, **kwargs)
+
+    monkeypatch.setattr(pacsv, "read_csv", recording)
+    cio.read_trec_run(next(iter(synthetic_files.runs.values())))
+    assert seen and not any(seen)
