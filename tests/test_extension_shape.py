@@ -230,3 +230,17 @@ def test_a_model_that_fails_both_probes_registers_and_fails_when_scored():
     finally:
         for name in ("Broken", "Picky"):
             registry.remove(ir_cwla.BROWSING_MODELS, name)
+
+
+def test_finite_tail_without_a_tail_is_refused_when_registered():
+    """finite_tail=True without tail= is refused at registration.
+
+    finite_tail promises that tail= sums a finite stretch; without tail=, the numeric tail was
+    summed past a cutoff deeper than the ranking under 'stop' (RBP's copy at @50 on 3
+    documents: 0.2525 for 0.3280).
+    """
+    with pytest.raises(ir_cwla.RegistrationError, match=r"browsing model 'NoTail': finite_tail=True says that "
+                                                         r"tail= also sums .* give tail= or leave finite_tail False"):
+        ir_cwla.register_browsing_model("NoTail", ir_cwla.BROWSING_MODELS["RBP"].continuation, params=["p"],
+                                        gain_dependent=False, finite_tail=True)
+    assert "NoTail" not in ir_cwla.BROWSING_MODELS

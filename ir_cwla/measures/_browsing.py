@@ -136,7 +136,7 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     finite_tail : bool
         ``tail`` also sums a finite stretch of zero gains (:class:`TailInput` ``horizon``),
         which lets a cutoff deeper than the ranking cost nothing; without it such a ranking
-        is padded with zeros up to the cutoff.
+        is padded with zeros up to the cutoff. Needs ``tail`` (refused without it).
     check : callable, optional
         ``check(params)`` returns why a combination of parameters is unusable (None if it is
         usable), for constraints beyond each parameter's bounds; called when a measure is built.
@@ -162,6 +162,11 @@ def register_browsing_model(name: str, continuation: Continuation, *,
     if reads_total not in (False, True, "count"):
         raise RegistrationError(f"browsing model {name!r}: reads_total must be False, True or 'count', "
                                 f"got {reads_total!r}")
+    if finite_tail and tail is None:
+        # (the numeric tail sums past the ranking without end: under 'stop' with a cutoff deeper than the
+        # ranking it would be summed past the cutoff, a wrong score and no error)
+        raise RegistrationError(f"browsing model {name!r}: finite_tail=True says that tail= also sums a finite "
+                                "stretch of zero gains, but no tail= is given; give tail= or leave finite_tail False")
     declared = as_declarations(f"browsing model {name!r}", params, [BROWSING_MODELS])
     continuation = _current_form(name, continuation, declared, uses_costs)
     model = BrowsingModel(name, continuation, declared, requires_cutoff, gain_dependent, default_gain,
