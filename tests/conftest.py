@@ -130,7 +130,7 @@ def trec_eval_build(request) -> tuple[int, Path]:
     try:
         return request.param, trec_eval(request.param)
     except Unavailable as exc:
-        pytest.skip(f"{exc}; see tests/data/trec_eval/README.md")
+        pytest.skip(exc.says("see tests/data/trec_eval/README.md"))
 
 
 # -- the real data (skipped where absent) --------------------------------------------------------

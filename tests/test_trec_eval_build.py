@@ -45,7 +45,8 @@ def test_a_failed_build_says_so_with_the_end_of_its_output_and_leaves_no_directo
         build.trec_eval_binary(9)
     message = str(raised.value)
     assert message.startswith("building trec_eval 9.0.8 from tests/data/trec_eval/trec_eval-9.0.8-src.tar.gz failed")
-    assert "cc: error: this compiler always fails" in message
+    assert "failed (" in message and "exit status 2); the last lines of make's output:\n" in message
+    assert message.rstrip().splitlines()[-2] == "cc: error: this compiler always fails"
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [f"{build.build_dir('9.0.8').name}.lock"]
 
 

@@ -43,7 +43,23 @@ TIMEOUT = 600
 
 
 class Unavailable(Exception):
-    """trec_eval cannot be built here; the message says what is missing or how the build failed."""
+    """trec_eval cannot be built here; the message says what is missing or how the build failed.
+
+    ``reason`` says it in a line; ``detail``, where a build failed, is the end of make's output.
+    """
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+    def says(self, hint: str = "") -> str:
+        """The reason, ``hint`` after it, then make's last lines where there are some."""
+        text = f"{self.reason}{'; ' + hint if hint else ''}"
+        return f"{text}; the last lines of make's output:\n{self.detail}" if self.detail else text
+
+    def __str__(self) -> str:
+        return self.says()
 
 
 def archive(version: str) -> Path:
@@ -87,7 +103,7 @@ def trec_eval(major: int) -> Path:
     try:
         return trec_eval_binary(major)
     except Unavailable as exc:
-        raise Unavailable(f"{exc} (or set {variable}=/path/to/trec_eval)") from exc
+        raise Unavailable(f"{exc.reason} (or set {variable}=/path/to/trec_eval)", exc.detail) from exc
 
 
 def trec_eval_binary(major: int) -> Path:
@@ -144,7 +160,7 @@ def _make(version: str, make: str, compiler: str, tree: Path) -> None:
     if done.returncode != 0 or not (tree / "trec_eval").is_file():
         tail = "\n".join(done.stdout.rstrip().splitlines()[-TAIL:])
         raise Unavailable(f"building trec_eval {version} from {source_name(version)} failed ({' '.join(command)}: "
-                          f"exit status {done.returncode}); the last lines of its output:\n{tail}")
+                          f"exit status {done.returncode})", tail)
 
 
 def source_name(version: str) -> str:
