@@ -30,7 +30,8 @@ lint: $(VENV)/.test-installed
 	$(BIN)/mypy
 
 # every test; -rs lists each skip with its reason (on a fresh clone: only the realdata tests,
-# which need ../shared/data or IR_CWLA_SHARED_DATA, see the README)
+# which need ../shared/data or IR_CWLA_SHARED_DATA, see the README; and, on a machine without
+# make or a C compiler, the comparisons with trec_eval, which build it from tests/data/trec_eval)
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check ir_cwla tests examples benchmarks docs/_tools
 	$(BIN)/mypy

@@ -68,7 +68,7 @@ COLLECTED = pytest.StashKey[list]()
 # ``loadgroup``, which could split a file, does not work with pytest 9: it renames ``_nodeid``,
 # which pytest 9 no longer reads.)
 SCHEDULE_FIRST = ("test_docs_pages.py", "test_cwl_command.py", "test_demo.py", "test_findings.py",
-                  "test_docs.py", "test_compare_dl19.py", "test_kernel_reference.py", "test_costs.py",
+                  "test_docs.py", "test_compare_dl19.py", "test_trec_eval_measures.py", "test_kernel_reference.py", "test_costs.py",
                   "test_sharding_dask.py", "test_leaderboard_example.py", "test_cli_judges.py", "test_unjudged.py",
                   "test_reports_browser.py", "test_meta_dask.py", "test_cli_eval.py", "test_output_formats.py",
                   "test_hashseed.py", "test_readers.py", "test_meta_disjoint.py", "test_llm_judges_findings.py")
@@ -113,25 +113,24 @@ def synthetic_files(synthetic_collection, tmp_path_factory) -> synthetic.Files:
     return synthetic_collection.write(tmp_path_factory.mktemp("synthetic"))
 
 
-# -- trec_eval, where it is built (skipped where absent) ---------------------------------------------
-
-TREC_EVAL_BUILDS = {10: "IR_CWLA_TREC_EVAL", 9: "IR_CWLA_TREC_EVAL_9"}
-
+# -- trec_eval, built from its source (tests/trec_eval_build.py) ------------------------------------
 
 @pytest.fixture(scope="session", params=[10, 9], ids=["trec_eval10", "trec_eval9"])
 def trec_eval_build(request) -> tuple[int, Path]:
-    """``(version, binary)`` of trec_eval 10.0 and 9.0.8 built from their sources.
+    """``(version, binary)`` of trec_eval 10.0 and 9.0.8.
 
-    Named by ``IR_CWLA_TREC_EVAL`` and ``IR_CWLA_TREC_EVAL_9`` (``git clone
-    https://github.com/usnistgov/trec_eval; git checkout v10.0 (v9.0.8); make``); a test of a
-    version that is not built is skipped, saying so.
+    The binary named by ``IR_CWLA_TREC_EVAL`` (10.0) or ``IR_CWLA_TREC_EVAL_9`` (9.0.8) where it
+    is set; otherwise the one built from the source in tests/data/trec_eval with the system's
+    ``make`` and C compiler, into build/tests/ (once, then reused: :mod:`tests.trec_eval_build`).
+    Where it cannot be built (no ``make``, no compiler, a failed build) the test is skipped,
+    saying why.
     """
-    version = request.param
-    path = os.environ.get(TREC_EVAL_BUILDS[version])
-    if not path or not Path(path).is_file():
-        pytest.skip(f"trec_eval {version} is not built here: set {TREC_EVAL_BUILDS[version]}=/path/to/trec_eval "
-                    "(built from usnistgov/trec_eval's source, see tests/data/trec_eval/README.md)")
-    return version, Path(path)
+    from tests.trec_eval_build import Unavailable, trec_eval
+
+    try:
+        return request.param, trec_eval(request.param)
+    except Unavailable as exc:
+        pytest.skip(exc.says("see tests/data/trec_eval/README.md"))
 
 
 # -- the real data (skipped where absent) --------------------------------------------------------

@@ -1,9 +1,10 @@
 """trec_eval's measures computed by ir-cwla's kernels, against trec_eval itself and against pytrec_eval.
 
 - every kernel (ir_cwla.scoring._trec_kernels, through the provider of ir_cwla.provider._trec_provider) against
-  trec_eval 10.0 and 9.0.8 built from their sources (``trec_eval_build``: skipped where they
-  are not built), per topic at trec_eval's printed precision, on the synthetic collection and
-  the 37 DL19 runs, under -l, -J and -M;
+  trec_eval 10.0 and 9.0.8 built from their sources in tests/data/trec_eval (``trec_eval_build``,
+  tests/trec_eval_build.py: skipped only without make or a C compiler, or if the build fails),
+  per topic at trec_eval's printed precision, on the synthetic collection and the 37 DL19 runs,
+  under -l, -J and -M;
 - where trec_eval 9 and 10 agree, against pytrec_eval (trec_eval 9.0.8 inside ir-measures) to
   1e-12, on every clone;
 - the rules around them: trec_eval's names (ir_cwla.measures._trec_names), the 9/10 switch, the values of
