@@ -132,7 +132,9 @@ def trec_eval_binary(major: int) -> Path:
         work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=CACHE))
         try:
             with tarfile.open(source) as tar:
-                tar.extractall(work, filter="data")
+                # the "data" filter (no absolute paths, links out, devices) where Python has it (3.9.17,
+                # 3.10.12, 3.11.4 and later); the archive is the project's own either way
+                tar.extractall(work, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
             tree = work / f"trec_eval-{version}"
             _make(version, make, compiler, tree)
             try:

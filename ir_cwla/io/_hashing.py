@@ -30,6 +30,9 @@ from ir_cwla.errors import ParameterError
 
 #: Values :func:`compact` checks at a time.
 COMPACT_BLOCK = 1 << 17
+#: Bytes a Python str of ASCII characters costs besides them (its header, 49, and the array's pointer, 8),
+#: rounded down: what :func:`compact` weighs a fixed width against.
+STR_OVERHEAD = 56
 
 
 def compact(values: np.ndarray) -> np.ndarray:
@@ -38,7 +41,7 @@ def compact(values: np.ndarray) -> np.ndarray:
     Else ``values`` as given: any value not a str (``str.join`` refuses it), not ASCII or
     holding a NUL (``'S'`` pads with NUL, so it would drop a trailing one), and values so
     unequal in length that the fixed width costs more than the objects (each a pointer and
-    about 50 bytes besides its characters).
+    about :data:`STR_OVERHEAD` bytes besides its characters).
     """
     if not isinstance(values, np.ndarray) or values.dtype != object or values.ndim != 1 or not len(values):
         return values
@@ -54,11 +57,14 @@ def compact(values: np.ndarray) -> np.ndarray:
         total += len(text)
         if not a:
             width = len(max(items, key=len))        # the first block's widest: most often every one's
-    out = values.astype(f"S{max(width, 1)}") if width * len(values) <= total + 56 * len(values) else None
+    def smaller(w: int) -> bool:          # the fixed width against the objects' bytes
+        return w * len(values) <= total + STR_OVERHEAD * len(values)
+
+    out = values.astype(f"S{max(width, 1)}") if smaller(width) else None
     # no value holds a NUL, so the array holds every character unless a value was cut to the width
     if out is None or np.count_nonzero(out.view(np.uint8)) != total:
         width = len(max(values.tolist(), key=len))
-        if width * len(values) > total + 56 * len(values):
+        if not smaller(width):
             return values
         out = values.astype(f"S{max(width, 1)}")
     return out
