@@ -265,6 +265,29 @@ def test_unedited_frames_are_not_checked_twice(synthetic_files):
         assert len(cio.as_qrels_frame(edited)) == len(edited) - 1
 
 
+def test_scoring_a_read_frame_checks_it_once_and_names_its_file(synthetic_files, monkeypatch):
+    """A frame a reader returned, scored: its fingerprint computed once (was three times), its file named."""
+    qrels = cio.read_trec_qrels(synthetic_files.qrels)
+    path = synthetic_files.runs["graded"]
+    run = cio.read_trec_run(path)
+    measure = CWLA(C="RBP") @ 10
+    want = ir_measures.calc_aggregate([measure], qrels, run)
+    calls = []
+    real = _frames._fingerprint
+    monkeypatch.setattr(_frames, "_fingerprint", lambda frame: calls.append(frame is run) or real(frame))
+    ev = ir_measures.evaluator([measure], qrels)
+    assert ev.calc_aggregate(run) == want
+    assert sum(calls) == 1
+    scorer = ir_cwla.scoring.Scorer([CWLA(C="RBP") @ 10], qrels)
+    frame, name = _frames.checked_run_frame(run)
+    assert frame is run and name == _frames.source_name(run) == str(run.attrs[cio.SOURCE_ATTR])
+    assert name.endswith(path.name)
+    edited = run.copy()
+    assert _frames.checked_run_frame(edited)[1] == "run"            # no longer the file's
+    assert _frames.checked_run_frame(str(path))[1] == str(path)
+    assert scorer.rank(run).topics.tolist() == scorer.rank(str(path)).topics.tolist()
+
+
 def test_checked_frames_pickle_and_write_parquet(synthetic_files, tmp_path):
     """Nothing of the check is kept in attrs: frames pickle, and write Parquet, as any frame."""
     import pickle

@@ -80,7 +80,12 @@ def source_name(run: Any, default: str = "run") -> str:
         return input_name(run)
     if not isinstance(run, pd.DataFrame) or not is_checked_frame(run):
         return default
-    name = run.attrs.get(SOURCE_ATTR)
+    return _file_name(run, default)
+
+
+def _file_name(frame: pd.DataFrame, default: str) -> str:
+    """The file a checked frame was read from (:data:`SOURCE_ATTR`), else ``default``."""
+    name = frame.attrs.get(SOURCE_ATTR)
     return str(name) if name else default
 
 
@@ -945,6 +950,21 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
     if df is run:               # a frame of the caller's, already valid: marked on a frame of our own
         df = df.copy(deep=False)
     return _mark_checked(df)
+
+
+def checked_run_frame(run: Any, name: Optional[str] = None, element_type: bool = False) -> tuple[pd.DataFrame, str]:
+    """:func:`as_run_frame` of ``run`` and the name messages give it (``name``, else :func:`source_name`).
+
+    The same frame and name as ``as_run_frame(run, name or source_name(run), element_type)``, with a
+    frame a reader returned checked once (its fingerprint computed once, :func:`is_checked_frame`),
+    not once for its name and once for its rules.
+    """
+    columns = RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ())
+    if isinstance(run, pd.DataFrame) and list(run.columns) == list(columns) and is_checked_run(run):
+        return run, name if name is not None else _file_name(run, "run")
+    if name is None:
+        name = source_name(run)
+    return as_run_frame(run, name, element_type), name
 
 
 def is_checked_run(run: pd.DataFrame) -> bool:

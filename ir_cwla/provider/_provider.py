@@ -59,9 +59,7 @@ class CwlaEvaluator(providers.Evaluator):
 
         ``name`` names the run in warnings (default: its file, :func:`ir_cwla.io.source_name`).
         """
-        from ir_cwla import io
-
-        return self.scorer.score_run(run, io.source_name(run) if name is None else name)
+        return self.scorer.score_run(run, name)     # (named by the scorer: the run checked once)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Per-topic metrics for every qrels topic (0 for topics the run does not answer)."""

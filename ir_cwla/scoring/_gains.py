@@ -534,6 +534,13 @@ def run_columns(run: pd.DataFrame | RunColumns, name: str = "run") -> RunColumns
     if not io.is_checked_run(run):
         # the rules of ir_cwla.io: finite scores, valid topic ids, each (topic, doc_id) once
         run = io.as_run_frame(run, name, element_type=io.ELEMENT_TYPE in run.columns)
+    return checked_columns(run)
+
+
+def checked_columns(run: pd.DataFrame) -> RunColumns:
+    """A frame :func:`ir_cwla.io.as_run_frame` just returned, taken apart (not checked again)."""
+    from ir_cwla import io
+
     return RunColumns(_strings(run["query_id"]), _strings(run["doc_id"]), run["score"].to_numpy(dtype=np.float64),
                       _strings(run[io.ELEMENT_TYPE]) if io.ELEMENT_TYPE in run.columns else None, dict(run.attrs))
 

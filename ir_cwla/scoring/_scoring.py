@@ -36,7 +36,7 @@ from ir_cwla.measures._names import short_name
 from ir_cwla.measures._params import Params
 from ir_cwla.scoring import _kernel as kernel
 from ir_cwla.scoring._cell_costs import cell_costs
-from ir_cwla.scoring._gains import Qrels, Rankings, rank_run
+from ir_cwla.scoring._gains import Qrels, Rankings, checked_columns, rank_run
 
 
 def ranking_depth(measures: Iterable[_CWLA]) -> Optional[int]:
@@ -196,16 +196,15 @@ class Scorer:
                 raise InputError(f"{name or 'run'}: {self._priced()} prices element types, but the run has no "
                                  "element types (read it with its second column kept)")
             return rank_run(run, self.qrels, self.depth, name or "run", doc_ids=self.doc_ids, ties=self.ties)
-        from ir_cwla.io._frames import ELEMENT_TYPE, as_run_frame, source_name
+        from ir_cwla.io._frames import ELEMENT_TYPE, checked_run_frame, source_name
 
-        if name is None:
-            name = source_name(run)
         if self.element_types and hasattr(run, "columns") and ELEMENT_TYPE not in run.columns:
-            raise InputError(f"{name}: {self._priced()} prices element types, but the run has no {ELEMENT_TYPE!r} column "
+            raise InputError(f"{name or source_name(run)}: {self._priced()} prices element types, but the run has no {ELEMENT_TYPE!r} column "
                              "(a TREC run's second column: give the file's path, or read it with "
                              "ir_cwla.io.read_trec_run(path, element_type=True))")
-        frame = as_run_frame(run, name, element_type=self.element_types)
-        return rank_run(frame, self.qrels, self.depth, name, doc_ids=self.doc_ids, ties=self.ties)
+        # (a frame a reader returned: its fingerprint computed once, for its name and its rules)
+        frame, name = checked_run_frame(run, name, element_type=self.element_types)
+        return rank_run(checked_columns(frame), self.qrels, self.depth, name, doc_ids=self.doc_ids, ties=self.ties)
 
     def _priced(self) -> str:
         """The first measure that prices element types (for a message)."""
