@@ -4,7 +4,8 @@
    score), alone and together with their 39 residuals (``unjudged='residual'``), against
    ir-measures' trec_eval backend (pytrec_eval) for [P@10, nDCG@10, AP, RR@10] on the same
    runs in the same process: both with ir-measures' own TREC reader (what a user writes) and
-   with the same pandas reader as ours (the scoring alone).
+   with the same pandas reader as ours (the scoring alone); then, as a second harness, ours and
+   trec_eval (ir-measures' reader) timed alternately, the median of each pair's ratio (--pairs).
 2. Per run, against cwl_eval's command line on its default 16 metrics (gains x/x_max).
 3. Per run, ``ir-cwla cwl`` against ``cwl-eval``, both command lines on the same gain and run
    files (the run written in trec_eval order), its 16 default metrics with residuals (-r).
@@ -59,6 +60,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "trec-dl-2019-passage"))
     ap.add_argument("--repeat", "--repeats", dest="repeats", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=7,
+                    help="rounds timing ours and trec_eval alternately (a second harness: the median of paired ratios)")
     ap.add_argument("--cwl-runs", type=int, default=3, help="runs timed with cwl_eval (each takes seconds)")
     args = ap.parse_args()
     data = Path(args.data)
@@ -92,6 +95,12 @@ def main() -> None:
     t_ours_res = best_of(lambda: ours_from_files(with_residuals), args.repeats)
     t_te_irm = best_of(trec_eval_irm_reader, args.repeats)
     t_te_pd = best_of(trec_eval_pandas_reader, args.repeats)
+    # the second harness: the two alternately, each pair's ratio (the machine's drift shared by both)
+    paired = []
+    for _ in range(args.pairs):
+        a, b = best_of(ours_from_files, 1), best_of(trec_eval_irm_reader, 1)
+        paired.append(a / b)
+    paired.sort()
 
     # cwl_eval: its CLI wants gains in [0, 1]: write the qrels as x / x_max
     x_max = qrels["relevance"].max()
@@ -136,6 +145,8 @@ def main() -> None:
         "trec_eval_4_measures_pandas_reader_s": t_te_pd,
         "ratio_ours_over_trec_eval_irm_reader": t_ours / t_te_irm,
         "ratio_ours_over_trec_eval_pandas_reader": t_ours / t_te_pd,
+        "alternating_pairs_ratios_sorted": paired,
+        "alternating_pairs_ratio_median": paired[len(paired) // 2] if paired else None,
         "cwl_eval_16_measures_per_run_s": t_cwl_per_run,
         "ours_39_measures_per_run_s": t_ours_per_run,
         "speedup_per_run_vs_cwl_eval": t_cwl_per_run / t_ours_per_run,
@@ -153,6 +164,9 @@ def main() -> None:
           f"{t_ours_res / t_te_pd:.2f} (pandas reader) |")
     print(f"| trec_eval (ir-measures), P@10 nDCG@10 AP RR@10, ir-measures reader | {t_te_irm:.2f} s | "
           f"ours / this = {t_ours / t_te_irm:.2f} |")
+    if paired:
+        print(f"| the same two alternately, {len(paired)} pairs (a second harness) | | median of ours / trec_eval "
+              f"= {paired[len(paired) // 2]:.3f} (spread {paired[0]:.3f}-{paired[-1]:.3f}) |")
     print(f"| trec_eval (ir-measures), same 4, pandas reader | {t_te_pd:.2f} s | ours / this = {t_ours / t_te_pd:.2f} |")
     print(f"| cwl_eval CLI, 16 default metrics, per run | {t_cwl_per_run:.2f} s | "
           f"{result['speedup_per_run_vs_cwl_eval']:.0f}x slower than ir_cwla per run ({t_ours_per_run * 1000:.1f} ms) |")

@@ -480,3 +480,17 @@ def test_arrow_parses_in_the_calling_thread(synthetic_files, monkeypatch, arrow_
     monkeypatch.setattr(pacsv, "read_csv", recording)
     cio.read_trec_run(next(iter(synthetic_files.runs.values())))
     assert seen and not any(seen)
+
+
+def test_freed_memory_is_handed_back_only_after_a_large_input(synthetic_files, monkeypatch):
+    """An input of less than TRIM_AFTER_BYTES leaves its freed memory to the next read; a larger one trims."""
+    trims = []
+    monkeypatch.setattr(_frames, "_MALLOC_TRIM", lambda pad: trims.append(pad))
+    path = synthetic_files.runs["graded"]
+    size = len(gzip.decompress(path.read_bytes())) if str(path).endswith(".gz") else path.stat().st_size
+    small = cio.read_trec_run(path)
+    assert size < _frames.TRIM_AFTER_BYTES and trims == []
+    monkeypatch.setattr(_frames, "TRIM_AFTER_BYTES", size // 2)
+    large = cio.read_trec_run(path)
+    assert len(trims) >= 2              # after the block that passed the threshold, and after joining the blocks
+    _same_values(large, small)
