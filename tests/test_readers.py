@@ -278,7 +278,7 @@ def test_scoring_a_read_frame_checks_it_once_and_names_its_file(synthetic_files,
     ev = ir_measures.evaluator([measure], qrels)
     assert ev.calc_aggregate(run) == want
     assert sum(calls) == 1
-    scorer = ir_cwla.scoring.Scorer([CWLA(C="RBP") @ 10], qrels)
+    scorer = ir_cwla.scoring.Scorer([measure], qrels)
     frame, name = _frames.checked_run_frame(run)
     assert frame is run and name == _frames.source_name(run) == str(run.attrs[cio.SOURCE_ATTR])
     assert name.endswith(path.name)

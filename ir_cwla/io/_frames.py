@@ -202,13 +202,14 @@ def _pandas_block(block: bytes, first_line: int, name: str, fmt: _Format) -> Opt
     return columns, first
 
 
-def release_freed_memory() -> None:
+def release_freed_memory(read: Optional[int] = None) -> None:
     """Hands the C heap's freed memory back to the system (glibc's ``malloc_trim``; nothing elsewhere).
 
     pandas' parser frees a block's transient buffers and strings to the heap, which glibc keeps; without
-    this, a large run's peak memory grows with every block.
+    this, a large run's peak memory grows with every block. ``read``: the text a reader has read of its
+    input so far, nothing handed back below :data:`TRIM_AFTER_BYTES` (None: handed back in any case).
     """
-    if _MALLOC_TRIM is not None:
+    if _MALLOC_TRIM is not None and (read is None or read >= TRIM_AFTER_BYTES):
         _MALLOC_TRIM(0)
 
 
@@ -419,8 +420,7 @@ def _read_table(source: Any, fmt: _Format) -> _Read:
                 parts.append(parsed[0])
                 first = parsed[1] if first is None else first
             read += len(block)
-            if read >= TRIM_AFTER_BYTES:
-                release_freed_memory()
+            release_freed_memory(read)
     # each field joined in turn, its blocks' arrays let go as it is (not every field's twice at once)
     columns = {i: _concat([p.pop(i) for p in parts]) if parts else np.zeros(0, dtype=object) for i in fmt.keep}
     if not parts and 4 in columns:
@@ -430,8 +430,7 @@ def _read_table(source: Any, fmt: _Format) -> _Read:
     columns[_CODES] = _concat([np.array([numbers.setdefault(t, len(numbers)) for t in names], dtype=np.int64)[codes]
                                for codes, names in (p[_CODES] for p in parts)]) if parts else np.zeros(0, np.int64)
     del parts
-    if read >= TRIM_AFTER_BYTES:    # the blocks' arrays, joined, let go: not kept by the heap beside what follows
-        release_freed_memory()
+    release_freed_memory(read)      # the blocks' arrays, joined, let go: not kept by the heap beside what follows
     return _Read(columns, name, first, comments)
 
 
@@ -941,11 +940,11 @@ def as_run_frame(run: Any, name: str = "run", element_type: bool = False) -> pd.
     an edited frame or a copy of one is. With ``element_type``, the frame also has the run's
     ``element_type`` column (a TREC file's second field; a DataFrame must have one).
     """
-    columns = RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ())
+    columns = _run_frame_columns(element_type)
     if element_type and not (isinstance(run, (str, os.PathLike, pd.DataFrame)) or hasattr(run, "read")):
         raise InputError(f"{name}: element types come from a TREC run's second field or a DataFrame's "
                          f"{ELEMENT_TYPE!r} column, not from a {type(run).__name__}")
-    if isinstance(run, pd.DataFrame) and is_checked_run(run) and list(run.columns) == list(columns):
+    if _checked_as(run, columns):
         return run
     df, from_file = _as_frame(run, columns, "run", element_type)
     if from_file:                  # the file reader applied every rule, line by line
@@ -970,12 +969,21 @@ def checked_run_frame(run: Any, name: Optional[str] = None, element_type: bool =
     frame a reader returned checked once (its fingerprint computed once, :func:`is_checked_frame`),
     not once for its name and once for its rules.
     """
-    columns = RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ())
-    if isinstance(run, pd.DataFrame) and list(run.columns) == list(columns) and is_checked_run(run):
+    if _checked_as(run, _run_frame_columns(element_type)):
         return run, name if name is not None else _file_name(run, "run")
     if name is None:
         name = source_name(run)
     return as_run_frame(run, name, element_type), name
+
+
+def _run_frame_columns(element_type: bool) -> tuple[str, ...]:
+    """The columns of the frame :func:`as_run_frame` returns."""
+    return RUN_COLUMNS + ((ELEMENT_TYPE,) if element_type else ())
+
+
+def _checked_as(run: Any, columns: tuple[str, ...]) -> bool:
+    """True for a checked run frame (:func:`is_checked_run`) with exactly ``columns``: :func:`as_run_frame` returns it as it is."""
+    return isinstance(run, pd.DataFrame) and list(run.columns) == list(columns) and is_checked_run(run)
 
 
 def is_checked_run(run: pd.DataFrame) -> bool:
